@@ -1,0 +1,30 @@
+# Every target works on a fresh clone with only python3 and make.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+
+.PHONY: run test bench check clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/rxviz run rx-basics
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m pytest tests/bench --benchmark-only -p no:cacheprovider
+
+check: $(STAMP)
+	$(BIN)/rxviz check
+
+clean:
+	rm -rf $(VENV) .pytest_cache .benchmarks
