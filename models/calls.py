@@ -1,0 +1,110 @@
+"""The vocabulary: kernel calls the model emits, their contexts and cost categories.
+
+Every event the simulation produces is one of these calls, spelled as the
+kernel spells it, and the counters of `rxviz run --json` are keyed by the same
+names. Lessons may only name calls from this list (`run: {until: ...}`,
+checks), so a typo in a lesson is caught when it is loaded.
+"""
+
+from __future__ import annotations
+
+# Execution contexts, as the kernel would report them.
+HARDIRQ = "hardirq"
+SOFTIRQ = "softirq"      # NET_RX softirq: the NAPI poll
+PROCESS = "process"      # a socket reader, a workqueue, ifdown
+DEVICE = "device"        # the NIC or the bus; costs no CPU
+CONTEXTS = (HARDIRQ, SOFTIRQ, PROCESS, DEVICE)
+
+# Cost categories for the per-frame CPU breakdown.
+CATEGORIES = ("irq", "driver", "alloc", "dma", "swiotlb", "iommu", "page_pool", "gro", "stack", "copy", "tx")
+
+# call name -> (cost category, one-line meaning shown in the TUI and `rxviz trace`)
+CALLS: dict[str, tuple[str, str]] = {
+    # device and interrupt
+    "rx_frame": ("driver", "the NIC writes a received frame into a descriptor's buffer"),
+    "rx_dropped": ("driver", "the NIC found no free descriptor and dropped the frame"),
+    "irq": ("irq", "the RX interrupt fires; the handler masks it"),
+    "napi_schedule": ("irq", "queue the NAPI instance on this CPU's poll list, raise NET_RX_SOFTIRQ"),
+    "napi_poll": ("driver", "net_rx_action calls the driver's poll with the budget"),
+    "napi_complete_done": ("gro", "poll did less than its budget: flush GRO, re-enable the IRQ"),
+    "sdio_read_bundle": ("driver", "the host reads an RX bundle from the SDIO mailbox (CMD53)"),
+    "sdio_write": ("tx", "the host writes a TX frame over SDIO (CMD53)"),
+    # memory
+    "alloc_pages": ("alloc", "take pages from the buddy allocator"),
+    "put_page": ("alloc", "drop a page reference; the last one frees it"),
+    "page_ref_inc": ("driver", "take an extra page reference (page-flip reuse)"),
+    "kmalloc": ("alloc", "allocate an RX data buffer from slab / page_frag"),
+    "kfree": ("alloc", "free an RX data buffer"),
+    "kmem_cache_alloc": ("alloc", "allocate a struct sk_buff from skbuff_cache"),
+    "kmem_cache_free": ("alloc", "free a struct sk_buff to skbuff_cache"),
+    "kmem_cache_alloc_bulk": ("alloc", "refill the NAPI skb cache from the slab in bulk"),
+    "kmem_cache_free_bulk": ("alloc", "flush heads from the full NAPI skb cache to the slab in bulk"),
+    # DMA API
+    "dma_map_single": ("dma", "map a kernel buffer for the device"),
+    "dma_unmap_single": ("dma", "unmap it; the CPU owns the buffer again"),
+    "dma_map_page": ("dma", "map a page for the device"),
+    "dma_unmap_page": ("dma", "unmap a page"),
+    "dma_sync_single_for_cpu": ("dma", "give a mapped buffer to the CPU for reading"),
+    "dma_sync_single_for_device": ("dma", "give a mapped buffer back to the device"),
+    "swiotlb_bounce": ("swiotlb", "copy between the original buffer and its SWIOTLB slots"),
+    "swiotlb_tbl_map_single": ("swiotlb", "find free 2 KiB slots in the SWIOTLB pool"),
+    "swiotlb_tbl_unmap_single": ("swiotlb", "release SWIOTLB slots"),
+    "iommu_map": ("iommu", "allocate an IOVA and write the IOMMU page table"),
+    "iommu_unmap": ("iommu", "clear the IOMMU page-table entries"),
+    "iotlb_sync": ("iommu", "invalidate the IOTLB and wait (strict mode, every unmap)"),
+    "iommu_flush_queue": ("iommu", "lazy mode: the flush queue is full or its timer fired; one IOTLB flush for all"),
+    # page_pool
+    "page_pool_create": ("page_pool", "create the pool (PP_FLAG_DMA_MAP: it maps pages itself)"),
+    "page_pool_alloc_frag": ("page_pool", "carve a fragment from the pool's current page"),
+    "page_pool_alloc_pages": ("page_pool", "take a whole page from the pool"),
+    "page_pool_refill_alloc_cache": ("page_pool", "move up to 64 pages from the ptr_ring to the alloc cache"),
+    "page_pool_dma_map": ("page_pool", "map a page as it enters the pool; it stays mapped"),
+    "page_pool_recycle_direct": ("page_pool", "last fragment freed in the owning NAPI: page back into the alloc cache"),
+    "page_pool_recycle_ring": ("page_pool", "last fragment freed elsewhere: page into the ptr_ring"),
+    "page_pool_release_page": ("page_pool", "page leaves the pool: unmap and return it to the page allocator"),
+    "page_pool_destroy": ("page_pool", "driver is done with the pool; it waits for pages in flight"),
+    "page_pool_release_retry": ("page_pool", "destroy retry (every second) while pages are still in flight"),
+    "skb_mark_for_recycle": ("page_pool", "mark the skb so its pages go back to the pool when freed"),
+    # skb
+    "build_skb": ("alloc", "wrap the received buffer in an skb; head from the slab"),
+    "napi_build_skb": ("alloc", "wrap the received buffer in an skb; head from the NAPI cache"),
+    "napi_skb_cache_get": ("alloc", "pop a head from the per-CPU NAPI skb cache"),
+    "napi_skb_cache_put": ("alloc", "push a freed head onto the per-CPU NAPI skb cache"),
+    "napi_consume_skb": ("tx", "free a completed TX skb from NAPI: its head goes to the NAPI cache"),
+    "dev_kfree_skb": ("tx", "free a completed TX skb: its head goes back to the slab"),
+    "consume_skb": ("stack", "the socket is done with an skb: free it"),
+    # delivery
+    "napi_gro_receive": ("gro", "hand a frame to GRO: merge it into the flow's held skb or hold it"),
+    "napi_gro_flush": ("gro", "complete the held GRO skbs and pass them up"),
+    "netif_receive_skb": ("stack", "one skb enters the protocol stack (IP, then TCP/UDP)"),
+    "ieee80211_rx_ni": ("stack", "mac80211 RX from process context: no NAPI, no GRO"),
+    "ieee80211_rx_napi": ("stack", "mac80211 RX inside a NAPI poll: frames go to GRO"),
+    "tcp_recvmsg": ("copy", "the reader copies the data to user space"),
+    "tcp_ack": ("tx", "TCP sends an ACK (one per two full segments, or per GRO super-packet)"),
+    "dev_queue_xmit": ("tx", "queue a frame for transmission"),
+    "ip_forward": ("stack", "route the frame out of another interface"),
+    "xdp_do_tx": ("driver", "XDP_TX: send the frame back out of the same port"),
+    "tx_complete": ("tx", "the NIC finished sending a TX descriptor"),
+    # teardown
+    "napi_disable": ("driver", "ifdown: stop the NAPI instance"),
+    "ring_deinit": ("driver", "ifdown: free the buffers still on the rings"),
+}
+
+# Counters every `rxviz run --json` reports, present even when zero.
+COUNTERS = (
+    "dma_map_single", "dma_unmap_single", "dma_map_page", "dma_unmap_page",
+    "dma_sync_single_for_cpu", "dma_sync_single_for_device",
+    "swiotlb_bounce", "swiotlb_bounce_bytes", "iommu_map", "iommu_unmap", "iotlb_sync",
+    "alloc_pages", "put_page", "page_pool_alloc_frag", "page_pool_recycle_direct",
+    "page_pool_recycle_ring", "page_pool_release_page", "build_skb", "napi_build_skb",
+    "napi_consume_skb", "kmem_cache_alloc", "kmem_cache_free_bulk", "napi_gro_receive",
+    "netif_receive_skb", "tcp_ack", "rx_dropped",
+)
+
+METRICS = (
+    "throughput_mbps", "cpu_percent", "sim_time_s", "frames_delivered", "frames_dropped",
+    "cpu_ns_per_frame", "acks_per_segment", "segments_per_skb", "bus_percent",
+)
+
+# Views a lesson step may focus (the TUI draws each from the model).
+VIEWS = ("ring", "memory", "pool", "skbcache", "napi", "bus", "graph", "counters", "log", "code")
