@@ -1,0 +1,180 @@
+"""The parsed form of a lesson: frozen dataclasses, and the two errors.
+
+A lesson file is untrusted YAML; `models.lesson.loader` validates it and
+builds these objects, so everything downstream (the player, `rxviz check`,
+`rxviz run`) can rely on their invariants: every variant a step, a check or
+the headline names exists, every parameter value is already parsed, every
+call and view name belongs to `models.calls`. Lines are 1-based and point
+into the lesson file, for messages about a step or a check after loading.
+
+The objects are frozen so a lesson cannot be edited by accident while it is
+being played; the dicts inside are plain dicts (JSON-friendly), never
+mutated by the loader after construction.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """' (did you mean 'x'?)' for the closest known name, or ''."""
+    hits = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {hits[0]!r}?)" if hits else ""
+
+
+class LessonError(Exception):
+    """A lesson that cannot be used, with where and why, printed on one line.
+
+    `str(e)` is `path:line:column: field: message`, the shape compilers use,
+    so editors and terminals can jump to the spot.
+    """
+
+    def __init__(self, path: str, line: int, column: int, field: str, message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.column = column
+        self.field = field
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}:{self.column}: "
+        what = f"{self.field}: {self.message}" if self.field else self.message
+        # One line, always: a path or a YAML problem text must not break it.
+        return "".join(c if c.isprintable() else " " for c in where + what)
+
+
+class LessonNotFound(Exception):
+    """`rxviz play NAME` for a name that is not a lesson."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = list(known)
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        known = ", ".join(self.known) if self.known else "(none)"
+        return f"unknown lesson {self.name!r}: known lessons are {known}{did_you_mean(self.name, self.known)}"
+
+
+@dataclass(frozen=True)
+class Patch:
+    """The driver patch a lesson teaches; at least one of message_id / commit is set."""
+    subject: str
+    author: str
+    date: str                 # ISO YYYY-MM-DD
+    message_id: str = ""
+    commit: str = ""
+    url: str = ""
+    seed: str = ""            # file name under shared/seeds, if the lesson was built from one
+
+
+@dataclass(frozen=True)
+class Paper:
+    """The published before/after figure the model's headline is set beside."""
+    metric: str               # one of models.calls.METRICS
+    unit: str
+    before: float
+    after: float
+    compare: Literal["absolute", "change"] = "absolute"
+    source: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Headline:
+    """How the headline pair is run; before/after are "" when the lesson has no pair."""
+    frames: int = 100_000
+    before: str = ""
+    after: str = ""
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A parameter whose value was fitted to a published figure (only ever the before one)."""
+    param: str
+    to: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Run:
+    """How far a step runs the model.
+
+    frames: `frames` more frames. until: until `call` has happened `count`
+    more times, giving up after `limit` frames. teardown: ifdown, then wait
+    `wait_ns` of simulated time (pool shutdown retries happen in it).
+    """
+    kind: Literal["frames", "until", "teardown"]
+    frames: int = 0
+    call: str = ""
+    count: int = 1
+    limit: int = 100_000
+    wait_ns: int = 0
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A prediction question asked before the step runs; answer is a 0-based index."""
+    question: str
+    choices: tuple[str, ...]
+    answer: int
+    explain: str
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int                # 0-based position in the lesson
+    title: str
+    say: str                  # Markdown
+    show: str                 # variant shown in this step
+    focus: str = ""           # one of models.calls.VIEWS, or "" for the player's default
+    code: int = 0             # 1-based pseudocode line to light, 0 for none
+    run: Run | None = None
+    ask: Ask | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Check:
+    """A claim replaying the lesson must satisfy.
+
+    counter/metric: `name op value` on the variant's results. violation: the
+    checker reported (present=True) or did not report (present=False) it.
+    """
+    variant: str
+    kind: Literal["counter", "metric", "violation"]
+    name: str
+    op: str = ""
+    value: float | None = None
+    present: bool = True
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    driver: str
+    summary: str
+    patch: Patch | None
+    scenario: dict[str, Any]              # parameter -> parsed value
+    scenario_raw: dict[str, Any]          # parameter -> value as written (for display)
+    variants: dict[str, dict[str, Any]]   # variant -> parsed overrides, file order
+    paper: Paper | None = None
+    headline: Headline = field(default_factory=Headline)
+    fitted: tuple[Fitted, ...] = ()
+    pseudocode: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    steps: tuple[Step, ...] = ()
+    checks: tuple[Check, ...] = ()
+    path: str | None = None
+
+    def params_for(self, variant: str) -> dict[str, Any]:
+        """The scenario with one variant's overrides applied (a fresh dict)."""
+        if variant not in self.variants:
+            raise KeyError(f"lesson {self.id!r} has no variant {variant!r}; "
+                           f"it has {', '.join(self.variants)}")
+        return {**self.scenario, **self.variants[variant]}
