@@ -68,6 +68,9 @@ _P = [
     Param("ring_size", _ranged(units.parse_int, 2, 8192, "a ring size"), 256, "RX descriptors", "device"),
     Param("tx_ring_size", _ranged(units.parse_int, 2, 8192, "a ring size"), 256, "TX descriptors", "device"),
     Param("mtu", _ranged(units.parse_int, 576, 9216, "an MTU"), 1500, "MTU in bytes", "device"),
+    Param("rx_usecs", units.parse_time, 0,
+          "interrupt coalescing: the RX interrupt fires this long after the first frame (ethtool -C rx-usecs); "
+          "for Wi-Fi it stands for an A-MPDU arriving as one burst", "device"),
     Param("bundle", _ranged(units.parse_int, 1, 128, "a bundle size"), 1,
           "SDIO RX bundle: frames the host reads in one transfer (HTC_HOST_MAX_MSG_PER_RX_BUNDLE)", "device"),
     # --- driver ----------------------------------------------------------------
@@ -133,3 +136,8 @@ def suggest(name: str) -> str | None:
     import difflib
     hits = difflib.get_close_matches(name, list(PARAMS), n=1, cutoff=0.6)
     return hits[0] if hits else None
+
+
+# Platform cost fields register themselves as parameters on import; done here so
+# that anyone holding PARAMS sees the whole namespace.
+from . import platform as _platform  # noqa: E402,F401

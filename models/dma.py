@@ -1,0 +1,202 @@
+"""The streaming DMA API: dma-direct, SWIOTLB and the IOMMU, with a debug checker.
+
+`map()` decides as `dma_map_phys()`/`iommu_dma_map_page()` do:
+  - translated IOMMU: allocate an IOVA and map it; an untrusted device's
+    buffer that is not aligned to the IOVA granule is first bounced through
+    SWIOTLB, so the device cannot see the rest of the page;
+  - swiotlb=force, or the buffer ends above the streaming mask: bounce through
+    SWIOTLB, copying the whole buffer in at map time even for
+    DMA_FROM_DEVICE (the kernel does, so unwritten bytes are not clobbered);
+  - otherwise the bus address is the physical address; a non-coherent CPU
+    pays cache maintenance per line unless DMA_ATTR_SKIP_CPU_SYNC.
+`unmap()` copies the whole mapping back for DMA_FROM_DEVICE unless
+SKIP_CPU_SYNC, then frees the slots; `sync_for_cpu()` copies `len` bytes.
+
+The checker is what CONFIG_DMA_API_DEBUG would say: freeing a mapping twice,
+with another direction or size, a bus address beyond the mask, and the CPU
+reading a buffer it does not own. Named faults (`Sim.faults`) switch off one
+piece of the driver's discipline so the checker has something to report.
+"""
+
+from __future__ import annotations
+
+from .iommu import Iommu
+from .swiotlb import Swiotlb
+
+TO_DEVICE, FROM_DEVICE, BIDIRECTIONAL = "to_device", "from_device", "bidirectional"
+
+
+class Mapping:
+    __slots__ = ("id", "dma", "phys", "size", "dir", "slot", "pages", "live", "cpu_owned", "kind")
+
+    def __init__(self, id: int, dma: int, phys: int, size: int, dir: str, slot: int, pages: int, kind: str):
+        self.id = id
+        self.dma = dma
+        self.phys = phys
+        self.size = size
+        self.dir = dir
+        self.slot = slot          # first SWIOTLB slot, or -1 when not bounced
+        self.pages = pages        # IOVA pages, 0 without an IOMMU
+        self.live = True
+        self.cpu_owned = False
+        self.kind = kind          # "single" or "page"
+
+    @property
+    def bounced(self) -> bool:
+        return self.slot >= 0
+
+
+class DmaApi:
+    def __init__(self, sim, *, mask_bits: int, swiotlb: Swiotlb | None, iommu: Iommu | None,
+                 untrusted: bool, force_bounce: bool) -> None:
+        self.sim = sim
+        self.rec = sim.rec
+        self.p = sim.platform
+        self.mask = (1 << mask_bits) - 1 if mask_bits < 64 else (1 << 64) - 1
+        self.swiotlb = swiotlb
+        self.iommu = iommu
+        self.untrusted = untrusted
+        self.force_bounce = force_bounce
+        self.live: dict[int, Mapping] = {}
+        self._ids = 0
+        self.noncoherent_line_ns = 0.0 if self.p.coherent else self.p.cache_line_op_ns / 1.0
+        self.copy_ns_per_byte = 1.0 / self.p.memcpy_gbs
+        self.faults = sim.faults
+
+    # -- helpers -------------------------------------------------------------
+    def _cache_maint(self, size: int) -> float:
+        if self.p.coherent:
+            return 0.0
+        return ((size + self.p.cacheline - 1) // self.p.cacheline) * self.p.cache_line_op_ns
+
+    def _bounce(self, m: Mapping, nbytes: int, towards: str) -> None:
+        rec = self.rec
+        rec.call("swiotlb_bounce", nbytes * self.copy_ns_per_byte, "map#%s|%s bytes %s", m.id, nbytes, towards)
+        rec.bounce_bytes += nbytes
+
+    # -- map / unmap -----------------------------------------------------------
+    def map(self, phys: int, size: int, dir: str, call: str = "dma_map_single",
+            skip_cpu_sync: bool = False) -> Mapping | None:
+        rec = self.rec
+        p = self.p
+        self._ids += 1
+        mid = self._ids
+        slot = -1
+        pages = 0
+        target = phys
+        cost = p.dma_map_ns
+        rec.call(call, cost, "map#%s|phys %#x len %s %s", mid, phys, size, dir)
+        if self.iommu is not None:
+            if self.untrusted and ((phys | size) & 4095) and self.swiotlb is not None:
+                slot = self._take_slots(size, mid)
+                if slot < 0:
+                    return None
+                target = self.swiotlb.addr(slot)
+            dma, pages = self.iommu.map(target, size)
+            rec.call("iommu_map", p.iommu_map_ns, "map#%s|iova %#x pages %s", mid, dma, pages)
+        else:
+            needs = self.force_bounce or phys + size - 1 > self.mask
+            if needs and self.swiotlb is not None and "mask-violation" not in self.faults:
+                slot = self._take_slots(size, mid)
+                if slot < 0:
+                    return None
+                target = self.swiotlb.addr(slot)
+            elif needs and self.swiotlb is None and "mask-violation" not in self.faults:
+                rec.warn("dma-mapping-error",
+                         f"DMA addr {phys:#x}+{size} overflow (mask {self.mask:#x}) and no SWIOTLB")
+                return None
+            dma = target
+        m = Mapping(mid, dma, phys, size, dir, slot, pages, "page" if call == "dma_map_page" else "single")
+        if slot >= 0:
+            # The map-time copy happens for every direction (swiotlb_tbl_map_single).
+            self._bounce(m, size, "to bounce buffer")
+        elif not skip_cpu_sync and not p.coherent:
+            rec.charge(call, self._cache_maint(size))
+        if pages == 0 and dma + size - 1 > self.mask:
+            rec.violate("mask-violation",
+                        f"bus address {dma:#x}+{size} is beyond the {self.mask.bit_length()}-bit streaming mask",
+                        f"map#{mid}")
+        self.live[mid] = m
+        return m
+
+    def _take_slots(self, size: int, mid: int) -> int:
+        sw = self.swiotlb
+        slot = sw.find(size, mid)
+        self.rec.call("swiotlb_tbl_map_single", self.p.swiotlb_find_ns, "map#%s|%s slot(s) at %s",
+                      mid, sw.slots_for(size), slot if slot >= 0 else "none: buffer is full")
+        if slot < 0:
+            self.rec.warn("swiotlb-full",
+                          f"swiotlb buffer is full (sz: {size} bytes), total {sw.nslabs} (slots), "
+                          f"used {sw.used_slots} (slots)")
+        return slot
+
+    def unmap(self, m: Mapping, size: int, dir: str, call: str = "dma_unmap_single",
+              skip_cpu_sync: bool = False) -> None:
+        rec = self.rec
+        p = self.p
+        rec.call(call, p.dma_map_ns, "map#%s|dma %#x len %s %s", m.id, m.dma, size, dir)
+        if not m.live:
+            rec.violate("double-unmap",
+                        f"DMA-API: device driver tries to free DMA memory it has not allocated "
+                        f"[device address={m.dma:#x}] [size={size} bytes]", f"map#{m.id}")
+            return
+        if dir != m.dir:
+            rec.violate("wrong-direction",
+                        f"DMA-API: device driver frees DMA memory with different direction "
+                        f"[mapped as {m.dir}] [unmapped as {dir}]", f"map#{m.id}")
+        if size != m.size:
+            rec.violate("wrong-size",
+                        f"DMA-API: device driver frees DMA memory with different size "
+                        f"[map size={m.size}] [unmap size={size}]", f"map#{m.id}")
+        if self.iommu is not None and m.pages:
+            rec.call("iommu_unmap", p.iommu_unmap_ns, "map#%s", m.id)
+            flush = self.iommu.unmap(m.dma, m.pages)
+            if self.iommu.strict:
+                rec.call("iotlb_sync", p.iotlb_sync_ns, "map#%s|strict: invalidate and wait", m.id)
+            elif flush:
+                n = self.iommu.flush_queue()
+                rec.call("iommu_flush_queue", p.iotlb_flush_all_ns, "|%s IOVAs freed", n)
+            elif self.iommu.fq_deadline < 0:
+                self.iommu.fq_deadline = int(rec.t) + 10_000_000
+                self.sim.engine.at(self.iommu.fq_deadline, self.sim.fq_timer, None)
+        if m.slot >= 0:
+            if m.dir != TO_DEVICE and not skip_cpu_sync:
+                self._bounce(m, m.size, "back to the original")
+            rec.call("swiotlb_tbl_unmap_single", p.swiotlb_release_ns, "map#%s", m.id)
+            self.swiotlb.release(m.slot, m.size)
+        elif not skip_cpu_sync and not p.coherent:
+            rec.charge(call, self._cache_maint(size))
+        m.live = False
+        m.cpu_owned = True
+        del self.live[m.id]
+
+    # -- sync --------------------------------------------------------------------
+    def sync_for_cpu(self, m: Mapping, offset: int, length: int, dir: str | None = None) -> None:
+        rec = self.rec
+        rec.call("dma_sync_single_for_cpu", self.p.dma_sync_ns, "map#%s|len %s", m.id, length)
+        if dir is not None and dir != m.dir:
+            rec.violate("wrong-direction",
+                        f"DMA-API: device driver syncs DMA memory with different direction "
+                        f"[mapped as {m.dir}] [synced as {dir}]", f"map#{m.id}")
+        if m.slot >= 0 and m.dir != TO_DEVICE:
+            self._bounce(m, length, "back to the original")
+        elif not self.p.coherent:
+            rec.charge("dma_sync_single_for_cpu", self._cache_maint(length))
+        m.cpu_owned = True
+
+    def sync_for_device(self, m: Mapping, offset: int, length: int) -> None:
+        rec = self.rec
+        rec.call("dma_sync_single_for_device", self.p.dma_sync_ns, "map#%s|len %s", m.id, length)
+        if m.slot >= 0 and m.dir != FROM_DEVICE:
+            self._bounce(m, length, "to bounce buffer")
+        elif not self.p.coherent:
+            rec.charge("dma_sync_single_for_device", self._cache_maint(length))
+        m.cpu_owned = False
+
+    # -- checks --------------------------------------------------------------------
+    def cpu_read(self, m: Mapping | None, what: str) -> None:
+        """The driver is about to read a buffer: it must own it (synced or unmapped)."""
+        if m is not None and m.live and not m.cpu_owned:
+            self.rec.violate("no-sync-for-cpu",
+                             f"CPU reads {what} while the device still owns it "
+                             f"(no dma_sync_single_for_cpu or dma_unmap first)", f"map#{m.id}")

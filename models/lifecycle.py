@@ -1,0 +1,168 @@
+"""The lifecycles as state machines: one edge list each, enforced and drawn.
+
+Each machine is a list of edges (state, kernel call, next state). The same
+list builds the networkx DiGraph that `rxviz graph` exports and the TUI
+draws, and the dict the model checks every transition against. A transition
+that is not an edge is a bug in the model and raises `IllegalTransition`;
+it is never silently allowed.
+
+networkx is imported only when a graph is asked for, so headless runs and
+`--help` do not pay for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
+
+# machine -> (title, initial state, edges)
+MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
+    "rx_buffer": ("RX buffer mapped per frame", "free", [
+        ("free", "kmalloc", "allocated"),
+        ("allocated", "dma_map_single", "mapped"),
+        ("mapped", "post", "device-owned"),
+        ("device-owned", "rx_frame", "filled"),
+        ("filled", "dma_sync_single_for_cpu", "cpu-synced"),
+        ("filled", "dma_unmap_single", "unmapped"),
+        ("cpu-synced", "dma_unmap_single", "unmapped"),
+        ("unmapped", "build_skb", "in-skb"),
+        ("unmapped", "napi_build_skb", "in-skb"),
+        ("in-skb", "deliver", "in-stack"),
+        ("in-stack", "consume_skb", "free"),
+        ("in-skb", "consume_skb", "free"),
+        ("device-owned", "ring_deinit", "unmapped"),
+        ("filled", "ring_deinit", "unmapped"),
+        ("unmapped", "kfree", "free"),
+    ]),
+    "pp_page": ("page_pool page", "buddy", [
+        ("buddy", "alloc_pages", "allocated"),
+        ("allocated", "page_pool_dma_map", "mapped"),
+        ("mapped", "page_pool_alloc_frag", "carving"),
+        ("mapped", "page_pool_recycle_direct", "alloc-cache"),
+        ("carving", "page_pool_alloc_frag", "carving"),
+        ("carving", "frags_out", "in-flight"),
+        ("carving", "page_pool_recycle_direct", "alloc-cache"),
+        ("carving", "page_pool_recycle_ring", "ptr_ring"),
+        ("in-flight", "page_pool_recycle_direct", "alloc-cache"),
+        ("in-flight", "page_pool_recycle_ring", "ptr_ring"),
+        ("in-flight", "page_pool_release_page", "released"),
+        ("carving", "page_pool_release_page", "released"),
+        ("ptr_ring", "page_pool_refill_alloc_cache", "alloc-cache"),
+        ("alloc-cache", "page_pool_alloc_frag", "carving"),
+        ("alloc-cache", "page_pool_release_page", "released"),
+        ("ptr_ring", "page_pool_release_page", "released"),
+        ("mapped", "page_pool_release_page", "released"),
+        ("released", "put_page", "buddy"),
+    ]),
+    "pp_frag": ("page_pool fragment", "carved", [
+        ("carved", "post", "device-owned"),
+        ("device-owned", "rx_frame", "filled"),
+        ("filled", "dma_sync_single_for_cpu", "cpu-synced"),
+        ("cpu-synced", "build_skb", "in-skb"),
+        ("cpu-synced", "napi_build_skb", "in-skb"),
+        ("cpu-synced", "xdp_do_tx", "tx-posted"),
+        ("tx-posted", "tx_complete", "returned"),
+        ("tx-posted", "ring_deinit", "returned"),
+        ("in-skb", "deliver", "in-stack"),
+        ("in-stack", "consume_skb", "returned"),
+        ("in-skb", "consume_skb", "returned"),
+        ("device-owned", "ring_deinit", "returned"),
+        ("filled", "ring_deinit", "returned"),
+    ]),
+    "flip_page": ("page-flip RX page (atlantic before page_pool)", "buddy", [
+        ("buddy", "alloc_pages", "allocated"),
+        ("allocated", "dma_map_page", "mapped"),
+        ("mapped", "post", "device-owned"),
+        ("device-owned", "rx_frame", "filled"),
+        ("filled", "dma_sync_single_for_cpu", "shared"),
+        ("shared", "page_ref_inc", "shared"),
+        ("shared", "post", "device-owned"),
+        ("shared", "dma_unmap_page", "unmapped"),
+        ("device-owned", "ring_deinit", "unmapped"),
+        ("filled", "ring_deinit", "unmapped"),
+        ("unmapped", "put_page", "buddy"),
+    ]),
+    "swiotlb_slot": ("SWIOTLB bounce slots", "free", [
+        ("free", "swiotlb_tbl_map_single", "mapped"),
+        ("mapped", "swiotlb_bounce", "mapped"),
+        ("mapped", "swiotlb_tbl_unmap_single", "free"),
+    ]),
+    "skb_head": ("sk_buff head: slab or NAPI cache", "slab", [
+        ("slab", "kmem_cache_alloc", "in-use"),
+        ("slab", "kmem_cache_alloc_bulk", "napi-cache"),
+        ("napi-cache", "napi_skb_cache_get", "in-use"),
+        ("in-use", "napi_skb_cache_put", "napi-cache"),
+        ("in-use", "kmem_cache_free", "slab"),
+        ("napi-cache", "kmem_cache_free_bulk", "slab"),
+    ]),
+    "napi": ("NAPI instance", "idle", [
+        ("idle", "napi_schedule", "scheduled"),
+        ("scheduled", "napi_poll", "polling"),
+        ("polling", "napi_complete_done", "idle"),
+        ("polling", "budget_exhausted", "scheduled"),
+        ("idle", "napi_disable", "disabled"),
+        ("scheduled", "napi_disable", "disabled"),
+    ]),
+    "gro_flow": ("GRO hold per flow", "empty", [
+        ("empty", "napi_gro_receive", "held"),
+        ("held", "napi_gro_receive", "held"),
+        ("held", "gro_max_size", "empty"),
+        ("held", "napi_gro_flush", "empty"),
+    ]),
+}
+
+
+class IllegalTransition(RuntimeError):
+    """A model object tried to move along an edge its machine does not have."""
+
+
+def compile_machine(name: str) -> dict[tuple[str, str], str]:
+    return {(src, call): dst for src, call, dst in MACHINES[name][2]}
+
+
+TRANSITIONS: dict[str, dict[tuple[str, str], str]] = {m: compile_machine(m) for m in MACHINES}
+
+
+def step(machine: str, state: str, call: str, obj: object = "") -> str:
+    try:
+        return TRANSITIONS[machine][(state, call)]
+    except KeyError:
+        raise IllegalTransition(f"{machine}: no edge {state} --{call}--> for {obj}") from None
+
+
+def graph(machine: str) -> "nx.DiGraph":
+    import networkx as nx
+
+    title, initial, edges = MACHINES[machine]
+    g = nx.MultiDiGraph(name=machine, title=title, initial=initial)
+    for src, call, dst in edges:
+        g.add_edge(src, dst, call=call)
+    return g
+
+
+def to_text(machine: str) -> str:
+    title, initial, edges = MACHINES[machine]
+    width = max(len(s) for s, _, _ in edges)
+    lines = [f"{machine}: {title} (starts {initial})"]
+    lines += [f"  {src:<{width}} --{call}--> {dst}" for src, call, dst in edges]
+    return "\n".join(lines)
+
+
+def to_dot(machine: str) -> str:
+    title, initial, edges = MACHINES[machine]
+    out = [f'digraph "{machine}" {{', f'  label="{title}";', "  rankdir=LR;",
+           f'  "{initial}" [shape=doublecircle];']
+    out += [f'  "{s}" -> "{d}" [label="{c}"];' for s, c, d in edges]
+    out.append("}")
+    return "\n".join(out)
+
+
+def to_mermaid(machine: str) -> str:
+    title, initial, edges = MACHINES[machine]
+    ident = {s: f"s{i}" for i, s in enumerate(dict.fromkeys([initial] + [x for e in edges for x in (e[0], e[2])]))}
+    out = ["stateDiagram-v2", f"    %% {machine}: {title}", f"    [*] --> {ident[initial]}"]
+    out += [f'    {i} : {s}' for s, i in ident.items()]
+    out += [f"    {ident[s]} --> {ident[d]} : {c}" for s, c, d in edges]
+    return "\n".join(out)

@@ -1,0 +1,135 @@
+"""Physical memory, zones and the page allocator.
+
+On x86 the firmware leaves a hole below 4 GiB for PCI; RAM beyond about
+3 GiB is remapped above 4 GiB. So an 8 GiB machine has ZONE_DMA32 below
+3 GiB and ZONE_NORMAL from 4 GiB to 9 GiB, and an ordinary GFP_KERNEL or
+GFP_ATOMIC allocation tries ZONE_NORMAL first: most RX buffers of a large-RAM
+machine sit above 4 GiB, which is what makes a 32-bit streaming mask bounce.
+
+Simplification (said once, here and in the lessons): within a zone, fresh
+pages are handed out from the top down and freed blocks are reused last-in
+first-out per order. That matches what a freshly booted buddy allocator tends
+to do (free lists fill in increasing pfn order, allocations pop the head) and
+keeps placement deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PAGE_SIZE = 4096
+PAGE_SHIFT = 12
+GiB = 1 << 30
+MiB = 1 << 20
+PCI_HOLE_START = 3 * GiB      # low RAM ends here on a typical x86 PC
+FOUR_GiB = 4 * GiB
+
+
+@dataclass
+class Zone:
+    name: str
+    start: int          # physical address
+    end: int            # one past the last byte
+    top: int            # next fresh block is carved just below this address
+    free: dict[int, list[int]]   # order -> stack of freed block addresses
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+
+class OutOfMemory(RuntimeError):
+    pass
+
+
+class PhysMem:
+    """RAM laid out as on x86 (or flat for small embedded boards), with zones."""
+
+    def __init__(self, ram: int, reserve_low: int = 16 * MiB) -> None:
+        self.ram = ram
+        self.zones: list[Zone] = []
+        low_end = min(ram, PCI_HOLE_START)
+        self.zones.append(Zone("DMA", 0, min(16 * MiB, low_end), min(16 * MiB, low_end), {}))
+        if low_end > 16 * MiB:
+            self.zones.append(Zone("DMA32", 16 * MiB, low_end, low_end, {}))
+        if ram > PCI_HOLE_START:
+            end = FOUR_GiB + (ram - PCI_HOLE_START)
+            self.zones.append(Zone("Normal", FOUR_GiB, end, end, {}))
+        self.max_addr = self.zones[-1].end
+        self.allocated_pages = 0
+        self.reserve_low = reserve_low
+
+    def zone_of(self, addr: int) -> str:
+        for z in self.zones:
+            if z.start <= addr < z.end:
+                return z.name
+        return "hole"
+
+    def _zones_for(self, limit: int | None) -> list[Zone]:
+        """Zones wholly below an address limit, highest first (the fallback order).
+
+        The kernel picks a zone from the mask (GFP_DMA32 for a 32-bit coherent
+        mask) rather than clipping a zone, and on this layout every zone lies
+        wholly below or above 4 GiB.
+        """
+        zones = [z for z in self.zones if limit is None or z.end <= limit]
+        return list(reversed(zones))
+
+    def alloc(self, order: int = 0, limit: int | None = None) -> int:
+        """Allocate 2**order contiguous pages; returns the physical address."""
+        size = PAGE_SIZE << order
+        for z in self._zones_for(limit):
+            stack = z.free.get(order)
+            if stack:
+                self.allocated_pages += 1 << order
+                return stack.pop()
+            floor = z.start + (self.reserve_low if z.name == "DMA" else 0)
+            addr = (z.top - size) & ~(size - 1)
+            if addr >= floor:
+                z.top = addr
+                self.allocated_pages += 1 << order
+                return addr
+        raise OutOfMemory(f"no free order-{order} block" + (f" below {limit:#x}" if limit else ""))
+
+    def free(self, addr: int, order: int = 0) -> None:
+        for z in self.zones:
+            if z.start <= addr < z.end:
+                z.free.setdefault(order, []).append(addr)
+                self.allocated_pages -= 1 << order
+                return
+        raise ValueError(f"free of {addr:#x}: not RAM")
+
+
+class Slab:
+    """A size-class cache for RX data buffers (kmalloc / page_frag stand-in).
+
+    Objects are carved from order-3 slabs taken from the page allocator, and
+    reused last-in first-out, as SLUB's per-CPU freelist would. What matters for
+    the lessons is where the objects sit (their zone), not the slab internals.
+    """
+
+    SLAB_ORDER = 3
+
+    def __init__(self, mem: PhysMem, size: int) -> None:
+        obj = 64
+        while obj < size:
+            obj <<= 1
+        self.obj_size = obj
+        self.mem = mem
+        self.freelist: list[int] = []
+        self.slabs = 0
+        self.in_use = 0
+
+    def alloc(self) -> int:
+        if not self.freelist:
+            base = self.mem.alloc(self.SLAB_ORDER)
+            self.slabs += 1
+            per = (PAGE_SIZE << self.SLAB_ORDER) // self.obj_size or 1
+            # push in reverse so the first object handed out is the lowest in the slab
+            self.freelist.extend(base + i * self.obj_size for i in reversed(range(per)))
+        self.in_use += 1
+        return self.freelist.pop()
+
+    def free(self, addr: int) -> None:
+        self.in_use -= 1
+        self.freelist.append(addr)

@@ -1,0 +1,65 @@
+"""Metrics derived from a run, never written down: throughput, CPU, time per frame.
+
+`mark()` remembers the counters and clocks at the end of a warm-up, and
+`metrics()` reports the difference, so the ring filling and the page_pool's
+first allocations do not distort steady-state figures.
+
+cpu_percent is the busy time of the CPU that takes the RX interrupt (hard
+IRQ + softirq + process context on it); a socket reader on another core is
+reported separately as app_cpu_percent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _state(self) -> dict[str, Any]:
+    rec = self.rec
+    return {
+        "t": max(self.engine.now, int(self.cpu_free)),
+        "cpu": rec.cpu_ns["hardirq"] + rec.cpu_ns["softirq"] + rec.cpu_ns["process"],
+        "app": rec.cpu_ns.get("app", 0.0),
+        "cats": dict(rec.cat_ns),
+        "counts": dict(rec.counts),
+        "delivered": self.stack.delivered,
+        "read": self.stack.read_segs,
+        "processed": self.processed,
+        "dropped": self.dropped,
+        "bus": self.bus_busy,
+        "bounce": rec.bounce_bytes,
+    }
+
+
+def mark(self) -> None:
+    self.mark_state = _state(self)
+
+
+def metrics(self) -> dict[str, Any]:
+    now = _state(self)
+    base = self.mark_state or {k: (0 if not isinstance(v, dict) else {kk: 0 for kk in v}) for k, v in now.items()}
+    dt = max(1, now["t"] - base["t"])
+    delivered = now["delivered"] - base["delivered"]
+    processed = now["processed"] - base["processed"]
+    cpu = now["cpu"] - base["cpu"]
+    counts = {k: now["counts"][k] - base["counts"].get(k, 0) for k in now["counts"]}
+    payload = self.wire.mss
+    acks = counts.get("tcp_ack", 0)
+    skbs = counts.get("netif_receive_skb", 0)
+    cats = {k: now["cats"][k] - base["cats"].get(k, 0) for k in now["cats"]}
+    per_frame = {k: round(v / processed, 1) for k, v in cats.items()} if processed else {}
+    return {
+        "throughput_mbps": round(delivered * payload * 8 / dt * 1000, 2),
+        "cpu_percent": round(100.0 * cpu / dt, 2),
+        "app_cpu_percent": round(100.0 * (now["app"] - base["app"]) / dt, 2),
+        "sim_time_s": round(dt / 1e9, 6),
+        "frames_delivered": delivered,
+        "frames_dropped": now["dropped"] - base["dropped"],
+        "frames_processed": processed,
+        "cpu_ns_per_frame": round(cpu / processed, 1) if processed else 0.0,
+        "cpu_ns_per_frame_by_category": per_frame,
+        "acks_per_segment": round(acks / delivered, 4) if delivered else 0.0,
+        "segments_per_skb": round(delivered / skbs, 2) if skbs else 0.0,
+        "bus_percent": round(100.0 * (now["bus"] - base["bus"]) / dt, 2),
+        "swiotlb_share": round(cats.get("swiotlb", 0.0) / cpu, 4) if cpu else 0.0,
+    }

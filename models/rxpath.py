@@ -1,0 +1,312 @@
+"""Driver RX strategies: what the driver does with each received descriptor.
+
+- PerFrame: an skb-sized buffer allocated and dma_map_single()d for every
+  frame; the replacement is allocated and mapped first, then the filled one is
+  unmapped and wrapped with build_skb() (ath9k, bgmac, ath11k before their
+  patches; the DMA direction and whether status is read through a sync are
+  parameters).
+- PageFlip: whole pages mapped with dma_map_page(); a page whose slice is
+  still held by the stack (page_ref_count > 1) moves to its next slice
+  ("flip"), a page the stack has let go is reused at offset 0, and a page
+  with no slice left is unmapped and freed (atlantic before page_pool).
+- PagePoolFrag: fragments from a page_pool; the pool maps pages once; the
+  driver syncs each fragment for the CPU before reading it and for the device
+  when it posts it.
+"""
+
+from __future__ import annotations
+
+from . import lifecycle
+from .dma import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE
+from .memory import Slab
+from .page_pool import PagePool
+
+_T = lifecycle.TRANSITIONS
+
+
+class Buf:
+    """An RX data area posted on a descriptor."""
+    __slots__ = ("id", "phys", "size", "map", "state", "machine", "page", "offset")
+
+    def __init__(self, id: int, phys: int, size: int, machine: str, state: str) -> None:
+        self.id = id
+        self.phys = phys
+        self.size = size
+        self.map = None
+        self.state = state
+        self.machine = machine
+        self.page = None
+        self.offset = 0
+
+
+def move(obj, call: str) -> None:
+    try:
+        obj.state = _T[obj.machine][(obj.state, call)]
+    except KeyError:
+        raise lifecycle.IllegalTransition(
+            f"{obj.machine}: no edge {obj.state} --{call}--> for {type(obj).__name__.lower()}#{obj.id}") from None
+
+
+class Strategy:
+    name = ""
+
+    def __init__(self, sim) -> None:
+        self.sim = sim
+        self.rec = sim.rec
+        self.p = sim.platform
+        self.dma = sim.dma
+        self.dir = BIDIRECTIONAL if sim.params["dma_dir"] == "bidirectional" else FROM_DEVICE
+        self.size = sim.params["rx_buf_size"]
+        self.faults = sim.faults
+        self._ids = 0
+
+    def _new_id(self) -> int:
+        self._ids += 1
+        return self._ids
+
+    def _sync_dir(self, right: str) -> str:
+        return TO_DEVICE if "wrong-direction" in self.faults else right
+
+    def _post(self, desc, buf) -> None:
+        move(buf, "post")
+        self.sim.ring.post(desc, buf)
+
+    # Interface: fill(desc) -> bool; receive(desc) -> (buf for the skb | None, xdp_tx: bool);
+    # free_data(buf, in_napi); deinit(desc)
+
+
+class PerFrame(Strategy):
+    name = "per-frame"
+
+    def __init__(self, sim) -> None:
+        super().__init__(sim)
+        self.slab = Slab(sim.mem, self.size)
+
+    def _alloc_mapped(self) -> Buf | None:
+        rec = self.rec
+        phys = self.slab.alloc()
+        buf = Buf(self._new_id(), phys, self.size, "rx_buffer", "free")
+        rec.call("kmalloc", self.p.kmalloc_ns, "buf#%s|%s bytes at %#x (%s)", buf.id, self.size, phys, self.sim.mem.zone_of(phys))
+        move(buf, "kmalloc")
+        m = self.dma.map(phys, self.size, self.dir, "dma_map_single")
+        if m is None:
+            rec.call("kfree", self.p.kfree_ns, "buf#%s", buf.id)
+            self.slab.free(phys)
+            return None
+        buf.map = m
+        move(buf, "dma_map_single")
+        return buf
+
+    def fill(self, desc) -> bool:
+        buf = self._alloc_mapped()
+        if buf is None:
+            return False
+        self._post(desc, buf)
+        return True
+
+    def receive(self, desc):
+        dma, rec = self.dma, self.rec
+        old = desc.buf
+        if "no-sync-for-cpu" in self.faults:
+            dma.cpu_read(old.map, f"the RX status in buf#{old.id}")
+        elif self.dir == BIDIRECTIONAL:
+            # EDMA chips write the RX status into the buffer head: sync, then read it.
+            dma.sync_for_cpu(old.map, 0, self.size)
+            move(old, "dma_sync_single_for_cpu")
+            dma.cpu_read(old.map, f"the RX status in buf#{old.id}")
+        new = self._alloc_mapped()
+        if new is None:
+            # No replacement: drop the frame and give the old buffer back to the device.
+            if old.state == "cpu-synced":
+                dma.sync_for_device(old.map, 0, self.size)
+            old.state = "device-owned"
+            self.sim.ring.post(desc, old)
+            rec.call("rx_dropped", 0.0, "buf#%s|no replacement buffer", old.id)
+            return None, False
+        unmap_dir = TO_DEVICE if "wrong-direction" in self.faults else self.dir
+        dma.unmap(old.map, self.size, unmap_dir, "dma_unmap_single")
+        if "double-unmap" in self.faults:
+            dma.unmap(old.map, self.size, unmap_dir, "dma_unmap_single")
+        move(old, "dma_unmap_single")
+        dma.cpu_read(old.map, f"the frame in buf#{old.id}")
+        self._post(desc, new)
+        return old, False
+
+    def free_data(self, buf, in_napi: bool) -> None:
+        self.rec.call("kfree", self.p.kfree_ns, "buf#%s", buf.id)
+        self.slab.free(buf.phys)
+
+    def deinit(self, desc) -> None:
+        buf = desc.buf
+        self.dma.unmap(buf.map, self.size, self.dir, "dma_unmap_single")
+        move(buf, "ring_deinit")
+        move(buf, "kfree")
+        self.free_data(buf, False)
+        desc.buf = None
+
+
+class FlipPage:
+    __slots__ = ("id", "phys", "order", "map", "refs", "state", "machine", "off")
+
+    def __init__(self, id: int, phys: int, order: int) -> None:
+        self.id = id
+        self.phys = phys
+        self.order = order
+        self.map = None
+        self.refs = 1
+        self.state = "buddy"
+        self.machine = "flip_page"
+        self.off = 0
+
+
+class PageFlip(Strategy):
+    """aq_get_rxpages(): whole pages, one 2 KiB slice (AQ_CFG_RX_FRAME_MAX) per frame."""
+    name = "page-flip"
+    SLICE = 2048
+
+    def __init__(self, sim) -> None:
+        super().__init__(sim)
+        self.order = sim.params["page_order"]
+        self.page_bytes = 4096 << self.order
+        self.stats = {"pg_flips": 0, "pg_reuses": 0, "pg_losts": 0}
+
+    def _new_page(self) -> FlipPage | None:
+        rec = self.rec
+        phys = self.sim.mem.alloc(self.order)
+        pg = FlipPage(self._new_id(), phys, self.order)
+        rec.call("alloc_pages", self.p.alloc_pages_ns, "page#%s|order %s at %#x", pg.id, self.order, phys)
+        move(pg, "alloc_pages")
+        m = self.dma.map(phys, self.page_bytes, FROM_DEVICE, "dma_map_page")
+        if m is None:
+            self.sim.mem.free(phys, self.order)
+            return None
+        pg.map = m
+        move(pg, "dma_map_page")
+        return pg
+
+    def _slice(self, pg: FlipPage) -> Buf:
+        buf = Buf(self._new_id(), pg.phys + pg.off, self.SLICE, "", "")
+        buf.page = pg
+        buf.offset = pg.off
+        buf.map = pg.map
+        return buf
+
+    def fill(self, desc) -> bool:
+        pg = self._new_page()
+        if pg is None:
+            return False
+        move(pg, "post")
+        self.sim.ring.post(desc, self._slice(pg))
+        return True
+
+    def receive(self, desc):
+        buf = desc.buf
+        pg = buf.page
+        if "no-sync-for-cpu" in self.faults:
+            self.dma.cpu_read(pg.map, f"the frame in page#{pg.id}")
+        else:
+            self.dma.sync_for_cpu(pg.map, buf.offset, desc.len, self._sync_dir(FROM_DEVICE))
+        move(pg, "dma_sync_single_for_cpu")
+        pg.refs += 1                       # the skb's reference to its slice
+        self.rec.call("page_ref_inc", 0.0, "page#%s|page_ref_count %s", pg.id, pg.refs)
+        self._refill(desc, pg)
+        return buf, False
+
+    def _refill(self, desc, pg: FlipPage) -> None:
+        if pg.refs > 1:
+            pg.off += self.SLICE
+            if pg.off + self.SLICE <= self.page_bytes:
+                self.stats["pg_flips"] += 1
+                move(pg, "post")
+                self.sim.ring.post(desc, self._slice(pg))
+                return
+            self.stats["pg_losts"] += 1
+            self._drop_ring_ref(pg)
+            self.fill(desc)
+            return
+        self.stats["pg_reuses"] += 1
+        pg.off = 0
+        move(pg, "post")
+        self.sim.ring.post(desc, self._slice(pg))
+
+    def _drop_ring_ref(self, pg: FlipPage) -> None:
+        self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, "dma_unmap_page")
+        if pg.state != "unmapped":
+            move(pg, "dma_unmap_page")
+        self._put(pg)
+
+    def _put(self, pg: FlipPage) -> None:
+        pg.refs -= 1
+        self.rec.call("put_page", self.p.put_page_ns if pg.refs == 0 else self.p.pp_fast_ns,
+                      "page#%s|page_ref_count %s", pg.id, pg.refs)
+        if pg.refs == 0:
+            move(pg, "put_page")
+            self.sim.mem.free(pg.phys, self.order)
+
+    def free_data(self, buf, in_napi: bool) -> None:
+        self._put(buf.page)
+
+    def deinit(self, desc) -> None:
+        pg = desc.buf.page
+        move(pg, "ring_deinit")
+        self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, "dma_unmap_page")
+        self._put(pg)
+        desc.buf = None
+
+
+class PagePoolFrag(Strategy):
+    name = "page-pool"
+
+    def __init__(self, sim) -> None:
+        super().__init__(sim)
+        params = sim.params
+        align = max(self.p.cacheline, 64)
+        frag = params["frag_size"] or self.size
+        self.frag = (frag + align - 1) // align * align
+        pp_dir = BIDIRECTIONAL if (self.dir == BIDIRECTIONAL or params["xdp"] == "tx") else FROM_DEVICE
+        self.dir = pp_dir
+        self.pool = PagePool(sim, params["page_order"], params["pool_size"], pp_dir, self.size, sync_dev=False)
+
+    def fill(self, desc) -> bool:
+        got = self.pool.alloc_frag(self.frag)
+        if got is None:
+            return False
+        page, off = got
+        buf = Buf(self._new_id(), page.phys + off, self.frag, "pp_frag", "carved")
+        buf.page = page
+        buf.offset = off
+        buf.map = page.map
+        self.dma.sync_for_device(page.map, off, self.size)
+        self._post(desc, buf)
+        return True
+
+    def receive(self, desc):
+        buf = desc.buf
+        if "no-sync-for-cpu" not in self.faults:
+            self.dma.sync_for_cpu(buf.map, buf.offset, desc.len, self._sync_dir(self.dir))
+            move(buf, "dma_sync_single_for_cpu")
+        if buf.state != "cpu-synced":
+            self.rec.violate("no-sync-for-cpu",
+                             f"CPU reads fragment buf#{buf.id} of page#{buf.page.id} without "
+                             f"dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
+                             f"buf#{buf.id}")
+            buf.state = "cpu-synced"
+        if "double-unmap" in self.faults and buf.page.map.live:
+            # The classic bug: the driver unmaps a page the pool mapped (PP_FLAG_DMA_MAP);
+            # the pool unmaps it again when the page leaves.
+            self.dma.unmap(buf.page.map, self.pool.page_bytes, self.pool.dma_dir, "dma_unmap_page")
+        xdp_tx = self.sim.params["xdp"] == "tx"
+        self.fill(desc)
+        return buf, xdp_tx
+
+    def free_data(self, buf, in_napi: bool) -> None:
+        self.pool.put_frag(buf.page, allow_direct=in_napi)
+
+    def deinit(self, desc) -> None:
+        buf = desc.buf
+        move(buf, "ring_deinit")
+        self.pool.put_frag(buf.page, allow_direct=False)
+        desc.buf = None
+
+
+STRATEGIES = {"per-frame": PerFrame, "page-flip": PageFlip, "page-pool": PagePoolFrag}

@@ -1,0 +1,530 @@
+"""One simulated host receiving one flow: the NIC, the CPU and the kernel between them.
+
+The CPU runs one unit of work at a time, by priority: a hard interrupt, then
+the NET_RX softirq (a NAPI poll, one descriptor per unit), then process
+context (a workqueue, or the socket reader when it shares the CPU). Each unit
+is one entry on the event heap, so `step()` moves the model by one scheduling
+point and a lesson can stop after any frame.
+
+    irq -> napi_schedule -> napi_poll (budget 64): TX reclaim, then per frame
+        receive + refill -> build_skb -> napi_gro_receive / netif_receive_skb
+    -> napi_complete_done when fewer than budget: GRO flush, IRQ unmasked
+
+On SDIO and USB there is no descriptor ring: the host reads RX bundles over
+the bus, and TCP's ACKs are written back over the same bus.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import deque
+from typing import Any
+
+from . import lifecycle, params as P
+from .dma import DmaApi
+from .engine import Engine
+from .iommu import FQ_TIMEOUT_NS, Iommu
+from .memory import FOUR_GiB, PhysMem
+from .page_pool import DEFER_TIME_NS
+from .ring import Ring
+from .rxpath import STRATEGIES, Buf, PagePoolFrag, move
+from .skb import SkbHeads
+from .stack import Stack
+from .swiotlb import Swiotlb
+from .platform import make_platform
+from .trace import Recorder
+from .wire import Wire
+
+FAULTS = ("no-sync-for-cpu", "double-unmap", "wrong-direction", "mask-violation", "leak-at-teardown")
+SDIO_BLOCK = 256
+HTC_HDR = 8
+SIM_TIME_CAP_NS = 600 * 1_000_000_000
+
+
+def full_params(values: dict[str, Any] | None = None) -> dict[str, Any]:
+    out = {name: p.default for name, p in P.PARAMS.items()}
+    out.update(values or {})
+    return out
+
+
+class Sim:
+    def __init__(self, values: dict[str, Any] | None = None, *, seed: int = 0, trace: int = 0,
+                 faults: tuple[str, ...] | list[str] = ()) -> None:
+        self.params = prm = full_params(values)
+        self.seed = seed
+        self.faults = frozenset(faults)
+        self.platform = p = make_platform(prm)
+        self.rec = rec = Recorder(trace)
+        self.engine = Engine()
+        self.mem = PhysMem(prm["ram"])
+        self.bus = prm["bus"]
+        untrusted = prm["untrusted"]
+        iommu_mode = "strict" if untrusted and prm["iommu"] in ("lazy", "strict", "off") else prm["iommu"]
+        if untrusted and prm["iommu"] == "passthrough":
+            iommu_mode = "strict"      # the kernel refuses identity domains for untrusted devices
+        self.iommu_mode = iommu_mode
+        translated = iommu_mode in ("lazy", "strict")
+        want_swiotlb = (prm["swiotlb"] == "force"
+                        or (prm["swiotlb"] == "auto" and (untrusted or self.mem.max_addr > FOUR_GiB)))
+        self.swiotlb = None
+        if want_swiotlb:
+            size = prm["swiotlb_size"]
+            order = max(0, (size // 4096 - 1).bit_length())
+            base = self.mem.alloc(order, limit=FOUR_GiB)     # memblock_alloc_low()
+            self.swiotlb = Swiotlb(base, size)
+        self.iommu = Iommu(strict=iommu_mode == "strict") if translated else None
+        self.dma = DmaApi(self, mask_bits=prm["dma_mask"] if "mask-violation" not in self.faults else 64,
+                          swiotlb=self.swiotlb, iommu=self.iommu, untrusted=untrusted,
+                          force_bounce=prm["swiotlb"] == "force")
+        self.device_reach = (1 << min(prm["dma_mask"], 32 if "mask-violation" in self.faults else 64)) - 1
+        self.heads = SkbHeads(self, prm["napi_skb_cache_size"], prm["napi_skb_cache_bulk"], prm["napi_skb_cache_free"])
+        # Coherent memory (descriptor rings) follows the coherent mask: ZONE_DMA32 when <= 32 bits.
+        limit = FOUR_GiB if prm["coherent_mask"] <= 32 else None
+        self.ring_phys = self.mem.alloc(1, limit=limit) if self.bus == "pcie" else -1
+        self.ring = Ring(prm["ring_size"])
+        rcvbuf = max(prm["window"], 2 * prm["ring_size"])
+        self.wire = Wire(prm["traffic"], prm["mtu"], p.link_bps, prm["rate"], p.rtt_ns, prm["window"], rcvbuf)
+        if self.bus == "usb":
+            self.napi_api = prm["napi"] and not prm["napi_fallback"]
+            self.napi_polled = False
+        else:
+            self.napi_api = prm["napi"]
+            self.napi_polled = prm["napi"]
+        self.napi_state = "idle"
+        self.irq_on = True
+        self.irq_pending = False
+        self.dev_running = True
+        self.torn_down = False
+        self.cpu_free = 0.0
+        self.cpu_queued = False
+        self.app_free = 0.0
+        self.app_queued = False
+        self.proc_q: deque = deque()
+        self.proc_reader_queued = False
+        self.work = 0
+        self.frames = 0          # frames that reached the NIC (or the firmware)
+        self.processed = 0       # frames the driver took off the ring / the bus
+        self.dropped = 0
+        self.polls = 0
+        self.poll_work: deque[int] = deque(maxlen=64)
+        # SDIO / USB
+        self.fw_q: deque[float] = deque()
+        self.rx_ind: deque = deque()
+        self.proc_rx: deque = deque()
+        self.proc_rx_queued = False
+        self.sdio_reading = False
+        self.bus_free = 0.0
+        self.bus_busy = 0.0
+        self.bus_log: deque[tuple[int, int, str]] = deque(maxlen=64)
+        self.mark_state: dict[str, Any] | None = None
+        self.stop_at = 1 << 62          # run_frames() stops the CPU here, between two frames
+        self.suspended = None
+        self.strategy = STRATEGIES[prm["strategy"]](self) if self.bus == "pcie" else None
+        self.pool = self.strategy.pool if isinstance(self.strategy, PagePoolFrag) else None
+        self.stack = Stack(self)
+        self._bufs = 0
+        if self.strategy is not None:
+            rec.ctx = "process"
+            for d in self.ring.descs:
+                if not self.strategy.fill(d):
+                    break
+        self.sdio_slab = None
+        if self.bus != "pcie":
+            from .memory import Slab
+            self.sdio_slab = Slab(self.mem, prm["mtu"] + 64)
+            self.strategy = _SdioBuffers(self)
+        self.device_wake()
+
+    # ------------------------------------------------------------------ device side
+    def _device_call(self, name: str, t: float, fmt: str = "", *args: Any) -> None:
+        rec = self.rec
+        saved_ctx, saved_t = rec.ctx, rec.t
+        rec.ctx, rec.t = "device", t
+        rec.call(name, 0.0, fmt, *args)
+        rec.ctx, rec.t = saved_ctx, saved_t
+
+    def dev_advance(self, t: float) -> None:
+        """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped."""
+        if not self.dev_running:
+            return
+        wire = self.wire
+        if self.bus != "pcie":
+            while True:
+                ta = wire.next_arrival(t)
+                if ta is None or ta > t:
+                    return
+                wire.take()
+                self.frames += 1
+                self.fw_q.append(ta)
+        ring = self.ring
+        length = self.params["mtu"] + 14
+        while True:
+            ta = wire.next_arrival(t)
+            if ta is None or ta > t:
+                return
+            wire.take()
+            self.frames += 1
+            desc = ring.device_fill(length, int(ta))
+            if desc is None:
+                self.dropped += 1
+                wire.on_drop()
+                self._device_call("rx_dropped", ta, "|no free descriptor")
+                continue
+            buf = desc.buf
+            if buf.machine:
+                move(buf, "rx_frame")
+            elif buf.page is not None:
+                move(buf.page, "rx_frame")
+            if buf.map is not None and buf.map.dma + length - 1 > self.device_reach:
+                self.rec.violate("mask-violation",
+                                 f"device writes to bus address {buf.map.dma:#x}, beyond the "
+                                 f"{self.device_reach.bit_length()} address bits it drives", f"desc {desc.idx}")
+            if self.rec.events is not None:
+                self._device_call("rx_frame", ta, "desc %d|%d bytes into buf#%d", desc.idx, length, buf.id)
+            else:
+                self.rec.counts["rx_frame"] += 1
+
+    def device_wake(self) -> None:
+        """Something changed (IRQ unmasked, an ACK or a read opened the window): when is the next interrupt?"""
+        if not self.dev_running or not self.irq_on or self.irq_pending:
+            return
+        now = self.engine.now
+        if self.bus == "pcie":
+            first = self.ring.next_done()
+            ta = first.t_done if first is not None else self.wire.next_arrival(now)
+        elif self.sdio_reading:
+            return
+        else:
+            ta = self.fw_q[0] if self.fw_q else self.wire.next_arrival(now)
+        if ta is None:
+            return
+        self.irq_pending = True
+        t_irq = -int(-(ta + self.params["rx_usecs"]) // 1)     # ceil: never before the frame
+        self.engine.at(max(t_irq, now), self._irq, None)
+
+    def _irq(self, _: Any) -> None:
+        self.irq_pending = False
+        if not self.dev_running or not self.irq_on:
+            return
+        now = self.engine.now
+        self.dev_advance(now)
+        if self.bus == "pcie" and self.ring.next_done() is None:
+            self.device_wake()
+            return
+        if self.bus != "pcie" and not self.fw_q:
+            self.device_wake()
+            return
+        rec = self.rec
+        rec.ctx = "hardirq"
+        rec.t = max(now, self.cpu_free)
+        rec.call("irq", self.platform.hardirq_ns, "|mask the RX interrupt")
+        self.irq_on = False
+        if self.bus != "pcie":
+            self.cpu_free = rec.t
+            self.proc_q.append(self._sdio_irq_thread)
+        elif self.napi_polled:
+            self._napi_schedule()
+            self.cpu_free = rec.t
+        else:
+            self.cpu_free = rec.t
+            if not self.proc_rx_queued:
+                self.proc_rx_queued = True
+                self.proc_q.append(self._proc_rx_unit)
+        self.kick()
+
+    def _napi_schedule(self) -> None:
+        if self.napi_state == "idle":
+            self.napi_state = lifecycle.step("napi", self.napi_state, "napi_schedule")
+            self.rec.call("napi_schedule", 0.0, "napi|raise NET_RX_SOFTIRQ")
+
+    # ------------------------------------------------------------------ the CPU
+    def kick(self) -> None:
+        if self.cpu_queued:
+            return
+        if self.napi_state in ("scheduled", "polling") or self.proc_q:
+            self.cpu_queued = True
+            self.engine.at(int(max(self.engine.now, self.cpu_free)), self._cpu, None)
+
+    def _cpu(self, _: Any) -> None:
+        self.cpu_queued = False
+        rec = self.rec
+        rec.t = max(self.engine.now, self.cpu_free)
+        if self.napi_state in ("scheduled", "polling"):
+            rec.ctx = "softirq"
+            if not self._poll():
+                return
+        elif self.proc_q:
+            rec.ctx = "process"
+            if self.proc_q.popleft()() is False:
+                return
+        else:
+            return
+        self.cpu_free = rec.t
+        self.kick()
+
+    def _suspend(self, resume) -> bool:
+        """Stop between two frames (a lesson step ends here); `resume` carries on exactly."""
+        self.suspended = resume
+        return False
+
+    def resume(self) -> None:
+        fn, self.suspended = self.suspended, None
+        if fn is not None and fn() is not False:
+            self.cpu_free = self.rec.t
+            self.kick()
+
+    def _poll(self) -> bool:
+        """One NAPI poll, from net_rx_action's call to napi_complete_done (or the budget)."""
+        rec = self.rec
+        budget = self.params["budget"]
+        if self.napi_state == "scheduled":
+            self.napi_state = lifecycle.step("napi", self.napi_state, "napi_poll")
+            self.polls += 1
+            self.work = 0
+            rec.call("napi_poll", self.platform.napi_poll_ns, "napi|budget %s", budget)
+            if self.stack.tx:
+                self.stack.tx_clean(budget, rec.t)
+        pcie = self.bus == "pcie"
+        ring = self.ring
+        while self.work < budget:
+            if self.processed >= self.stop_at:
+                rec.ctx = "softirq"
+                return self._suspend(self._resume_poll)
+            if pcie:
+                self.dev_advance(rec.t)
+                desc = ring.next_done()
+                if desc is None:
+                    break
+                self._rx_desc(desc, True)
+            elif self.rx_ind:
+                buf, length = self.rx_ind.popleft()
+                self._rx_buf(buf, length, True)
+            else:
+                break
+            self.work += 1
+        self.poll_work.append(self.work)
+        if self.work < budget:
+            self.stack.gro_flush()
+            self.napi_state = lifecycle.step("napi", self.napi_state, "napi_complete_done")
+            rec.call("napi_complete_done", 0.0, "napi|work %s < budget %s: unmask the IRQ", self.work, budget)
+            if pcie:
+                self.irq_on = True
+                self.device_wake()
+        else:
+            self.napi_state = lifecycle.step("napi", self.napi_state, "budget_exhausted")
+            self.stack.gro_flush(old_only=True)
+        return True
+
+    def _resume_poll(self) -> bool:
+        self.rec.ctx = "softirq"
+        return self._poll()
+
+    def _rx_desc(self, desc, in_napi: bool) -> None:
+        rec = self.rec
+        rec.charge("napi_poll", self.platform.driver_rx_ns)
+        length = desc.len
+        buf, xdp = self.strategy.receive(desc)
+        self.ring.advance_clean()
+        self.processed += 1
+        if buf is None:
+            self.dropped += 1
+            return
+        if xdp:
+            self.stack.xdp_tx(buf, length)
+            return
+        skb = self.stack.build(buf, length, in_napi, self.pool is not None)
+        self.stack.rx(skb, in_napi)
+
+    def _rx_buf(self, buf, length: int, in_napi: bool) -> None:
+        self.rec.charge("napi_poll", self.platform.driver_rx_ns)
+        self.processed += 1
+        skb = self.stack.build(buf, length, in_napi, False)
+        self.stack.rx(skb, in_napi)
+
+    def _proc_rx_unit(self):
+        """Delivery from process context (no NAPI): a workqueue drains what the device handed over."""
+        rec = self.rec
+        pcie = self.bus == "pcie"
+        while True:
+            if self.processed >= self.stop_at:
+                return self._suspend(self._resume_proc)
+            if pcie:
+                self.dev_advance(rec.t)
+                desc = self.ring.next_done()
+                if desc is None:
+                    break
+                self._rx_desc(desc, False)
+            elif self.proc_rx:
+                buf, length = self.proc_rx.popleft()
+                self._rx_buf(buf, length, False)
+            else:
+                break
+        self.proc_rx_queued = False
+        if pcie:
+            self.irq_on = True
+            self.device_wake()
+        return True
+
+    def _resume_proc(self):
+        self.rec.ctx = "process"
+        return self._proc_rx_unit()
+
+    # ------------------------------------------------------------------ the socket reader
+    def wake_reader(self) -> None:
+        if self.platform.reader_same_cpu:
+            if not self.proc_reader_queued:
+                self.proc_reader_queued = True
+                self.proc_q.append(self._reader_unit)
+                self.kick()
+        elif not self.app_queued:
+            self.app_queued = True
+            self.engine.at(int(max(self.engine.now, self.app_free)), self._app, None)
+
+    def _reader_unit(self) -> None:
+        self.proc_reader_queued = False
+        if self.stack.read_one() and self.stack.sockq:
+            self.wake_reader()
+
+    def _app(self, _: Any) -> None:
+        self.app_queued = False
+        rec = self.rec
+        rec.ctx = "app"
+        rec.t = max(self.engine.now, self.app_free)
+        self.stack.read_one()
+        self.app_free = rec.t
+        if self.stack.sockq:
+            self.wake_reader()
+
+    # ------------------------------------------------------------------ SDIO / USB bus
+    def bus_submit(self, duration: float, fn, arg: Any, what: str) -> None:
+        start = max(self.engine.now, self.bus_free)
+        self.bus_free = start + duration
+        self.bus_busy += duration
+        self.bus_log.append((int(start), int(self.bus_free), what))
+        self.engine.at(int(self.bus_free), fn, arg)
+
+    def _xfer_ns(self, nbytes: int) -> float:
+        blocks = (nbytes + SDIO_BLOCK - 1) // SDIO_BLOCK
+        return self.platform.sdio_xfer_ns + blocks * SDIO_BLOCK * 8 * 1e9 / self.platform.sdio_bps
+
+    def bus_write(self, nbytes: int, obj: Any) -> None:
+        self.bus_submit(self._xfer_ns(nbytes + HTC_HDR), self._bus_write_done, obj, "tx")
+
+    def _bus_write_done(self, obj: Any) -> None:
+        self._device_call("sdio_write", self.engine.now, "|ACK written")
+        self.stack.ack_written(obj)
+
+    def _sdio_irq_thread(self) -> None:
+        """ath10k_sdio_irq_handler: start reading a bundle of the frames the firmware holds."""
+        self.dev_advance(self.rec.t)
+        self._sdio_read_next()
+
+    def _sdio_read_next(self) -> None:
+        n = min(len(self.fw_q), self.params["bundle"])
+        if n == 0 or not self.dev_running:
+            self.sdio_reading = False
+            self.irq_on = True
+            self.device_wake()
+            return
+        self.sdio_reading = True
+        for _ in range(n):
+            self.fw_q.popleft()
+        per = ((self.params["mtu"] + 14 + HTC_HDR + SDIO_BLOCK - 1) // SDIO_BLOCK) * SDIO_BLOCK
+        self.bus_submit(self.platform.sdio_xfer_ns + n * per * 8 * 1e9 / self.platform.sdio_bps,
+                        self._sdio_read_done, n, f"rx bundle of {n}")
+
+    def _sdio_read_done(self, n: int) -> None:
+        """The bundle is in host memory: hand it to the RX work and read the next one at once."""
+        self._device_call("sdio_read_bundle", self.engine.now, "|%d frames", n)
+        self.proc_q.append(lambda: self._sdio_rx_bundle(n))
+        self.kick()
+        self.dev_advance(self.engine.now)
+        self._sdio_read_next()
+
+    def _sdio_rx_bundle(self, n: int):
+        """The async RX work: allocate the skbs, then deliver (before) or queue for NAPI (after)."""
+        length = self.params["mtu"] + 14
+        bufs = [self.strategy.alloc() for _ in range(n)]
+        if self.napi_polled:
+            self.rx_ind.extend((b, length) for b in bufs)
+            self._napi_schedule()
+            return True
+        self.proc_rx.extend((b, length) for b in bufs)
+        if self.proc_rx_queued:
+            return True
+        self.proc_rx_queued = True
+        return self._proc_rx_unit()
+
+    # ------------------------------------------------------------------ timers
+    def delack_timer(self, _: Any) -> None:
+        st = self.stack
+        if self.torn_down or st.delack_t < 0 or self.engine.now < st.delack_t:
+            return
+        rec = self.rec
+        rec.ctx = "softirq"
+        rec.t = max(self.engine.now, self.cpu_free)
+        st.send_ack()
+        self.cpu_free = rec.t
+
+    def fq_timer(self, _: Any) -> None:
+        io = self.iommu
+        if io is None or not io.fq or io.fq_deadline < 0 or self.engine.now < io.fq_deadline:
+            return
+        rec = self.rec
+        rec.ctx = "softirq"
+        rec.t = max(self.engine.now, self.cpu_free)
+        n = io.flush_queue()
+        rec.call("iommu_flush_queue", self.platform.iotlb_flush_all_ns, "|timer: %s IOVAs freed", n)
+        self.cpu_free = rec.t
+
+    # ------------------------------------------------------------------ running
+    def run_frames(self, n: int) -> None:
+        """Run until the driver has taken n more frames off the ring (or the bus)."""
+        target = self.processed + n
+        self.stop_at = target
+        eng = self.engine
+        if self.suspended is not None:
+            self.resume()
+        while self.processed < target and self.suspended is None and eng.now < SIM_TIME_CAP_NS and eng.step():
+            pass
+        self.stop_at = 1 << 62
+
+    def run_until(self, call: str, count: int = 1, limit: int = 100_000) -> bool:
+        """Run frame by frame until `call` has happened `count` more times (or `limit` frames)."""
+        counts = self.rec.counts
+        goal = counts[call] + count
+        stop = self.processed + limit
+        while counts[call] < goal and self.processed < stop:
+            before = (self.processed, self.engine.now, len(self.engine))
+            self.run_frames(1)
+            if (self.processed, self.engine.now, len(self.engine)) == before:
+                break
+        return counts[call] >= goal
+
+    def snapshot(self) -> "Sim":
+        """An independent copy; running it gives exactly what running this one would."""
+        return copy.deepcopy(self)
+
+    from .teardown import teardown, accounting  # noqa: E402  (methods defined in their own module)
+    from .metrics import mark, metrics  # noqa: E402
+
+
+class _SdioBuffers:
+    """ath10k_sdio_mbox_alloc_rx_pkt: one dev_alloc_skb-sized buffer per frame (the MMC core's DMA is not modelled)."""
+
+    def __init__(self, sim: Sim) -> None:
+        self.sim = sim
+        self._ids = 0
+
+    def alloc(self) -> Buf:
+        self._ids += 1
+        phys = self.sim.sdio_slab.alloc()
+        self.sim.rec.call("kmalloc", self.sim.platform.kmalloc_ns, "buf#%s|RX skb data", self._ids)
+        return Buf(self._ids, phys, self.sim.sdio_slab.obj_size, "", "")
+
+    def free_data(self, buf: Buf, in_napi: bool) -> None:
+        self.sim.rec.call("kfree", self.sim.platform.kfree_ns, "buf#%s", buf.id)
+        self.sim.sdio_slab.free(buf.phys)
+
+
+_ = (DEFER_TIME_NS, FQ_TIMEOUT_NS)

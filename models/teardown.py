@@ -1,0 +1,99 @@
+"""ifdown: stop the queue, free what is on the rings, destroy the pool, audit.
+
+The order follows a driver's stop path: napi_disable(), freeze the hardware,
+reclaim the TX ring, free the RX ring's buffers, destroy the page_pool. A
+driver whose TX reclaim is one budgeted pass (atlantic before its patch 1)
+strands whatever lies past the budget or past the frozen hardware head; a
+stranded XDP_TX frame holds a page_pool fragment, so the pool's delayed
+release retries every second and warns after 60 s ("stalled pool shutdown").
+
+Then the audit CONFIG_DMA_API_DEBUG would do at driver unbind: every mapping
+unmapped, every bounce slot released, every skb head and RX buffer returned.
+"""
+
+from __future__ import annotations
+
+from .page_pool import DEFER_TIME_NS
+
+
+def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
+    if self.torn_down:
+        return
+    rec = self.rec
+    self.torn_down = True
+    rec.ctx = "process"
+    rec.t = max(self.engine.now, self.cpu_free)
+    self.dev_running = False
+    self.irq_on = False
+    if self.napi_state in ("idle", "scheduled"):
+        self.napi_state = "disabled"
+    else:
+        self.napi_state = "disabled"      # between two poll units: the poll is abandoned
+    rec.call("napi_disable", 0.0, "napi")
+    st = self.stack
+    st.gro_flush()
+    budgeted = self.params["tx_clean"] == "budgeted" or "leak-at-teardown" in self.faults
+    rec.call("ring_deinit", 0.0, "tx|%s", "one budgeted pass" if budgeted else "free every buffer")
+    if budgeted:
+        st.tx_clean(self.params["budget"], rec.t)
+    else:
+        st.tx_clean(1 << 30, rec.t, everything=True)
+    if self.bus == "pcie":
+        rec.call("ring_deinit", 0.0, "rx")
+        for d in self.ring.descs:
+            if d.buf is not None:
+                if d.done:
+                    d.done = False
+                self.strategy.deinit(d)
+    while self.rx_ind:
+        buf, _ = self.rx_ind.popleft()
+        self.strategy.free_data(buf, False)
+    while st.sockq:                     # the socket is closed: unread skbs are freed
+        skb = st.sockq.popleft()
+        rec.call("consume_skb", 0.0, "skb#%s|socket closed", skb.id)
+        st.free_skb(skb, head_in_napi=False, pp_direct=False)
+    if self.pool is not None:
+        self.pool.destroy()
+        if self.pool.inflight() > 0:
+            self.engine.at(int(rec.t) + DEFER_TIME_NS, _retry, self)
+    self.cpu_free = rec.t
+    self.engine.run_until(int(rec.t) + wait_ns)
+    _audit(self, budgeted)
+
+
+def _retry(self) -> None:
+    rec = self.rec
+    rec.ctx = "process"
+    rec.t = self.engine.now
+    if self.pool.release_retry(self.engine.now):
+        self.engine.at(self.engine.now + DEFER_TIME_NS, _retry, self)
+
+
+def _audit(self, budgeted: bool) -> None:
+    rec = self.rec
+    acc = self.accounting()
+    pool_pages = acc["pool_inflight"]
+    leaked = acc["live_mappings"] - pool_pages
+    if leaked > 0:
+        rec.violate("leak-at-teardown",
+                    f"DMA-API: device driver has pending DMA allocations while released from device "
+                    f"[count={leaked}]" + (" (TX buffers stranded by a budgeted ring deinit)" if budgeted else ""))
+
+
+def accounting(self) -> dict[str, int]:
+    """What is still held. After a clean teardown every entry but the caches is zero."""
+    acc = {
+        "live_mappings": len(self.dma.live),
+        "swiotlb_used_slots": self.swiotlb.used_slots if self.swiotlb else 0,
+        "pool_inflight": self.pool.inflight() if self.pool else 0,
+        "skb_heads_in_use": self.heads.in_use,
+        "tx_pending": len(self.stack.tx),
+        "socket_queue": len(self.stack.sockq),
+        "iommu_mapped_pages": self.iommu.mapped_pages if self.iommu else 0,
+    }
+    strat = self.strategy
+    slab = getattr(strat, "slab", None)
+    acc["rx_buffers_in_use"] = slab.in_use if slab is not None else 0
+    if self.sdio_slab is not None:
+        acc["rx_buffers_in_use"] = self.sdio_slab.in_use
+    return acc

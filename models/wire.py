@@ -1,0 +1,81 @@
+"""The sender on the other end of the wire (or the air): when each frame arrives.
+
+- udp: open loop, one frame every (mtu + 38) * 8 / rate seconds (38 bytes of
+  Ethernet header, FCS, preamble and inter-frame gap), whatever happens to it.
+- tcp: a bulk sender limited by its window. Segment k may leave the sender
+  once segment k - window has been acknowledged, and the receiver's socket
+  buffer (unread data, `rcvbuf` segments) bounds it too. An ACK sent at time t
+  lets new segments arrive from t + rtt on. That is ACK clocking, so the
+  receiver's ACK policy and CPU speed shape the arrival pattern, as on a real
+  link.
+
+Arrivals are computed lazily: the device asks for every arrival up to the
+CPU's current time, so the model needs no event per frame on the wire.
+Simplification: a dropped TCP segment is resent one RTT later; there is no
+congestion control (the window is fixed).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+ETH_OVERHEAD = 38          # header 14 + FCS 4 + preamble 8 + IFG 12
+TCP_IP_HEADERS = 52        # IPv4 20 + TCP 20 + timestamps 12
+
+
+class Wire:
+    __slots__ = ("tcp", "mtu", "mss", "ser_ns", "rtt", "window", "rcvbuf", "sent", "acked", "read",
+                 "next_t", "openings", "retx", "limit_seen")
+
+    def __init__(self, traffic: str, mtu: int, link_bps: int, rate_bps: int, rtt_ns: int,
+                 window: int, rcvbuf: int) -> None:
+        self.tcp = traffic == "tcp"
+        self.mtu = mtu
+        self.mss = mtu - TCP_IP_HEADERS if self.tcp else mtu - 28
+        bps = min(link_bps, rate_bps)
+        self.ser_ns = (mtu + ETH_OVERHEAD) * 8 * 1_000_000_000 / bps
+        self.rtt = rtt_ns
+        self.window = window
+        self.rcvbuf = rcvbuf
+        self.sent = 0              # segments that have left the sender
+        self.acked = 0             # highest cumulative ACK the sender has seen
+        self.read = 0              # segments the application has read
+        self.next_t = 0.0          # earliest time the next frame can arrive
+        self.openings: deque[tuple[int, int]] = deque()   # (time, new ack level) in flight back
+        self.retx = 0
+
+    def _limit(self) -> int:
+        return min(self.acked + self.window, self.read + self.rcvbuf)
+
+    def next_arrival(self, now: float) -> float | None:
+        """Time of the next arrival, or None while the sender is blocked."""
+        if not self.tcp:
+            return self.next_t
+        while self.sent >= self._limit():
+            if not self.openings:
+                return None
+            t_open, level = self.openings.popleft()
+            if level > self.acked:
+                self.acked = level
+            if t_open > self.next_t:
+                self.next_t = t_open
+        return self.next_t
+
+    def take(self) -> float:
+        """Consume the arrival at next_t; returns its time."""
+        t = self.next_t
+        self.sent += 1
+        self.next_t = t + self.ser_ns
+        return t
+
+    def on_ack(self, t: float, level: int) -> None:
+        self.openings.append((int(t + self.rtt), level))
+
+    def on_read(self, segments: int) -> None:
+        self.read += segments
+
+    def on_drop(self) -> None:
+        """A TCP segment was lost at the NIC: it goes again (simplified retransmit)."""
+        if self.tcp:
+            self.sent -= 1
+            self.retx += 1
