@@ -1,0 +1,43 @@
+"""Fitting one unknown platform parameter to one published *before* figure.
+
+Only a lesson's *before* figures may be used: the *after* must come out of
+the model as a prediction. `fit()` bisects a monotonic relation between one
+parameter and one metric of one variant; `tests/unit/test_lessons.py`
+re-runs it to show each lesson's stored value is the fit, not a hand-tuned
+number.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .sim import Sim
+
+
+def measure(prm: dict[str, Any], metric: str, frames: int) -> float:
+    sim = Sim(prm)
+    sim.run_frames(max(1, frames // 10))
+    sim.mark()
+    sim.run_frames(frames)
+    return float(sim.metrics()[metric])
+
+
+def fit(prm: dict[str, Any], param: str, metric: str, target: float, lo: float, hi: float,
+        frames: int = 20000, tol: float = 0.002, steps: int = 30,
+        run: Callable[[dict[str, Any], str, int], float] = measure) -> float:
+    """The value of `param` in [lo, hi] that makes `metric` hit `target` (relative tolerance `tol`)."""
+    f_lo = run({**prm, param: lo}, metric, frames) - target
+    f_hi = run({**prm, param: hi}, metric, frames) - target
+    if f_lo * f_hi > 0:
+        raise ValueError(f"{param} in [{lo}, {hi}] does not bracket {metric}={target} "
+                         f"(got {f_lo + target:.3f} .. {f_hi + target:.3f})")
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        f_mid = run({**prm, param: mid}, metric, frames) - target
+        if abs(f_mid) <= tol * abs(target):
+            return mid
+        if f_lo * f_mid <= 0:
+            hi, f_hi = mid, f_mid
+        else:
+            lo, f_lo = mid, f_mid
+    return (lo + hi) / 2

@@ -1,0 +1,149 @@
+"""Replaying a lesson: every variant in lockstep, step by step, with exact step-back.
+
+All variants receive the same number of frames at every step (the step's
+`run` decides how many, on the variant the step shows), so a compare view
+is always fair. Going back is exact: after each step the whole model is
+snapshotted (a deep copy); going to step k restores the nearest snapshot at
+or before k and replays forward deterministically.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from .lesson.schema import Check, Lesson
+from .sim import Sim
+
+_OPS = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
+
+
+@dataclass
+class StepNote:
+    """What happened when a step ran (for `rxviz check` and the status line)."""
+    step: int
+    frames: int
+    reached: bool = True
+
+
+@dataclass
+class CheckResult:
+    check: Check
+    ok: bool
+    actual: Any
+    message: str
+
+
+class LessonRun:
+    def __init__(self, lesson: Lesson, *, sets: dict[str, Any] | None = None, trace: int = 400,
+                 faults: tuple[str, ...] = ()) -> None:
+        self.lesson = lesson
+        self.sets = dict(sets or {})
+        self.trace = trace
+        self.faults = faults
+        self.names = list(lesson.variants)
+        self.step = 0                      # steps applied so far (0 = the scenario as set up)
+        self.sims = self._fresh()
+        self.notes: list[StepNote] = []
+        self._snaps: dict[int, tuple[dict[str, Sim], list[StepNote]]] = {0: (copy.deepcopy(self.sims), [])}
+
+    def _fresh(self) -> dict[str, Sim]:
+        out = {}
+        for name in self.names:
+            prm = self.lesson.params_for(name)
+            prm.update(self.sets)
+            out[name] = Sim(prm, trace=self.trace, faults=self.faults)
+        return out
+
+    @property
+    def total(self) -> int:
+        return len(self.lesson.steps)
+
+    def shown(self, k: int | None = None) -> str:
+        """The variant step k (1-based; default the current one) shows."""
+        k = self.step if k is None else k
+        if k <= 0:
+            return self.lesson.steps[0].show or self.names[0]
+        return self.lesson.steps[k - 1].show or self.names[0]
+
+    def _apply(self, index: int) -> None:
+        step = self.lesson.steps[index]
+        run = step.run
+        note = StepNote(index + 1, 0)
+        if run is not None:
+            lead = self.sims[step.show or self.names[0]]
+            if run.kind == "frames":
+                for sim in self.sims.values():
+                    sim.run_frames(run.frames)
+                note.frames = run.frames
+            elif run.kind == "until":
+                start = lead.processed
+                note.reached = lead.run_until(run.call, run.count, run.limit)
+                note.frames = lead.processed - start
+                for sim in self.sims.values():
+                    if sim is not lead:
+                        sim.run_frames(note.frames)
+            elif run.kind == "teardown":
+                for sim in self.sims.values():
+                    sim.teardown(run.wait_ns)
+        self.notes.append(note)
+        self.step = index + 1
+        self._snaps[self.step] = (copy.deepcopy(self.sims), list(self.notes))
+
+    def forward(self) -> bool:
+        if self.step >= self.total:
+            return False
+        self._apply(self.step)
+        return True
+
+    def goto(self, k: int) -> None:
+        """Go to step k (0..total): restore the nearest snapshot, replay the rest."""
+        k = max(0, min(self.total, k))
+        base = max(i for i in self._snaps if i <= k)
+        sims, notes = self._snaps[base]
+        self.sims = copy.deepcopy(sims)
+        self.notes = list(notes)
+        self.step = base
+        while self.step < k:
+            self._apply(self.step)
+
+    def back(self) -> bool:
+        if self.step == 0:
+            return False
+        self.goto(self.step - 1)
+        return True
+
+    def reset(self) -> None:
+        self.goto(0)
+
+    def run_to_end(self) -> None:
+        while self.forward():
+            pass
+
+    # -- checks ------------------------------------------------------------------
+    def evaluate(self, check: Check) -> CheckResult:
+        sim = self.sims[check.variant]
+        if check.kind == "violation":
+            found = any(v.name == check.name for v in sim.rec.violations)
+            ok = found == check.present
+            want = "reported" if check.present else "not reported"
+            return CheckResult(check, ok, found, f"{check.variant}: violation {check.name} {want}"
+                               + ("" if ok else f" (it was {'reported' if found else 'not reported'})"))
+        if check.kind == "metric":
+            actual = sim.metrics().get(check.name)
+        elif check.name == "swiotlb_bounce_bytes":
+            actual = sim.rec.bounce_bytes
+        else:
+            actual = sim.rec.counts.get(check.name, 0)
+        ok = actual is not None and _OPS[check.op](actual, check.value)
+        return CheckResult(check, ok, actual,
+                           f"{check.variant}: {check.name} {check.op} {check.value:g}"
+                           + ("" if ok else f" failed: it is {actual}"))
+
+    def check_all(self) -> list[CheckResult]:
+        self.run_to_end()
+        return [self.evaluate(c) for c in self.lesson.checks]

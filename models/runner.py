@@ -1,0 +1,146 @@
+"""Running lessons headless: variants, the headline against the paper, replay and checks.
+
+This is what `rxviz run`, `rxviz check`, `rxviz trace`, the tests and the TUI
+share. A lesson says what to run; everything reported here comes out of the
+simulation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from . import params as P
+from .lesson.schema import Lesson
+from .sim import FAULTS, Sim
+
+WARMUP_FRACTION = 0.1
+
+
+class BadSetting(ValueError):
+    """A --set KEY=VALUE that names no parameter or has a bad value."""
+
+
+def parse_sets(items: Iterable[str]) -> dict[str, Any]:
+    """`["ram=8GiB", "iommu=strict"]` -> parsed values; raises BadSetting with one clear sentence."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise BadSetting(f"--set {item!r}: expected KEY=VALUE, e.g. --set ram=8GiB")
+        if key not in P.PARAMS:
+            hint = P.suggest(key)
+            raise BadSetting(f"--set {key}: unknown parameter" + (f" (did you mean {hint!r}?)" if hint else "")
+                             + "; `rxviz run --help` lists them")
+        try:
+            out[key] = P.parse_value(key, raw.strip())
+        except ValueError as e:
+            raise BadSetting(f"--set {key}={raw}: {e}") from None
+    return out
+
+
+def check_faults(faults: Iterable[str]) -> list[str]:
+    out = []
+    for f in faults:
+        if f not in FAULTS:
+            raise BadSetting(f"--inject {f}: unknown fault; known faults are {', '.join(FAULTS)}")
+        out.append(f)
+    return out
+
+
+@dataclass
+class VariantResult:
+    name: str
+    params: dict[str, Any]
+    counters: dict[str, int]
+    metrics: dict[str, Any]
+    violations: list[dict[str, Any]]
+    warnings: list[dict[str, Any]]
+    accounting: dict[str, int] = field(default_factory=dict)
+
+
+def variant_params(lesson: Lesson, variant: str, sets: dict[str, Any] | None = None) -> dict[str, Any]:
+    prm = lesson.params_for(variant)
+    prm.update(sets or {})
+    return prm
+
+
+def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
+               faults: Iterable[str] = (), teardown: bool = True) -> VariantResult:
+    sim = Sim(prm, seed=seed, faults=tuple(faults))
+    warm = max(1, int(frames * WARMUP_FRACTION))
+    sim.run_frames(warm)
+    sim.mark()
+    sim.run_frames(frames)
+    metrics = sim.metrics()
+    counters = sim.rec.counters()
+    if teardown:
+        sim.teardown()
+    return VariantResult(
+        name=name,
+        params={k: _jsonable(v) for k, v in prm.items()},
+        counters=counters,
+        metrics=metrics,
+        violations=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.violations],
+        warnings=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.warnings[:20]],
+        accounting=sim.accounting(),
+    )
+
+
+def _jsonable(v: Any) -> Any:
+    return v if isinstance(v, (int, float, str, bool)) or v is None else str(v)
+
+
+def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames: int | None = None,
+               seed: int = 0, sets: dict[str, Any] | None = None, faults: Iterable[str] = ()) -> dict[str, Any]:
+    """The `rxviz run --json` object."""
+    names = list(variants) if variants else list(lesson.variants)
+    frames = frames or lesson.headline.frames
+    results = {n: run_params(n, variant_params(lesson, n, sets), frames, seed=seed, faults=faults) for n in names}
+    return {
+        "lesson": lesson.id,
+        "frames": frames,
+        "seed": seed,
+        "variants": {n: {"params": r.params, "counters": r.counters, "metrics": r.metrics,
+                         "violations": r.violations, "warnings": r.warnings, "accounting": r.accounting}
+                     for n, r in results.items()},
+        "headline": headline(lesson, {n: r.metrics for n, r in results.items()}),
+    }
+
+
+def headline(lesson: Lesson, metrics: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """Paper versus model, with the tolerance the project promises and whether it holds."""
+    paper = lesson.paper
+    if paper is None:
+        return None
+    b, a = lesson.headline.before, lesson.headline.after
+    mb = metrics.get(b, {}).get(paper.metric)
+    ma = metrics.get(a, {}).get(paper.metric)
+    out: dict[str, Any] = {
+        "metric": paper.metric, "unit": paper.unit, "compare": paper.compare,
+        "paper": {"before": paper.before, "after": paper.after},
+        "model": {"before": mb, "after": ma},
+        "fitted": [{"param": f.param, "value": _jsonable(lesson.scenario.get(f.param)), "to": f.to, "note": f.note}
+                   for f in lesson.fitted],
+        "source": paper.source,
+    }
+    if mb is None or ma is None:
+        out["within"] = None
+        return out
+    before_err = (mb - paper.before) / paper.before * 100 if paper.before else 0.0
+    out["before_error_pct"] = round(before_err, 2)
+    if paper.compare == "change":
+        pd, md = paper.after - paper.before, ma - mb
+        err = (md - pd) / pd * 100 if pd else 0.0
+        out["paper"]["change"] = round(pd, 3)
+        out["model"]["change"] = round(md, 3)
+        out["change_error_pct"] = round(err, 2)
+        out["within"] = abs(before_err) <= 5 and (md * pd > 0) and abs(err) <= 50
+        out["tolerance"] = "before within ±5%; change of the same sign and within ±50% of the published change"
+    else:
+        err = (ma - paper.after) / paper.after * 100 if paper.after else 0.0
+        out["after_error_pct"] = round(err, 2)
+        out["within"] = abs(before_err) <= 5 and abs(err) <= 15
+        out["tolerance"] = "before within ±5% (fitted); after within ±15% (predicted)"
+    return out
