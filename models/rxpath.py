@@ -86,7 +86,7 @@ class PerFrame(Strategy):
         rec = self.rec
         phys = self.slab.alloc()
         buf = Buf(self._new_id(), phys, self.size, "rx_buffer", "free")
-        rec.call("kmalloc", self.p.kmalloc_ns, "buf#%s|%s bytes at %#x (%s)", buf.id, self.size, phys, self.sim.mem.zone_of(phys))
+        rec.call("kmalloc", self.p.kmalloc_ns, "buf#%s|%s bytes at %#x", buf.id, self.size, phys)
         move(buf, "kmalloc")
         m = self.dma.map(phys, self.size, self.dir, "dma_map_single")
         if m is None:

@@ -47,13 +47,13 @@ class Violation:
 
 
 class Recorder:
-    __slots__ = ("counts", "cpu_ns", "cat_ns", "ctx", "t", "events", "seq", "violations", "warnings",
-                 "bounce_bytes")
+    __slots__ = ("counts", "cpu_ns", "cost", "ctx", "t", "events", "seq", "violations", "warnings",
+                 "bounce_bytes", "call")
 
     def __init__(self, trace: int = 0) -> None:
         self.counts: dict[str, int] = dict.fromkeys(CALLS, 0)
-        self.cpu_ns: dict[str, float] = {"hardirq": 0.0, "softirq": 0.0, "process": 0.0, "app": 0.0}
-        self.cat_ns: dict[str, float] = dict.fromkeys(CATEGORIES, 0.0)
+        self.cpu_ns: dict[str, float] = {"hardirq": 0.0, "softirq": 0.0, "process": 0.0, "app": 0.0, "device": 0.0}
+        self.cost: dict[str, float] = dict.fromkeys(CALLS, 0.0)     # CPU ns per kernel call
         self.ctx = "process"
         self.t = 0.0           # the CPU's clock inside the current scheduling point
         self.events: deque[Event] | None = deque(maxlen=trace) if trace else None
@@ -61,27 +61,38 @@ class Recorder:
         self.violations: list[Violation] = []
         self.warnings: list[Violation] = []   # what the kernel would print that is not a driver bug
         self.bounce_bytes = 0
+        # Headless runs take the lean path; a trace buffer switches to the recording one.
+        self.call = self._call_traced if self.events is not None else self._call
 
-    def call(self, name: str, cost: float = 0.0, fmt: str = "", *args: Any) -> None:
-        """Account one kernel call. `fmt % args` ("obj|detail") is only formatted when tracing."""
+    def _call(self, name: str, cost: float = 0.0, fmt: str = "", *args: Any) -> None:
+        """Account one kernel call: its counter and, when it costs CPU, its time."""
         self.counts[name] += 1
         if cost:
             self.t += cost
-            if self.ctx != "device":
-                self.cpu_ns[self.ctx] += cost
-                self.cat_ns[_CATEGORY[name]] += cost
-        if self.events is not None:
-            self.seq += 1
-            obj, _, detail = (fmt % args if args else fmt).partition("|")
-            self.events.append(Event(self.seq, int(self.t), name, self.ctx, cost,
-                                     _CATEGORY[name], obj, detail))
+            self.cost[name] += cost
+            self.cpu_ns[self.ctx] += cost
+
+    def _call_traced(self, name: str, cost: float = 0.0, fmt: str = "", *args: Any) -> None:
+        """As _call, and record an Event; `fmt % args` ("obj|detail") is only formatted here."""
+        self._call(name, cost)
+        self.seq += 1
+        obj, _, detail = (fmt % args if args else fmt).partition("|")
+        self.events.append(Event(self.seq, int(self.t), name, self.ctx, cost, _CATEGORY[name], obj, detail))
+
+    @property
+    def cat_ns(self) -> dict[str, float]:
+        """CPU time by cost category, summed from the per-call costs."""
+        out = dict.fromkeys(CATEGORIES, 0.0)
+        for name, ns in self.cost.items():
+            if ns:
+                out[_CATEGORY[name]] += ns
+        return out
 
     def charge(self, name: str, cost: float) -> None:
         """CPU time for a call already counted (e.g. the bytes of a copy)."""
         self.t += cost
-        if self.ctx != "device":
-            self.cpu_ns[self.ctx] += cost
-            self.cat_ns[_CATEGORY[name]] += cost
+        self.cost[name] += cost
+        self.cpu_ns[self.ctx] += cost
 
     def violate(self, name: str, message: str, obj: str = "") -> None:
         self.violations.append(Violation(name, message, int(self.t), obj))

@@ -49,8 +49,9 @@ class Wire:
 
     def next_arrival(self, now: float) -> float | None:
         """Time of the next arrival, or None while the sender is blocked."""
-        if not self.tcp:
-            return self.next_t
+        sent = self.sent
+        if not self.tcp or (sent < self.acked + self.window and sent < self.read + self.rcvbuf):
+            return self.next_t       # the common case: the window is open
         while self.sent >= self._limit():
             if not self.openings:
                 return None

@@ -1,0 +1,124 @@
+"""The shipped lessons: they load, replay, pass their checks, and reproduce their patches.
+
+For each patch lesson the model's *before* must sit within ±5% of the paper
+(fitted parameters are allowed to get it there) and the *after*, a
+prediction, within ±15% — or, for the small ath9k and bgmac changes, the
+change must have the paper's sign and be within ±50% of its size. The
+"changed scenario" tests ask the model questions the patches do not answer
+and check it answers them as the hardware would.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from models.lesson import all_lessons, find_lesson, lesson_paths
+from models.replay import LessonRun
+from models.runner import run_lesson, run_params, variant_params
+
+REQUIRED = ["rx-basics", "ath9k-page-pool", "ath11k-36bit-dma-mask", "bgmac-napi-skb-cache",
+            "atlantic-page-pool", "ath10k-sdio-napi"]
+PATCH_LESSONS = REQUIRED[1:]
+
+
+def _ids() -> list[str]:
+    return [p.stem for p in lesson_paths()]
+
+
+def test_every_required_lesson_ships() -> None:
+    assert set(REQUIRED) <= set(_ids())
+    assert _ids()[0] == "rx-basics"
+
+
+@pytest.mark.parametrize("lesson_id", REQUIRED)
+def test_lesson_replays_and_passes_its_checks(lesson_id: str) -> None:
+    lesson = find_lesson(lesson_id)
+    run = LessonRun(lesson, trace=0)
+    results = run.check_all()
+    assert run.step == len(lesson.steps)
+    assert all(n.reached for n in run.notes), [n for n in run.notes if not n.reached]
+    failed = [r.message for r in results if not r.ok]
+    assert not failed, failed
+    assert results, "a lesson without checks proves nothing"
+
+
+@pytest.mark.parametrize("lesson_id", PATCH_LESSONS)
+def test_patch_lesson_shape(lesson_id: str) -> None:
+    lesson = find_lesson(lesson_id)
+    assert 8 <= len(lesson.steps) <= 20
+    assert {"before", "after"} <= set(lesson.variants)
+    assert lesson.patch is not None and lesson.paper is not None
+    assert lesson.fitted, "say what was fitted, even if it is only one parameter"
+    assert sum(1 for s in lesson.steps if s.ask) >= 1
+
+
+@pytest.mark.parametrize("lesson_id", PATCH_LESSONS)
+def test_headline_reproduces_the_paper(lesson_id: str) -> None:
+    lesson = find_lesson(lesson_id)
+    out = run_lesson(lesson, variants=["before", "after"])
+    head = out["headline"]
+    assert head["within"], head
+    for v in out["variants"].values():
+        assert v["violations"] == []
+
+
+def _metrics(lesson_id: str, variant: str, frames: int = 12000, **sets) -> dict:
+    lesson = find_lesson(lesson_id)
+    prm = variant_params(lesson, variant, sets)
+    return run_params(variant, prm, frames, teardown=False).__dict__
+
+
+def test_ath11k_less_ram_means_nothing_to_bounce() -> None:
+    # Below 3 GiB of RAM every buffer is below 4 GiB: even the 32-bit mask needs no SWIOTLB.
+    r = _metrics("ath11k-36bit-dma-mask", "before", ram=2 << 30)
+    assert r["counters"]["swiotlb_bounce"] == 0
+
+
+def test_ath11k_iommu_replaces_swiotlb() -> None:
+    r = _metrics("ath11k-36bit-dma-mask", "before", iommu="lazy")
+    assert r["counters"]["swiotlb_bounce"] == 0
+    assert r["counters"]["iommu_map"] > 0
+    assert r["counters"]["iotlb_sync"] == 0          # lazy: batched flushes only
+
+
+def test_ath11k_36bit_mask_bounces_only_above_64GiB() -> None:
+    r = _metrics("ath11k-36bit-dma-mask", "after", ram=80 << 30)
+    # ZONE_NORMAL is handed out from the top, which is above 64 GiB on this machine.
+    assert r["counters"]["swiotlb_bounce"] > 0
+    small = _metrics("ath11k-36bit-dma-mask", "after", ram=32 << 30)
+    assert small["counters"]["swiotlb_bounce"] == 0
+
+
+def test_atlantic_without_iommu_the_page_flip_is_fast_too() -> None:
+    strict = _metrics("atlantic-page-pool", "before")
+    off = _metrics("atlantic-page-pool", "before", iommu="off", untrusted=False)
+    assert off["metrics"]["throughput_mbps"] > 2 * strict["metrics"]["throughput_mbps"]
+
+
+def test_atlantic_rxpageorder_3_workaround_amortizes_the_unmaps() -> None:
+    o0 = _metrics("atlantic-page-pool", "before")
+    o3 = _metrics("atlantic-page-pool", "before", page_order=3)
+    assert o3["metrics"]["throughput_mbps"] > 2 * o0["metrics"]["throughput_mbps"]
+    per0 = o0["counters"]["dma_unmap_page"] / o0["metrics"]["frames_processed"]
+    per3 = o3["counters"]["dma_unmap_page"] / o3["metrics"]["frames_processed"]
+    assert per3 < per0 / 4
+
+
+def test_ath10k_smaller_bundle_means_more_acks_and_less_throughput() -> None:
+    b32 = _metrics("ath10k-sdio-napi", "after", frames=8000)
+    b8 = _metrics("ath10k-sdio-napi", "after", frames=8000, bundle=8)
+    assert b8["metrics"]["acks_per_segment"] == pytest.approx(1 / 8, rel=0.1)
+    assert b32["metrics"]["acks_per_segment"] == pytest.approx(1 / 32, rel=0.1)
+    assert b8["metrics"]["throughput_mbps"] < b32["metrics"]["throughput_mbps"]
+
+
+def test_bgmac_v619_cache_sizes_change_the_slab_traffic() -> None:
+    old = _metrics("bgmac-napi-skb-cache", "after", frames=6000)
+    new = _metrics("bgmac-napi-skb-cache", "after", frames=6000, napi_skb_cache_size=128,
+                   napi_skb_cache_bulk=32, napi_skb_cache_free=32)
+    assert old["counters"]["kmem_cache_alloc_bulk"] >= new["counters"]["kmem_cache_alloc_bulk"]
+
+
+def test_lessons_load_from_the_package_directory() -> None:
+    ids = [lesson.id for lesson in all_lessons()]
+    assert ids == _ids()
