@@ -184,6 +184,10 @@ class PagePool:
         """page_pool_put_page(..., -1, allow_direct) for one fragment."""
         page.pp_ref -= 1
         if page.pp_ref != 0:
+            if page.pp_ref < 0:
+                self.rec.violate("page-refcount-underflow",
+                                 f"page#{page.id}: a fragment was put back twice (pp_ref_count went negative)",
+                                 f"page#{page.id}")
             return
         self._recycle(page, allow_direct)
 

@@ -23,21 +23,19 @@ from typing import Any
 from . import lifecycle, params as P
 from .dma import DmaApi
 from .engine import Engine
-from .iommu import FQ_TIMEOUT_NS, Iommu
+from .iommu import Iommu
 from .memory import FOUR_GiB, PhysMem
-from .page_pool import DEFER_TIME_NS
 from .ring import Ring
 from .rxpath import STRATEGIES, Buf, PagePoolFrag, move
 from .skb import SkbHeads
 from .stack import Stack
 from .swiotlb import Swiotlb
 from .platform import make_platform
+from .sdio import HTC_HDR, SDIO_BLOCK, SdioBuffers, SdioHost  # noqa: F401
 from .trace import Recorder
 from .wire import Wire
 
 FAULTS = ("no-sync-for-cpu", "double-unmap", "wrong-direction", "mask-violation", "leak-at-teardown")
-SDIO_BLOCK = 256
-HTC_HDR = 8
 SIM_TIME_CAP_NS = 600 * 1_000_000_000
 
 
@@ -47,7 +45,7 @@ def full_params(values: dict[str, Any] | None = None) -> dict[str, Any]:
     return out
 
 
-class Sim:
+class Sim(SdioHost):
     def __init__(self, values: dict[str, Any] | None = None, *, seed: int = 0, trace: int = 0,
                  faults: tuple[str, ...] | list[str] = ()) -> None:
         self.params = prm = full_params(values)
@@ -134,7 +132,7 @@ class Sim:
         if self.bus != "pcie":
             from .memory import Slab
             self.sdio_slab = Slab(self.mem, prm["mtu"] + 64)
-            self.strategy = _SdioBuffers(self)
+            self.strategy = SdioBuffers(self)
         self.device_wake()
 
     # ------------------------------------------------------------------ device side
@@ -397,66 +395,6 @@ class Sim:
         if self.stack.sockq:
             self.wake_reader()
 
-    # ------------------------------------------------------------------ SDIO / USB bus
-    def bus_submit(self, duration: float, fn, arg: Any, what: str) -> None:
-        start = max(self.engine.now, self.bus_free)
-        self.bus_free = start + duration
-        self.bus_busy += duration
-        self.bus_log.append((int(start), int(self.bus_free), what))
-        self.engine.at(int(self.bus_free), fn, arg)
-
-    def _xfer_ns(self, nbytes: int) -> float:
-        blocks = (nbytes + SDIO_BLOCK - 1) // SDIO_BLOCK
-        return self.platform.sdio_xfer_ns + blocks * SDIO_BLOCK * 8 * 1e9 / self.platform.sdio_bps
-
-    def bus_write(self, nbytes: int, obj: Any) -> None:
-        self.bus_submit(self._xfer_ns(nbytes + HTC_HDR), self._bus_write_done, obj, "tx")
-
-    def _bus_write_done(self, obj: Any) -> None:
-        self._device_call("sdio_write", self.engine.now, "|ACK written")
-        self.stack.ack_written(obj)
-
-    def _sdio_irq_thread(self) -> None:
-        """ath10k_sdio_irq_handler: start reading a bundle of the frames the firmware holds."""
-        self.dev_advance(self.rec.t)
-        self._sdio_read_next()
-
-    def _sdio_read_next(self) -> None:
-        n = min(len(self.fw_q), self.params["bundle"])
-        if n == 0 or not self.dev_running:
-            self.sdio_reading = False
-            self.irq_on = True
-            self.device_wake()
-            return
-        self.sdio_reading = True
-        for _ in range(n):
-            self.fw_q.popleft()
-        per = ((self.params["mtu"] + 14 + HTC_HDR + SDIO_BLOCK - 1) // SDIO_BLOCK) * SDIO_BLOCK
-        self.bus_submit(self.platform.sdio_xfer_ns + n * per * 8 * 1e9 / self.platform.sdio_bps,
-                        self._sdio_read_done, n, f"rx bundle of {n}")
-
-    def _sdio_read_done(self, n: int) -> None:
-        """The bundle is in host memory: hand it to the RX work and read the next one at once."""
-        self._device_call("sdio_read_bundle", self.engine.now, "|%d frames", n)
-        self.proc_q.append(lambda: self._sdio_rx_bundle(n))
-        self.kick()
-        self.dev_advance(self.engine.now)
-        self._sdio_read_next()
-
-    def _sdio_rx_bundle(self, n: int):
-        """The async RX work: allocate the skbs, then deliver (before) or queue for NAPI (after)."""
-        length = self.params["mtu"] + 14
-        bufs = [self.strategy.alloc() for _ in range(n)]
-        if self.napi_polled:
-            self.rx_ind.extend((b, length) for b in bufs)
-            self._napi_schedule()
-            return True
-        self.proc_rx.extend((b, length) for b in bufs)
-        if self.proc_rx_queued:
-            return True
-        self.proc_rx_queued = True
-        return self._proc_rx_unit()
-
     # ------------------------------------------------------------------ timers
     def delack_timer(self, _: Any) -> None:
         st = self.stack
@@ -509,24 +447,3 @@ class Sim:
 
     from .teardown import teardown, accounting  # noqa: E402  (methods defined in their own module)
     from .metrics import mark, metrics  # noqa: E402
-
-
-class _SdioBuffers:
-    """ath10k_sdio_mbox_alloc_rx_pkt: one dev_alloc_skb-sized buffer per frame (the MMC core's DMA is not modelled)."""
-
-    def __init__(self, sim: Sim) -> None:
-        self.sim = sim
-        self._ids = 0
-
-    def alloc(self) -> Buf:
-        self._ids += 1
-        phys = self.sim.sdio_slab.alloc()
-        self.sim.rec.call("kmalloc", self.sim.platform.kmalloc_ns, "buf#%s|RX skb data", self._ids)
-        return Buf(self._ids, phys, self.sim.sdio_slab.obj_size, "", "")
-
-    def free_data(self, buf: Buf, in_napi: bool) -> None:
-        self.sim.rec.call("kfree", self.sim.platform.kfree_ns, "buf#%s", buf.id)
-        self.sim.sdio_slab.free(buf.phys)
-
-
-_ = (DEFER_TIME_NS, FQ_TIMEOUT_NS)
