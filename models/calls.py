@@ -104,6 +104,7 @@ COUNTERS = (
 METRICS = (
     "throughput_mbps", "cpu_percent", "sim_time_s", "frames_delivered", "frames_dropped",
     "cpu_ns_per_frame", "acks_per_segment", "segments_per_skb", "bus_percent",
+    "app_cpu_percent", "frames_processed", "swiotlb_share", "cpu_percent_outside_swiotlb",
 )
 
 # Views a lesson step may focus (the TUI draws each from the model).

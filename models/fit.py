@@ -41,3 +41,39 @@ def fit(prm: dict[str, Any], param: str, metric: str, target: float, lo: float, 
         else:
             lo, f_lo = mid, f_mid
     return (lo + hi) / 2
+
+
+def refit_lesson(lesson, frames: int = 15000, rounds: int = 3) -> dict[str, float]:
+    """Re-fit every parameter a lesson declares with a `target`, in order, a few rounds.
+
+    Several targets can interact (ath11k fits the SWIOTLB share and the rest of
+    the CPU); alternating the one-dimensional fits converges in a few rounds.
+    """
+    targets = [f for f in lesson.fitted if f.metric]
+    values: dict[str, float] = {}
+    for _ in range(rounds if len(targets) > 1 else 1):
+        for f in targets:
+            prm = lesson.params_for(f.variant)
+            prm.update(values)
+            values[f.param] = fit(prm, f.param, f.metric, f.value, f.lo, f.hi, frames=frames)
+    return values
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m models.fit LESSON`: print the fitted values a lesson should store."""
+    import sys
+
+    from .lesson import find_lesson
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m models.fit LESSON", file=sys.stderr)
+        return 2
+    lesson = find_lesson(args[0])
+    for name, value in refit_lesson(lesson).items():
+        print(f"{name}: {value:.6g}   (stored: {lesson.scenario.get(name)})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -17,7 +17,7 @@ from typing import Any
 def _state(self) -> dict[str, Any]:
     rec = self.rec
     return {
-        "t": max(self.engine.now, int(self.cpu_free)),
+        "t": max(self.engine.now, int(self.cpu_free), int(self.rec.t)),
         "cpu": rec.cpu_ns["hardirq"] + rec.cpu_ns["softirq"] + rec.cpu_ns["process"],
         "app": rec.cpu_ns.get("app", 0.0),
         "cats": dict(rec.cat_ns),
@@ -62,4 +62,5 @@ def metrics(self) -> dict[str, Any]:
         "segments_per_skb": round(delivered / skbs, 2) if skbs else 0.0,
         "bus_percent": round(100.0 * (now["bus"] - base["bus"]) / dt, 2),
         "swiotlb_share": round(cats.get("swiotlb", 0.0) / cpu, 4) if cpu else 0.0,
+        "cpu_percent_outside_swiotlb": round(100.0 * (cpu - cats.get("swiotlb", 0.0)) / dt, 2),
     }

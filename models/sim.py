@@ -378,7 +378,8 @@ class Sim(SdioHost):
                 self.kick()
         elif not self.app_queued:
             self.app_queued = True
-            self.engine.at(int(max(self.engine.now, self.app_free)), self._app, None)
+            # The reader can start once the skb is queued (rec.t), not when the poll began.
+            self.engine.at(-int(-max(self.engine.now, self.rec.t, self.app_free) // 1), self._app, None)
 
     def _reader_unit(self) -> None:
         self.proc_reader_queued = False

@@ -135,7 +135,9 @@ class Stack:
     # -- the protocol stack ----------------------------------------------------------------
     def netif_receive_skb(self, skb) -> None:
         rec = self.rec
-        rec.call("netif_receive_skb", self.p.stack_skb_ns + (skb.segs - 1) * self.p.stack_seg_ns,
+        # Per skb: the protocol headers once (what GRO saves); per segment: the work every
+        # segment's data needs whichever way it arrives (accounting, queueing, checksums).
+        rec.call("netif_receive_skb", self.p.stack_skb_ns + skb.segs * self.p.stack_seg_ns,
                  "skb#%s|len %s segs %s", skb.id, skb.len, skb.segs)
         for buf in skb.bufs:
             if buf.machine:
@@ -144,6 +146,12 @@ class Stack:
         if self.forward or not self.tcp:
             rec.call("ip_forward", self.p.forward_ns, "skb#%s", skb.id)
             self.free_skb(skb, head_in_napi=False, pp_direct=False)
+            if self.tcp:
+                # Routed TCP: the receiver behind us reads and ACKs; its ACKs open the window.
+                self.rcv_level += skb.segs
+                self.sim.wire.on_read(skb.segs)
+                self.sim.wire.on_ack(rec.t, self.rcv_level)
+                self.sim.device_wake()
             return
         self.sockq.append(skb)
         self.unacked += skb.segs

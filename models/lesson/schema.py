@@ -98,6 +98,12 @@ class Fitted:
     param: str
     to: str
     note: str = ""
+    # Machine-readable target, so a test can re-fit and show the stored value is the fit:
+    metric: str = ""               # a models.calls.METRICS name, measured on `variant`
+    value: float | None = None
+    variant: str = ""              # never the headline's after variant
+    lo: float | None = None        # the bracket the fit searches
+    hi: float | None = None
 
 
 @dataclass(frozen=True)

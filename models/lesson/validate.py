@@ -215,13 +215,23 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
 
     fitted = []
     for i, node in enumerate(v.seq(top.opt("fitted"), "fitted", 0, 1000)):
-        p = _Map(v, node, f"fitted[{i}]", ("param", "to"), ("note",))
+        p = _Map(v, node, f"fitted[{i}]", ("param", "to"), ("note", "target"))
         name = p.get("param", "choice", params.PARAMS, "parameter")
         if name not in scenario and not any(name in o for o in variants.values()):
             p.fail("param", f"{name!r} is not set in scenario or variants")
         if "paper.after" in (to := p.get("to", "text")):
             p.fail("to", "only the before figure may be fitted; the after figure is the prediction")
-        fitted.append(Fitted(name, to, p.get("note", "text", default="")))
+        target: dict[str, Any] = {}
+        if (tnode := p.opt("target")) is not None:
+            t = _Map(v, tnode, f"fitted[{i}].target", ("metric", "value", "range"), ("variant",))
+            target["metric"] = t.get("metric", "choice", calls.METRICS, "metric")
+            target["value"] = t.get("value", "number")
+            target["variant"] = t.get("variant", "choice", variants, "variant", default=hb)
+            if target["variant"] == ha and ha:
+                t.fail("variant", "only the before variant may be fitted; the after variant is the prediction")
+            bounds = v.seq(t.vals["range"], t.at("range"), 2, 2)
+            target["lo"], target["hi"] = (v.number(b, t.at("range")) for b in bounds)
+        fitted.append(Fitted(name, to, p.get("note", "text", default=""), **target))
 
     node = top.opt("pseudocode")   # variant -> lines, numbered from 1 by step `code`
     pseudocode = {v.choice(k, "pseudocode", variants, "variant"): tuple(v.text(t, f"pseudocode.{k.value}").rstrip("\n")
