@@ -260,7 +260,9 @@ class PagePoolFrag(Strategy):
     def __init__(self, sim) -> None:
         super().__init__(sim)
         params = sim.params
-        align = max(self.p.cacheline, 64)
+        # page_pool_alloc_frag rounds to dma_get_cache_alignment(): the cache line on a
+        # non-coherent CPU, 1 on x86.
+        align = 1 if self.p.coherent else self.p.cacheline
         frag = params["frag_size"] or self.size
         self.frag = (frag + align - 1) // align * align
         pp_dir = BIDIRECTIONAL if (self.dir == BIDIRECTIONAL or params["xdp"] == "tx") else FROM_DEVICE
@@ -283,7 +285,9 @@ class PagePoolFrag(Strategy):
     def receive(self, desc):
         buf = desc.buf
         if "no-sync-for-cpu" not in self.faults:
-            self.dma.sync_for_cpu(buf.map, buf.offset, desc.len, self._sync_dir(self.dir))
+            # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
+            length = self.size if self.dir == BIDIRECTIONAL else desc.len
+            self.dma.sync_for_cpu(buf.map, buf.offset, length, self._sync_dir(self.dir))
             move(buf, "dma_sync_single_for_cpu")
         if buf.state != "cpu-synced":
             self.rec.violate("no-sync-for-cpu",
