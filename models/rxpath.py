@@ -266,6 +266,7 @@ class PagePoolFrag(Strategy):
         frag = params["frag_size"] or self.size
         self.frag = (frag + align - 1) // align * align
         pp_dir = BIDIRECTIONAL if (self.dir == BIDIRECTIONAL or params["xdp"] == "tx") else FROM_DEVICE
+        self.status_in_buffer = self.dir == BIDIRECTIONAL     # the driver asked for it (ath9k EDMA)
         self.dir = pp_dir
         self.pool = PagePool(sim, params["page_order"], params["pool_size"], pp_dir, self.size, sync_dev=False)
 
@@ -286,7 +287,7 @@ class PagePoolFrag(Strategy):
         buf = desc.buf
         if "no-sync-for-cpu" not in self.faults:
             # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
-            length = self.size if self.dir == BIDIRECTIONAL else desc.len
+            length = self.size if self.status_in_buffer else desc.len
             self.dma.sync_for_cpu(buf.map, buf.offset, length, self._sync_dir(self.dir))
             move(buf, "dma_sync_single_for_cpu")
         if buf.state != "cpu-synced":
