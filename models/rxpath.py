@@ -195,6 +195,10 @@ class PageFlip(Strategy):
         pg = self._new_page()
         if pg is None:
             return False
+        if self.sim.filling and self.page_bytes > self.SLICE:
+            # The ring has been running a while: its pages are at different slices, not all
+            # at offset 0 (which would make every descriptor flip and unmap in lockstep).
+            pg.off = self.sim.rng.randrange(self.page_bytes // self.SLICE) * self.SLICE
         move(pg, "post")
         self.sim.ring.post(desc, self._slice(pg))
         return True

@@ -17,6 +17,7 @@ the bus, and TCP's ACKs are written back over the same bus.
 from __future__ import annotations
 
 import copy
+import random
 from collections import deque
 from typing import Any
 
@@ -123,11 +124,14 @@ class Sim(SdioHost):
         self.pool = self.strategy.pool if isinstance(self.strategy, PagePoolFrag) else None
         self.stack = Stack(self)
         self._bufs = 0
+        self.rng = random.Random(seed)
         if self.strategy is not None:
             rec.ctx = "process"
+            self.filling = True
             for d in self.ring.descs:
                 if not self.strategy.fill(d):
                     break
+            self.filling = False
         self.sdio_slab = None
         if self.bus != "pcie":
             from .memory import Slab
