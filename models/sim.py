@@ -125,6 +125,7 @@ class Sim(SdioHost):
         self.stack = Stack(self)
         self._bufs = 0
         self.rng = random.Random(seed)
+        self.driver_rx_ns = p.driver_rx_ns
         if self.strategy is not None:
             rec.ctx = "process"
             self.filling = True
@@ -290,16 +291,20 @@ class Sim(SdioHost):
                 self.stack.tx_clean(budget, rec.t)
         pcie = self.bus == "pcie"
         ring = self.ring
+        descs = ring.descs
+        wire = self.wire
+        rx_desc = self._rx_desc
         while self.work < budget:
             if self.processed >= self.stop_at:
                 rec.ctx = "softirq"
                 return self._suspend(self._resume_poll)
             if pcie:
-                self.dev_advance(rec.t)
-                desc = ring.next_done()
-                if desc is None:
+                if wire.next_t <= rec.t:          # a frame may have arrived (cheap test first)
+                    self.dev_advance(rec.t)
+                desc = descs[ring.clean_idx]
+                if not desc.done:
                     break
-                self._rx_desc(desc, True)
+                rx_desc(desc, True)
             elif self.rx_ind:
                 buf, length = self.rx_ind.popleft()
                 self._rx_buf(buf, length, True)
@@ -324,11 +329,11 @@ class Sim(SdioHost):
         return self._poll()
 
     def _rx_desc(self, desc, in_napi: bool) -> None:
-        rec = self.rec
-        rec.charge("napi_poll", self.platform.driver_rx_ns)
+        self.rec.charge("napi_poll", self.driver_rx_ns)
         length = desc.len
         buf, xdp = self.strategy.receive(desc)
-        self.ring.advance_clean()
+        ring = self.ring
+        ring.clean_idx = (ring.clean_idx + 1) % ring.size
         self.processed += 1
         if buf is None:
             self.dropped += 1
