@@ -1,0 +1,223 @@
+"""The `rxviz` command line: argument parsing, dispatch and the exit-code contract.
+
+Every subcommand is a thin shell over `models` (see viz/cli_commands.py):
+the CLI simulates nothing itself. What this module owns is the promise made
+to users and scripts:
+
+    0  ok
+    1  a check or lesson problem was found
+    2  bad usage or unreadable input
+    3  the model's checker reported a violation
+    70 an internal error (a bug in rxviz: please report it)
+    130 interrupted (Ctrl-C)
+
+Bad input always produces ONE line on stderr, starting with "rxviz: ", that
+says what was wrong and what was expected; never a traceback. argparse's own
+usage errors are folded into the same one-line shape (see `_Parser.error`).
+
+Startup is kept fast for `--help` and `rxviz list`: rich is imported only
+when a table is printed, networkx only by `rxviz graph --format dot`
+(inside models.lifecycle), and textual never.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from typing import Sequence
+
+from .cli_commands import COMMANDS, CliError, fault_docs, positive_int, seed_int
+
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141   # 128 + SIGPIPE, as a shell reports `rxviz trace x | head`
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one `rxviz: ...` line and exit 2, not a usage dump.
+
+    `epilog_fn` builds the epilog only when help is printed, so ordinary runs
+    do not import the model's parameter registry just to describe it.
+    """
+
+    def __init__(self, *args, epilog_fn=None, **kw) -> None:
+        super().__init__(*args, **kw)
+        self.epilog_fn = epilog_fn
+
+    def format_help(self) -> str:
+        if self.epilog_fn is not None and self.epilog is None:
+            self.epilog = self.epilog_fn()
+        return super().format_help()
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        where = self.prog.removeprefix("rxviz").strip()
+        prefix = f"{where}: " if where else ""
+        raise CliError(f"{prefix}{message} (see '{self.prog} --help')", 2)
+
+
+def _fmt_default(param) -> str:
+    """A parameter's default written the way a person would type it for --set.
+
+    Sizes, rates and times are stored as plain integers; the candidate
+    spelling is kept only if the parameter's own parser reads it back to the
+    same value, so `ram` shows 16GiB while `ring_size` stays 256.
+    """
+    v = param.default
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int) and v > 0:
+        from models.units import fmt_size
+        candidates = [fmt_size(v)] if v >= 1024 else []
+        for div, unit in ((10**9, "Gbit"), (10**6, "Mbit"), (10**3, "kbit")):
+            if v % div == 0:
+                candidates.append(f"{v // div}{unit}")
+        for div, unit in ((10**9, "s"), (10**6, "ms"), (10**3, "us")):
+            if v % div == 0:
+                candidates.append(f"{v // div}{unit}")
+        for text in candidates:
+            try:
+                if param.parse(text) == v:
+                    return text
+            except ValueError:
+                continue
+    return str(v)
+
+
+def _run_epilog() -> str:
+    """Every scenario parameter (by group, with doc and default) and every fault."""
+    from models.params import PARAMS
+    groups: dict[str, list] = {}
+    for p in PARAMS.values():
+        groups.setdefault(p.group, []).append(p)
+    out = ["scenario parameters (--set KEY=VALUE; the same names lessons use):"]
+    for group, params in groups.items():
+        out.append(f"\n  {group}:")
+        for p in params:
+            default, doc = _fmt_default(p), p.doc
+            if p.default is None and p.group == "platform":
+                # Cost fields default to the chosen profile; show the generic profile's value.
+                from models.platform import PROFILES
+                doc = doc.replace(" (default: from the platform profile)", "")
+                default = f"the platform's; x86-generic {getattr(PROFILES['x86-generic'], p.name, '?')}"
+            text = doc + (f" [default: {default}]" if default else "")
+            head = f"    {p.name:<22}"
+            if len(head) > 26:
+                out.append(head.rstrip())
+                head = " " * 26
+            out.append(textwrap.fill(text, width=79, initial_indent=head, subsequent_indent=" " * 26))
+    out.append("\nfaults (--inject FAULT; each breaks one DMA-API rule on purpose):")
+    for name, doc in fault_docs().items():
+        out.append(textwrap.fill(doc, width=79, initial_indent=f"    {name:<22}", subsequent_indent=" " * 26))
+    out.append("\nexit codes: 0 ok, 2 bad usage or unreadable lesson, 3 the checker reported a violation")
+    return "\n".join(out)
+
+
+def _sim_options(p: argparse.ArgumentParser, frames_help: str) -> None:
+    p.add_argument("lesson", metavar="LESSON", help="a lesson id (see `rxviz list`) or a path to a .yaml file")
+    p.add_argument("--frames", type=positive_int, metavar="N", help=frames_help)
+    p.add_argument("--seed", type=seed_int, default=0, metavar="N", help="random seed (default 0)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scenario parameter in every variant (repeatable), e.g. --set ram=8GiB")
+    p.add_argument("--inject", action="append", default=[], metavar="FAULT",
+                   help="inject a named fault (repeatable); see the list below")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="rxviz", allow_abbrev=False,
+                     description="Watch a Linux NIC driver receive packets: a deterministic simulation "
+                                 "of RX buffers, with lessons built on real driver patches.",
+                     epilog="Run `rxviz` with no arguments for the lessons and a short tour.")
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def add(name: str, help: str, **kw) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help, allow_abbrev=False, **kw)
+
+    p = add("list", "the lessons: id, driver, title, steps")
+    p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+
+    p = add("check", "validate lessons, replay them and run their checks")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="lesson files (or ids); default: every lesson in the lessons directory")
+
+    raw = argparse.RawDescriptionHelpFormatter
+    p = add("run", "run a lesson headless: metrics, kernel counters and the paper-vs-model headline",
+            formatter_class=raw, epilog_fn=_run_epilog)
+    _sim_options(p, "frames per variant after a 10%% warm-up (default: the lesson's headline.frames)")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME",
+                   help="run only this variant (repeatable; default: every variant)")
+    p.add_argument("--json", action="store_true",
+                   help="print the result as JSON (lesson, frames, seed, variants, headline)")
+
+    p = add("trace", "the event log as text, one kernel call a line", formatter_class=raw,
+            epilog_fn=_run_epilog)
+    _sim_options(p, "frames to run (default 20)")
+    p.add_argument("--variant", metavar="NAME", help="the variant to trace (default: the lesson's first)")
+
+    p = add("graph", "a lifecycle state machine (default: list the machines)")
+    p.add_argument("machine", nargs="?", metavar="MACHINE", help="a machine name, e.g. rx_buffer or pp_page")
+    p.add_argument("--format", choices=("text", "dot", "mermaid"), default="text",
+                   help="text (default), Graphviz dot, or Mermaid stateDiagram")
+
+    # Placeholders until the TUI lands; any arguments are accepted and ignored.
+    add("play", "open a lesson in the interactive player (arrives with the TUI)")
+    add("screenshot", "SVG of the player at a step (arrives with the TUI)")
+    return parser
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command not in ("play", "screenshot"):
+        where = f"rxviz {args.command}" if args.command else "rxviz"
+        raise CliError(f"{where.removeprefix('rxviz').strip() + ': ' if args.command else ''}"
+                       f"unrecognized arguments: {' '.join(extra)} (see '{where} --help')", 2)
+    return args
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("rxviz")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _dispatch(argv: list[str]) -> int:
+    try:
+        args = _parse(argv)
+    except SystemExit as e:          # --help: argparse printed it and asked to exit
+        return e.code if isinstance(e.code, int) else 0
+    if args.version:
+        print(f"rxviz {_version()}")
+        return 0
+    return COMMANDS[args.command or "home"](args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `rxviz` and `python -m viz`; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        try:
+            return _dispatch(argv)
+        except CliError as e:
+            print(f"rxviz: {e.message}", file=sys.stderr)
+            return e.code
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`rxviz trace x | head`): stop quietly, and keep
+        # Python from complaining again when it flushes stdout at exit.
+        import os
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_BROKEN_PIPE
+    except Exception as e:  # the last resort: a bug, reported in one line
+        msg = " ".join(str(e).split()) or "(no message)"
+        print(f"rxviz: internal error: {type(e).__name__}: {msg} (please report)", file=sys.stderr)
+        return EXIT_INTERNAL
