@@ -1,0 +1,370 @@
+"""The `rxviz` command line: output, exit codes and one-line errors.
+
+Most tests call `viz.cli.main([...])` in-process; a few run `python -m viz`
+in a subprocess to prove that bad input never reaches a traceback. The
+lessons used live in tests/data/cli/ and tests/data/lessons/ (the lessons
+directory is redirected there), so these tests do not depend on the real
+lessons, which are written and refitted independently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from models import lifecycle
+from models.calls import CALLS
+from models.lesson import load_lesson, loader
+from models.params import PARAMS
+from models.runner import run_lesson
+from models.sim import FAULTS
+from viz import cli, cli_commands
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+DEMO = str(DATA / "cli" / "cli-demo.yaml")
+FAILS = str(DATA / "cli" / "cli-fails.yaml")
+BAD = DATA / "lessons" / "bad"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def lessons(monkeypatch):
+    """Point the lessons directory at tests/data/cli (cli-demo, cli-fails)."""
+    monkeypatch.setattr(loader, "lessons_dir", lambda: DATA / "cli")
+    return DATA / "cli"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert code != cli.EXIT_INTERNAL, err
+    return code, out, err
+
+
+def one_line(err: str) -> str:
+    """stderr is exactly one `rxviz: ...` line; returns it."""
+    assert err.startswith("rxviz: "), err
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    assert "Traceback" not in err
+    return err.strip()
+
+
+# -- no arguments, list --------------------------------------------------------
+def test_no_arguments_prints_usage_with_lessons_and_commands(capsys, lessons):
+    code, out, err = run(capsys)
+    assert code == 0 and err == ""
+    assert "cli-demo" in out and "CLI demo: page_pool" in out
+    for command in ("rxviz list", "rxviz run LESSON", "rxviz trace", "rxviz graph", "rxviz check"):
+        assert command in out
+    assert "rxviz play" in out and "TUI" in out
+
+
+def test_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("rxviz ")
+
+
+def test_list_table_fits_80_columns(capsys, lessons):
+    code, out, err = run(capsys, "list")
+    assert code == 0 and err == ""
+    assert "cli-demo" in out and "cli-fails" in out and "demo" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_list_json(capsys, lessons):
+    code, out, _ = run(capsys, "list", "--json")
+    assert code == 0
+    items = {x["id"]: x for x in json.loads(out)}
+    demo = items["cli-demo"]
+    assert set(demo) == {"id", "title", "driver", "summary", "steps", "variants", "patch"}
+    assert demo["steps"] == 3 and demo["variants"] == ["before", "after"]
+    assert demo["patch"] == {"subject": "net: demo: use page_pool for RX buffers",
+                             "author": "A. Tester <tester@example.org>", "date": "2024-05-01",
+                             "message_id": "<20240501.1@example.org>", "commit": ""}
+    assert items["cli-fails"]["patch"] is None
+
+
+def test_list_reports_a_broken_lesson_and_lists_the_rest(capsys, monkeypatch, tmp_path):
+    shutil.copy(DEMO, tmp_path)
+    shutil.copy(BAD / "unknown-key.yaml", tmp_path)
+    monkeypatch.setattr(loader, "lessons_dir", lambda: tmp_path)
+    code, out, err = run(capsys, "list", "--json")
+    assert code == 1
+    assert [x["id"] for x in json.loads(out)] == ["cli-demo"]
+    line = one_line(err)
+    assert "unknown-key.yaml:12:11: steps[1].run: unknown key 'frame'" in line
+
+
+# -- graph ---------------------------------------------------------------------------
+def test_graph_lists_machines(capsys):
+    code, out, _ = run(capsys, "graph")
+    assert code == 0
+    for name, (title, _, _) in lifecycle.MACHINES.items():
+        assert name in out and title in out
+
+
+@pytest.mark.parametrize("fmt,render", [("text", lifecycle.to_text), ("dot", lifecycle.to_dot),
+                                        ("mermaid", lifecycle.to_mermaid)])
+def test_graph_formats(capsys, fmt, render):
+    for machine in lifecycle.MACHINES:
+        code, out, _ = run(capsys, "graph", machine, "--format", fmt)
+        assert code == 0 and out == render(machine) + "\n"
+
+
+def test_graph_unknown_machine(capsys):
+    code, out, err = run(capsys, "graph", "rx_bufer")
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert "unknown machine 'rx_bufer'" in line and "pp_page" in line and "did you mean 'rx_buffer'" in line
+
+
+def test_graph_unknown_format(capsys):
+    code, _, err = run(capsys, "graph", "napi", "--format", "svg")
+    assert code == 2 and "invalid choice: 'svg'" in one_line(err)
+
+
+# -- run -------------------------------------------------------------------------------
+def test_run_json_is_run_lesson_exactly(capsys):
+    code, out, err = run(capsys, "run", DEMO, "--json", "--frames", "3000")
+    assert code == 0 and err == ""
+    assert out == json.dumps(run_lesson(load_lesson(DEMO), frames=3000), indent=2) + "\n"
+    result = json.loads(out)
+    assert set(result) >= {"lesson", "frames", "seed", "variants", "headline"}
+    assert result["frames"] == 3000 and list(result["variants"]) == ["before", "after"]
+
+
+def test_run_table(capsys):
+    code, out, err = run(capsys, "run", DEMO, "--frames", "1000")
+    assert code == 0 and err == ""
+    for text in ("Metrics", "throughput_mbps", "cpu_ns_per_frame", "frames_dropped", "Kernel calls",
+                 "dma_map_single", "page_pool_alloc_frag", "Paper vs model: cpu_percent",
+                 "within tolerance:", "fitted: stack_skb_ns = 700ns, to paper.before"):
+        assert text in out
+    assert "Violations" not in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_run_only_some_variants(capsys, lessons):
+    code, out, _ = run(capsys, "run", "cli-demo", "--json", "--frames", "300", "--variant", "after")
+    result = json.loads(out)
+    assert code == 0 and list(result["variants"]) == ["after"]
+    assert result["headline"]["model"]["before"] is None and result["headline"]["within"] is None
+    code, out, _ = run(capsys, "run", "cli-demo", "--frames", "300", "--variant", "after")
+    assert code == 0 and "not run" in out
+
+
+def test_run_set_applies_to_every_variant(capsys):
+    code, out, _ = run(capsys, "run", DEMO, "--json", "--frames", "300", "--set", "ram=2GiB", "--set", "mtu=9000")
+    assert code == 0
+    for v in json.loads(out)["variants"].values():
+        assert v["params"]["ram"] == 2 << 30 and v["params"]["mtu"] == 9000
+
+
+@pytest.mark.parametrize("setting,expect", [
+    ("rma=8GiB", "--set rma: unknown parameter (did you mean 'ram'?)"),
+    ("ram=lots", "--set ram=lots: expected a size"),
+    ("iommu=maybe", "--set iommu=maybe: expected one of off, passthrough, lazy, strict"),
+    ("ram", "expected KEY=VALUE"),
+])
+def test_run_bad_set(capsys, setting, expect):
+    code, out, err = run(capsys, "run", DEMO, "--set", setting)
+    assert code == 2 and out == ""
+    assert expect in one_line(err)
+
+
+def test_run_unknown_variant(capsys):
+    code, _, err = run(capsys, "run", DEMO, "--variant", "aftr")
+    assert code == 2
+    assert one_line(err) == ("rxviz: lesson 'cli-demo' has no variant 'aftr'; its variants are before, after "
+                             "(did you mean 'after'?)")
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_run_each_fault_is_reported_never_a_traceback(capsys, fault):
+    code, out, err = run(capsys, "run", DEMO, "--json", "--frames", "300", "--inject", fault)
+    result = json.loads(out)
+    found = [v for r in result["variants"].values() for v in r["violations"]]
+    assert code == (3 if found else 0)
+    if found:
+        assert "the checker reported" in one_line(err) and fault in err
+    else:
+        assert err == ""
+
+
+def test_run_violations_table(capsys):
+    code, out, err = run(capsys, "run", DEMO, "--frames", "300", "--variant", "before", "--inject", "double-unmap")
+    assert code == 3
+    assert "Violations reported by the checker" in out and "double-unmap" in out
+    assert one_line(err).startswith("rxviz: the checker reported")
+
+
+def test_run_unknown_fault(capsys):
+    code, _, err = run(capsys, "run", DEMO, "--inject", "double-free")
+    line = one_line(err)
+    assert code == 2 and "--inject double-free: unknown fault" in line and "double-unmap" in line
+
+
+def test_run_unknown_lesson_suggests(capsys, lessons):
+    code, _, err = run(capsys, "run", "cli-dmeo")
+    line = one_line(err)
+    assert code == 2 and "unknown lesson 'cli-dmeo'" in line and "did you mean 'cli-demo'" in line
+
+
+@pytest.mark.parametrize("bad", ["yaml-syntax.yaml", "unknown-key.yaml", "bad-param-value.yaml",
+                                 "python-tag.yaml", "billion-laughs.yaml", "empty.yaml", "top-level-list.yaml",
+                                 "duplicate-key.yaml"])
+def test_broken_lesson_run_exits_2_check_exits_1(capsys, bad):
+    path = str(BAD / bad)
+    code, out, err = run(capsys, "run", path)
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert line.startswith(f"rxviz: {path}:")
+    code, out, err = run(capsys, "check", path)
+    assert code == 1 and err == ""
+    assert out.count("\n") == 1 and out.startswith(f"{path}:") and line.endswith(out.strip())
+
+
+@pytest.mark.parametrize("command", ["run", "trace"])
+def test_directory_and_missing_path(capsys, command, tmp_path):
+    code, _, err = run(capsys, command, str(tmp_path))
+    assert code == 2 and "is a directory" in one_line(err)
+    code, _, err = run(capsys, command, str(tmp_path / "nope.yaml"))
+    assert code == 2 and "no such file" in one_line(err)
+
+
+@pytest.mark.parametrize("frames", ["0", "x", "-3", "1.5", ""])
+def test_frames_must_be_a_positive_int(capsys, frames):
+    code, _, err = run(capsys, "run", DEMO, "--frames", frames)
+    line = one_line(err)
+    assert code == 2 and "--frames: expected a positive whole number" in line and "rxviz run --help" in line
+
+
+def test_run_help_lists_every_parameter_and_fault(capsys):
+    code, out, _ = run(capsys, "run", "--help")
+    assert code == 0
+    for name, p in PARAMS.items():
+        assert f"    {name}" in out, name
+    for group in {p.group for p in PARAMS.values()}:
+        assert f"  {group}:" in out
+    assert "[default: 16GiB]" in out and "[default: 1Gbit]" in out and "[default: 256]" in out
+    for fault in FAULTS:
+        assert f"    {fault}" in out
+
+
+# -- trace -----------------------------------------------------------------------------
+def test_trace_one_kernel_call_per_line(capsys):
+    code, out, err = run(capsys, "trace", DEMO, "--frames", "5")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    calls = [line.split()[2] if line.split()[2] in CALLS else line.split()[3] for line in lines]
+    assert all(c in CALLS for c in calls), set(calls) - set(CALLS)
+    assert "napi_poll" in calls and "napi_complete_done" in calls and calls.count("rx_frame") == 5
+
+
+def test_trace_variant_and_fault(capsys):
+    code, out, err = run(capsys, "trace", DEMO, "--frames", "3", "--variant", "before", "--inject", "no-sync-for-cpu")
+    assert code == 3
+    log, _, tail = out.partition("\nviolations reported by the checker in cli-demo / before:\n")
+    assert "VIOLATION" in log and "no-sync-for-cpu:" in tail
+    assert one_line(err).startswith("rxviz: the checker reported")
+    code, _, err = run(capsys, "trace", DEMO, "--variant", "nope")
+    assert code == 2 and "has no variant 'nope'" in one_line(err)
+
+
+# -- check -------------------------------------------------------------------------------
+def test_check_ok(capsys):
+    code, out, err = run(capsys, "check", DEMO)
+    assert (code, out, err) == (0, "ok  cli-demo  (3 steps, 3 checks)\n", "")
+
+
+def test_check_failures_name_the_line(capsys):
+    code, out, err = run(capsys, "check", FAILS)
+    assert code == 1 and err == ""
+    assert out.splitlines() == [
+        f"{FAILS}:11: step 1 (Wait for a bounce): run until swiotlb_bounce (count 1) was not reached "
+        "within 50 frames (limit 50)",
+        f"{FAILS}:15: check failed: only: dma_map_single == 0 failed: it is 330",
+    ]
+
+
+def test_check_all_lessons_by_default_and_by_id(capsys, lessons):
+    code, out, _ = run(capsys, "check")
+    assert code == 1 and "ok  cli-demo" in out and "cli-fails.yaml:15: check failed" in out
+    code, out, _ = run(capsys, "check", "cli-demo")
+    assert code == 0 and out.startswith("ok  cli-demo")
+
+
+def test_check_unreadable_input_exits_2_and_goes_on(capsys, tmp_path):
+    code, out, err = run(capsys, "check", str(tmp_path), DEMO, str(tmp_path / "nope.yaml"))
+    assert code == 2
+    assert out == "ok  cli-demo  (3 steps, 3 checks)\n"
+    assert err.splitlines() == [f"rxviz: {tmp_path}: is a directory, expected a .yaml lesson file",
+                                f"rxviz: {tmp_path / 'nope.yaml'}: no such file"]
+
+
+# -- usage errors, placeholders and the last resort ----------------------------------------
+@pytest.mark.parametrize("argv,expect", [
+    (["bogus"], "invalid choice: 'bogus'"),
+    (["run"], "run: the following arguments are required: LESSON (see 'rxviz run --help')"),
+    (["run", DEMO, "--bogus"], "run: unrecognized arguments: --bogus (see 'rxviz run --help')"),
+    (["list", "--jsn"], "list: unrecognized arguments: --jsn"),
+    (["run", DEMO, "--seed", "x"], "--seed: expected a whole number"),
+])
+def test_usage_errors(capsys, argv, expect):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and expect in one_line(err)
+
+
+@pytest.mark.parametrize("argv", [["play"], ["play", "rx-basics", "--step", "3"], ["screenshot", "x", "-o", "a.svg"]])
+def test_tui_placeholders(capsys, argv):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and one_line(err) == "rxviz: the TUI is not built yet (see issue 'The rxviz TUI')"
+
+
+def test_internal_error_is_one_line_70(capsys, monkeypatch):
+    def boom(args):
+        raise RuntimeError("model\nexploded")
+    monkeypatch.setitem(cli_commands.COMMANDS, "graph", boom)
+    assert cli.main(["graph"]) == 70
+    assert one_line(capsys.readouterr().err) == "rxviz: internal error: RuntimeError: model exploded (please report)"
+
+
+def test_keyboard_interrupt_is_quiet_130(capsys, monkeypatch):
+    def interrupted(args):
+        raise KeyboardInterrupt
+    monkeypatch.setitem(cli_commands.COMMANDS, "graph", interrupted)
+    assert cli.main(["graph"]) == 130
+    assert capsys.readouterr() == ("", "")
+
+
+# -- real processes -------------------------------------------------------------------------
+def _python_m_viz(*argv: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "viz", *argv], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=60)
+
+
+@pytest.mark.parametrize("argv,code,expect", [
+    (["run", str(BAD / "billion-laughs.yaml")], 2, "YAML anchors and aliases are not allowed"),
+    (["run", DEMO, "--frames", "0"], 2, "--frames: expected a positive whole number"),
+    (["trace", DEMO, "--frames", "2", "--inject", "no-sync-for-cpu"], 3, "the checker reported"),
+])
+def test_subprocess_exit_codes_and_no_traceback(argv, code, expect):
+    p = _python_m_viz(*argv)
+    assert p.returncode == code, p.stderr
+    assert expect in one_line(p.stderr)
+
+
+def test_cli_never_imports_textual():
+    code = ("import sys, viz.cli; rc = viz.cli.main(['graph', 'napi']); "
+            "assert rc == 0; assert 'textual' not in sys.modules, 'textual imported'; "
+            "assert 'rich' not in sys.modules, 'rich imported for plain text'")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.returncode == 0, p.stderr
