@@ -1,0 +1,231 @@
+"""The ring, memory, page_pool and skb-cache views, each hosted alone, drawn from real Sims.
+
+Every assertion compares the screen with the model it was given: the numbers
+come from the Sim, not from constants written here.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from textual.app import App, ComposeResult
+
+from models.lesson import find_lesson
+from models.sim import Sim
+from viz.views import VIEW_CLASSES
+from viz.views.base import ViewState
+from viz.views.memory import MemoryView
+from viz.views.pool import PoolView
+from viz.views.ring import RingView
+from viz.views.skbcache import SkbCacheView
+
+SIZES = [(80, 24), (160, 50), (20, 5)]
+
+
+class Host(App):
+    """One view filling the screen."""
+
+    def __init__(self, view_cls) -> None:
+        super().__init__()
+        self.view_cls = view_cls
+
+    def compose(self) -> ComposeResult:
+        yield self.view_cls()
+
+
+@functools.cache
+def _run(lesson_id: str, variant: str, frames: int) -> tuple[Sim, dict[str, int]]:
+    sim = Sim(find_lesson(lesson_id).params_for(variant), trace=400)
+    sim.run_frames(max(0, frames - 1))
+    prev = dict(sim.rec.counts)
+    sim.run_frames(1 if frames else 0)
+    return sim, prev
+
+
+def state(lesson_id: str, variant: str, frames: int = 100) -> ViewState:
+    """The model after `frames` frames; prev_counts are the counters one frame earlier."""
+    sim, prev = _run(lesson_id, variant, frames)
+    return ViewState(sim=sim, variant=variant, lesson=find_lesson(lesson_id), step=1, prev_counts=prev)
+
+
+async def render(view_cls, st: ViewState, size=(80, 24), theme: str | None = None) -> tuple[str, str]:
+    """(the view's lines as text, the screen as SVG)."""
+    app = Host(view_cls)
+    async with app.run_test(size=size) as pilot:
+        if theme:
+            app.theme = theme
+        view = app.query_one(view_cls)
+        view.state = st
+        await pilot.pause()
+        text = "\n".join(view.render_line(y).text.rstrip() for y in range(view.size.height))
+        svg = app.export_screenshot()
+    return text, svg
+
+
+def test_views_are_registered_under_their_keys():
+    assert VIEW_CLASSES["ring"] is RingView
+    assert VIEW_CLASSES["memory"] is MemoryView
+    assert VIEW_CLASSES["pool"] is PoolView
+    assert VIEW_CLASSES["skbcache"] is SkbCacheView
+
+
+# ---------------------------------------------------------------------- ring
+async def test_ring_header_grid_and_bounced_tail_buffer():
+    st = state("ath11k-36bit-dma-mask", "before")
+    ring = st.sim.ring
+    text, svg = await render(RingView, st)
+    assert (f"{ring.size} descriptors · {ring.device_owned} device-owned · head {ring.dev_idx} · "
+            f"tail {ring.clean_idx} · dropped {st.sim.dropped}") in text
+    assert "DDDDDDDD" in text and "F" in text
+    assert f"tail {ring.clean_idx}▲" in text or f"▲tail {ring.clean_idx}" in text
+    m = ring.descs[ring.clean_idx].buf.map
+    assert m.slot >= 0
+    assert f"B bounced: SWIOTLB slot {m.slot}" in text
+    assert f"dma {m.dma:#x}" in text
+    assert "RX&#160;ring" in svg          # the border title, as the SVG spells a space
+
+
+async def test_ring_after_the_patch_maps_directly():
+    st = state("ath11k-36bit-dma-mask", "after")
+    text, _ = await render(RingView, st)
+    buf = st.sim.ring.descs[st.sim.ring.clean_idx].buf
+    assert f"phys {buf.phys:#x} (Normal)" in text and "direct" in text
+    assert "bounced" not in text
+
+
+async def test_big_ring_shows_a_window_around_head_and_tail():
+    st = state("atlantic-page-pool", "before", 200)
+    ring = st.sim.ring
+    text, _ = await render(RingView, st, (80, 24))
+    assert ring.size == 2048
+    assert "…" in text
+    assert f"tail {ring.clean_idx}" in text and f"head {ring.dev_idx}" in text
+    assert "iova 0x" in text
+
+
+async def test_sdio_shows_firmware_and_host_queues():
+    st = state("ath10k-sdio-napi", "after")
+    text, _ = await render(RingView, st, (160, 50))
+    assert "no descriptor ring" in text
+    assert f"{len(st.sim.fw_q)} in firmware (fw_q)" in text
+    assert f"{len(st.sim.rx_ind)} read, for NAPI (rx_ind)" in text
+
+
+# ---------------------------------------------------------------------- memory
+async def test_memory_before_marks_the_4GiB_line_and_bounced_buffers():
+    st = state("ath11k-36bit-dma-mask", "before")
+    sim = st.sim
+    text, _ = await render(MemoryView, st)
+    assert "4 GiB = dma_mask 32 limit" in text
+    bounced = sum(1 for m in sim.dma.live.values() if m.slot >= 0)
+    assert f"BBB {bounced}" in text
+    sw = sim.swiotlb
+    assert f"{sw.used_slots}/{sw.nslabs} slots" in text and f"hiwater {sw.hiwater}" in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("bounce: buf "))
+    slot = int(line.split("slot ")[1].split()[0], 16)
+    assert sw.base <= slot < sw.base + sw.size
+
+
+async def test_memory_after_puts_the_64GiB_limit_above_ram():
+    st = state("ath11k-36bit-dma-mask", "after")
+    text, _ = await render(MemoryView, st, (160, 50))
+    assert "dma_mask 36 → 64 GiB, above all RAM" in text
+    assert f"ddd {len(st.sim.dma.live)}" in text
+    assert "bounce: none" in text
+
+
+async def test_memory_with_an_iommu_and_the_64GiB_line_inside_ram():
+    st = state("atlantic-page-pool", "after", 200)
+    text, _ = await render(MemoryView, st, (160, 50))
+    assert "64 GiB ─" in text
+    assert f"IOMMU strict · {st.sim.iommu.mapped_pages} pages mapped" in text
+
+
+async def test_a_short_memory_view_keeps_the_map_and_drops_summaries():
+    st = state("ath11k-36bit-dma-mask", "before")
+    text, _ = await render(MemoryView, st, (80, 8))      # 6 rows inside the border
+    lines = text.splitlines()
+    assert lines[0].startswith("RAM 8 GiB · dma_mask 32 → 4 GiB")
+    assert any("4 GiB = dma_mask 32 limit" in ln for ln in lines)
+    assert any("│Normal" in ln and "BBB" in ln for ln in lines)
+    assert not any("B bounced  d direct" in ln for ln in lines)     # the legend went first
+
+
+# ---------------------------------------------------------------------- page_pool
+async def test_pool_shows_fill_bars_pages_and_pp_ref_counts():
+    st = state("ath9k-page-pool", "after", 300)
+    pool = st.sim.pool
+    text, _ = await render(PoolView, st, (160, 50))
+    assert f"▏ {len(pool.cache)}/128" in text and f"▏ {pool.ring_len()}/{pool.ring_cap}" in text
+    assert f"inflight {pool.inflight()}" in text
+    page = pool.frag_page
+    assert f"page#{page.id} +{pool.frag_offset}/{pool.page_bytes} · pp_ref_count {page.outstanding()}" in text
+    per = pool.page_bytes // st.sim.strategy.frag
+    assert "F" + "■" * per in text            # a page with every fragment out
+
+
+async def test_pool_page_flip_shows_slices_and_page_refs():
+    st = state("atlantic-page-pool", "before", 200)
+    text, _ = await render(PoolView, st)
+    desc = st.sim.ring.descs[st.sim.ring.clean_idx]
+    assert "page flip, no page_pool" in text
+    assert f"p#{desc.buf.page.id:<5}+{desc.buf.offset:<5}{desc.buf.page.refs}" in text
+
+
+async def test_pool_absent_says_which_strategy():
+    text, _ = await render(PoolView, state("ath11k-36bit-dma-mask", "before"))
+    assert "no page_pool in this variant (strategy: per-frame)" in text
+
+
+# ---------------------------------------------------------------------- skb cache
+async def test_skbcache_fill_thresholds_and_deltas():
+    st = state("bgmac-napi-skb-cache", "after", 300)
+    heads, counts = st.sim.heads, st.sim.rec.counts
+    text, _ = await render(SkbCacheView, st)
+    assert f"{len(heads.cache)}/{heads.size} · in use {heads.in_use}" in text
+    assert f"▲{heads.bulk}" in text and f"▲{heads.size - heads.free_n}" in text
+    row = next(ln for ln in text.splitlines() if "napi_build_skb " in ln and "│" in ln)
+    right = row.split("│")[1].split()
+    assert right == ["napi_build_skb", f"+{st.sim.rec.counts['napi_build_skb'] - st.prev_counts['napi_build_skb']}",
+                     str(counts["napi_build_skb"])]
+
+
+async def test_skbcache_before_uses_the_slab_each_frame():
+    st = state("bgmac-napi-skb-cache", "before", 300)
+    text, _ = await render(SkbCacheView, st, (52, 24))
+    row = next(ln for ln in text.splitlines() if ln.startswith("build_skb "))
+    assert row.split()[1] == "+1"
+    assert "slab traffic:" in text
+
+
+# ---------------------------------------------------------------------- every size, every kind of model
+CASES = [("ath11k-36bit-dma-mask", "before", 100), ("atlantic-page-pool", "before", 200),
+         ("atlantic-page-pool", "after", 200), ("ath9k-page-pool", "after", 300),
+         ("ath10k-sdio-napi", "before", 50), ("rx-basics", "gro", 0)]
+
+
+@pytest.mark.parametrize("view_cls", [RingView, MemoryView, PoolView, SkbCacheView])
+@pytest.mark.parametrize("size", SIZES)
+async def test_every_size_draws_without_error(view_cls, size):
+    for lesson_id, variant, frames in CASES:
+        text, _ = await render(view_cls, state(lesson_id, variant, frames), size)
+        assert text.strip()
+        assert all(len(line) <= size[0] for line in text.splitlines())
+
+
+@pytest.mark.parametrize("view_cls", [RingView, MemoryView, PoolView, SkbCacheView])
+async def test_after_teardown_and_in_another_theme(view_cls):
+    sim = Sim(find_lesson("atlantic-page-pool").params_for("after"), trace=400)
+    sim.run_frames(50)
+    sim.teardown()
+    st = ViewState(sim=sim, variant="after", prev_counts=dict(sim.rec.counts))
+    text, _ = await render(view_cls, st, (80, 24), theme="textual-light")
+    assert text.strip()
+
+
+async def test_no_state_yet():
+    app = Host(RingView)
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        assert "no model yet" in app.query_one(RingView).render_line(0).text

@@ -1,0 +1,304 @@
+"""The physical memory map: zones, the 4 GiB and 64 GiB lines, SWIOTLB, and where buffers sit.
+
+Addresses grow upwards, so "above 4 GiB" is above the line on screen. The map
+is not to scale: each zone (and the PCI hole) gets at least one row, the big
+zones share the remaining rows by size, and the lines that decide whether a
+buffer bounces (4 GiB, 64 GiB, the streaming mask's limit) are drawn as rules
+between rows. A line beyond the top of RAM is shown as a marker at the top
+edge, because "the mask reaches past all of RAM" is the point of a 36-bit
+mask on an 8 GiB machine. Every live DMA mapping is counted in the row its
+buffer sits in: B bounced through SWIOTLB, d direct, i translated by an IOMMU.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from rich.text import Text
+from textual.strip import Strip
+
+from models.iommu import FQ_SIZE
+from models.memory import FOUR_GiB, GiB, MiB
+from .base import ModelView
+from . import register
+
+SIXTY_FOUR_GiB = 64 * GiB
+_MAP_DETAIL = re.compile(r"phys (0x[0-9a-f]+) len (\d+)")
+_SLOT_DETAIL = re.compile(r"slot\(s\) at (\d+)")
+
+
+def size_str(n: int) -> str:
+    """4294967296 -> '4 GiB', 3221225472 -> '3 GiB', 67108864 -> '64 MiB'."""
+    for unit, name in ((GiB, "GiB"), (MiB, "MiB"), (1024, "KiB")):
+        if n >= unit:
+            v = n / unit
+            return f"{v:.0f} {name}" if v == int(v) or v >= 10 else f"{v:.1f} {name}"
+    return f"{n} B"
+
+
+def bar(n: int, total: int, width: int) -> tuple[str, str]:
+    """A fill bar as (filled, empty) strings; any n > 0 shows at least one cell."""
+    fill = 0 if n <= 0 or total <= 0 else max(1, min(width, round(n * width / total)))
+    return "█" * fill, "░" * (width - fill)
+
+
+@register
+class MemoryView(ModelView):
+    """Physical memory from 0 to the top of RAM, with the lines a DMA mask draws."""
+
+    KEY = "memory"
+    TITLE = "Physical memory"
+    COMPONENT_CLASSES = {"memoryview--bounced", "memoryview--direct", "memoryview--iommu", "memoryview--line",
+                         "memoryview--pool", "memoryview--ring", "memoryview--muted", "memoryview--zone"}
+    DEFAULT_CSS = """
+    MemoryView > .memoryview--bounced { color: $text-warning; text-style: bold; }
+    MemoryView > .memoryview--direct { color: $text-success; text-style: bold; }
+    MemoryView > .memoryview--iommu { color: $text-success; text-style: bold; }
+    MemoryView > .memoryview--line { text-style: bold; }
+    MemoryView > .memoryview--pool { color: $text-warning; }
+    MemoryView > .memoryview--ring { color: $text-primary; }
+    MemoryView > .memoryview--muted { color: $text-muted; }
+    MemoryView > .memoryview--zone { text-style: bold; }
+    """
+
+    _cache: tuple[tuple, list[Text]] | None = None
+
+    def watch_state(self, state) -> None:
+        self._cache = None
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        key = (width, height, self.app.theme)
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, self._build(width, height) if self.state else [Text("no model yet")])
+        base = self.rich_style
+        lines = self._cache[1]
+        if y >= len(lines) or width <= 0:
+            return Strip.blank(width, base)
+        return Strip(lines[y].render(self.app.console, end="")).crop_extend(0, width, base).apply_style(base)
+
+    def _s(self, name: str):
+        return self.get_component_rich_style(f"memoryview--{name}")
+
+    def _build(self, width: int, height: int) -> list[Text]:
+        sim = self.state.sim
+        bits = sim.dma.mask.bit_length()
+        limit = 1 << bits
+        two = 2 if height >= 14 else 1       # lines a wrapped summary may take
+        # phrases in order of importance: what does not fit on the lines allowed is left out
+        head = _wrap([Text(f"RAM {size_str(sim.params['ram'])}"),
+                      Text(f"· dma_mask {bits}" + (f" → {size_str(limit)}" if bits < 64 else "")),
+                      Text(f"· coherent_mask {sim.params['coherent_mask']}"),
+                      Text(f"· top {sim.mem.max_addr:#x}")], width, two)
+        blocks = {"swiotlb": _wrap(self._swiotlb_line(sim, width), width, two)}
+        if sim.swiotlb is not None:
+            blocks["bounce"] = _wrap(self._bounce_line(sim), width, two)
+        if sim.iommu is not None:
+            blocks["iommu"] = _wrap(self._iommu_line(sim), width, two)
+        legend = Text()
+        entries = (("B", "bounced", "bounced"), ("d", "direct", "direct"), ("i", "iommu", "IOMMU"),
+                   ("S", "pool", "SWIOTLB pool"), ("R", "ring", "descriptor ring"))
+        short = width < sum(len(what) + 4 for _, _, what in entries)
+        for glyph, name, what in entries:
+            what = what.split()[-1] if short and glyph in "SR" else what
+            legend.append(glyph, self._s(name)).append(f" {what}  ")
+        blocks["legend"] = [legend]
+        # a short view keeps the map (the point of the view) and drops summaries, least useful first
+        segs, _, cuts = self._layout(sim, bits, limit)
+        need = len(segs) - (segs[0][2] == "DMA") + len(cuts) + (bits < 64 and limit >= sim.mem.max_addr)
+        for name in ("legend", "iommu", "swiotlb", "bounce"):
+            if len(head) + sum(map(len, blocks.values())) + need <= height:
+                break
+            blocks.pop(name, None)
+        out = head + [line for name in ("swiotlb", "bounce", "iommu", "legend") for line in blocks.get(name, [])]
+        return out + self._map(sim, width, max(1, height - len(out)), bits, limit)
+
+    # ------------------------------------------------------------------ summary lines
+    def _swiotlb_line(self, sim, width: int) -> list[Text]:
+        sw = sim.swiotlb
+        if sw is None:
+            return [Text().append("no SWIOTLB pool", self._s("muted"))]
+        full, empty = bar(sw.used_slots, sw.nslabs, max(4, min(24, width - 66)))
+        return [Text().append("S", self._s("pool")).append(f" SWIOTLB at {sw.base:#x}"),
+                Text("▕").append(full, self._s("pool")).append(empty, self._s("muted")).append("▏"),
+                Text(f"{sw.used_slots}/{sw.nslabs} slots"), Text(f"· hiwater {sw.hiwater}"),
+                Text(f"· {size_str(sw.size)}")]
+
+    def _bounce_line(self, sim) -> list[Text]:
+        """The latest SWIOTLB copy, as the copy it is: which buffer, which slot, how many bytes."""
+        found = self._last_bounce(sim)
+        if found is None:
+            return [Text().append("bounce: none, no mapping needed SWIOTLB", self._s("muted"))]
+        phys, slot_addr, nbytes, arrow, what = found
+        return [Text("bounce: buf ").append(f"{phys:#x}", self._s("bounced")),
+                Text(f"{arrow} slot ").append(f"{slot_addr:#x}", self._s("pool")),
+                Text(f"({nbytes} B)"), Text(what),
+                Text(f"· {sim.rec.counts.get('swiotlb_bounce', 0)} copies, {size_str(sim.rec.bounce_bytes)}")]
+
+    def _last_bounce(self, sim):
+        """The newest traced swiotlb_bounce whose buffer and slot are known, else a live bounced mapping."""
+        sw = sim.swiotlb
+        events = sim.rec.recent(400)
+        for k in range(len(events) - 1, -1, -1):
+            e = events[k]
+            if e.call != "swiotlb_bounce":
+                continue
+            mid = int(e.obj.partition("#")[2] or 0)
+            phys = slot_addr = None
+            m = sim.dma.live.get(mid)
+            if m is not None:
+                phys, slot_addr = m.phys, sw.addr(m.slot)
+            else:          # unmapped since: its map events may still be in the trace
+                for f in events[:k]:
+                    if f.obj != e.obj:
+                        continue
+                    if f.call.startswith("dma_map") and (g := _MAP_DETAIL.search(f.detail)):
+                        phys = int(g.group(1), 16)
+                    elif f.call == "swiotlb_tbl_map_single" and (g := _SLOT_DETAIL.search(f.detail)):
+                        slot_addr = sw.addr(int(g.group(1)))
+            if phys is None or slot_addr is None:
+                continue
+            back = "back" in e.detail
+            return (phys, slot_addr, e.detail.split(" ", 1)[0], "←" if back else "→",
+                    "· copied back to the buffer" if back else "· copied into the slot")
+        bounced = [m for m in sim.dma.live.values() if m.slot >= 0]
+        if bounced:
+            m = max(bounced, key=lambda m: m.id)
+            return m.phys, sw.addr(m.slot), m.size, "⇄", "· mapped through the slot"
+        return None
+
+    def _iommu_line(self, sim) -> list[Text]:
+        io = sim.iommu
+        parts = [Text().append("i", self._s("iommu")).append(f" IOMMU {'strict' if io.strict else 'lazy'}"),
+                 Text(f"· {io.mapped_pages} pages mapped")]
+        if io.strict:
+            return parts + [Text("· iotlb_sync on every unmap")]
+        full, empty = bar(len(io.fq), FQ_SIZE, 16)
+        return parts + [Text("· flush queue ▕").append(full, self._s("iommu")).append(empty, self._s("muted"))
+                        .append(f"▏ {len(io.fq)}/{FQ_SIZE}")]
+
+    # ------------------------------------------------------------------ the map
+    @staticmethod
+    def _layout(sim, bits: int, limit: int):
+        """The map's segments (zones and the hole, cut at the lines), the lines, and the cuts inside RAM."""
+        rules = {FOUR_GiB: "4 GiB", SIXTY_FOUR_GiB: "64 GiB"}
+        if bits < 64:
+            rules[limit] = f"{size_str(limit)} = dma_mask {bits} limit: buffers above bounce"
+        segs, start = [], 0
+        for z in sim.mem.zones:
+            if z.start > start:
+                segs.append((start, z.start, "hole"))
+            segs.append((z.start, z.end, z.name))
+            start = z.end
+        cuts = sorted(a for a in rules if 0 < a < sim.mem.max_addr)
+        return [piece for seg in segs for piece in _split(seg, cuts)], rules, cuts
+
+    def _map(self, sim, width: int, budget: int, bits: int, limit: int) -> list[Text]:
+        top = sim.mem.max_addr
+        segs, rules, cuts = self._layout(sim, bits, limit)
+        out = []
+        nrules = len(cuts)
+        tight = budget < len(segs) + nrules + (limit >= top)
+        if limit >= top and not (tight and bits >= 64):
+            # the mask reaches past all of RAM: say so at the top edge (the header says "64" already)
+            reach = f"dma_mask {bits} → {size_str(limit)}, above all RAM" if bits < 64 else "dma_mask 64"
+            out.append(Text().append(f"▲ {reach}: every buffer in reach", self._s("line")))
+        if budget - len(out) - nrules < len(segs) and len(segs) > 1 and segs[0][2] == "DMA":
+            # no row to spare for the 16 MiB ZONE_DMA: fold it into the zone above it
+            segs[1] = (0, segs[1][1], "≤" + segs[1][2])
+            del segs[0]
+        rows = _share([e - s if name != "hole" else 0 for s, e, name in segs],
+                      max(len(segs), budget - len(out) - nrules))
+        # (lo, hi, zone label, hole?, rule above the row) from the top of RAM down
+        spans = []
+        for (s, e, name), k in zip(reversed(segs), reversed(rows)):
+            step = (e - s) / k
+            for i in range(k):
+                lo = int(e - (i + 1) * step) if i < k - 1 else s
+                rule = rules[e] if i == 0 and e in rules and e < top else None
+                spans.append((lo, int(e - i * step), name if i == 0 else "", name == "hole", rule))
+        counts = [Counter() for _ in spans]
+        for m in sim.dma.live.values():
+            glyph = "B" if m.slot >= 0 else "i" if m.pages else "d"
+            for n, (lo, hi, *_rest) in enumerate(spans):
+                if lo <= m.phys < hi:
+                    counts[n][glyph] += 1
+                    break
+        maxn = max((n for c in counts for n in c.values()), default=1)
+        barw = max(3, min(24, width - 44))
+        marks = []
+        if sim.swiotlb is not None:
+            marks.append((sim.swiotlb.base, "S", "pool", "SWIOTLB"))
+        if sim.ring_phys >= 0:
+            marks.append((sim.ring_phys, "R", "ring", "ring"))
+        for (lo, hi, name, hole, rule), c in zip(spans, counts):
+            if rule:
+                if len(rule) + 10 > width:       # "4 GiB = dma_mask 32 limit" without the gloss
+                    rule = rule.split(":")[0]
+                head = f"{'─' * 7} {rule} "
+                out.append(Text().append(head + "─" * max(1, width - len(head)), self._s("line")))
+            line = Text().append(f"{_addr(lo):>7} ", self._s("muted")).append("│")
+            zone = "PCI hole" if hole and name else name
+            line.append(f"{zone:<8}", self._s("muted" if hole else "zone")).append("│")
+            for a, glyph, style, what in marks:
+                if lo <= a < hi:
+                    line.append(" ").append(glyph, self._s(style)).append(f" {what}")
+            for glyph, style in (("B", "bounced"), ("d", "direct"), ("i", "iommu")):
+                if c[glyph]:
+                    line.append(" ").append(glyph * max(1, round(c[glyph] * barw / maxn)), self._s(style))
+                    line.append(f" {c[glyph]}")
+            out.append(line)
+        return out
+
+
+def _addr(a: int) -> str:
+    """A row label: the row's lowest address, short."""
+    if a == 0:
+        return "0"
+    if a >= GiB:
+        v = a / GiB
+        return f"{v:.0f}G" if v == int(v) or v >= 100 else f"{v:.1f}G"
+    return f"{a // MiB}M"
+
+
+def _split(seg: tuple[int, int, str], cuts: list[int]) -> list[tuple[int, int, str]]:
+    s, e, name = seg
+    out = []
+    for c in cuts:
+        if s < c < e:
+            out.append((s, c, name))
+            s = c
+    return out + [(s, e, name)]
+
+
+def _share(weights: list[int], total: int) -> list[int]:
+    """Rows per segment: one each, the rest by weight (largest remainder)."""
+    rows = [1] * len(weights)
+    spare = total - len(weights)
+    w = sum(weights)
+    if spare <= 0 or w == 0:
+        return rows
+    exact = [spare * x / w for x in weights]
+    for i, x in enumerate(exact):
+        rows[i] += int(x)
+    left = spare - sum(int(x) for x in exact)
+    for i in sorted(range(len(weights)), key=lambda i: int(exact[i]) - exact[i])[:left]:
+        rows[i] += 1
+    return rows
+
+
+def _wrap(parts: list[Text], width: int, max_lines: int) -> list[Text]:
+    """Join phrases with spaces into at most max_lines lines, never splitting a phrase."""
+    lines: list[Text] = []
+    line = Text()
+    for part in parts:
+        if line.cell_len and line.cell_len + 1 + part.cell_len > width:
+            lines.append(line)
+            line = Text("  ")
+        elif line.cell_len:
+            line.append(" ")
+        line.append_text(part)
+    lines.append(line)
+    return lines[:max_lines]

@@ -1,0 +1,230 @@
+"""The RX descriptor ring: who owns each descriptor, where the heads are, what the tail holds.
+
+One cell per descriptor, many to a row, drawn with the Line API: a 2048-entry
+ring is one widget and a few dozen strips, not 2048 widgets. When the ring
+has more rows than fit, the view keeps the rows around the tail (the driver's
+`clean_idx`) and the head (the device's `dev_idx`) and marks skipped rows with
+"…" in the index column, because that is where the ring changes from one step
+to the next. On SDIO and USB there is no ring: the view shows the firmware's
+queue and the host's queue instead.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from .base import ModelView
+from . import register
+
+GROUP = 8           # cells per group: a space every 8 descriptors keeps indices countable
+HEAD_TAIL = Style(reverse=True, bold=True)   # inverted, keeping the state's colour and letter
+
+
+@register
+class RingView(ModelView):
+    """The descriptor ring of a PCIe NIC, or the firmware/host queues of an SDIO/USB one."""
+
+    KEY = "ring"
+    TITLE = "RX ring"
+    COMPONENT_CLASSES = {"ringview--device", "ringview--filled", "ringview--cpu", "ringview--empty", "ringview--mark",
+                         "ringview--muted", "ringview--bounced", "ringview--direct"}
+    DEFAULT_CSS = """
+    RingView > .ringview--device { color: $text-primary; }
+    RingView > .ringview--filled { color: $text-warning; text-style: bold; }
+    RingView > .ringview--cpu { color: $text-secondary; text-style: bold; }
+    RingView > .ringview--empty { color: $text-error; }
+    RingView > .ringview--mark { color: $text-accent; text-style: bold; }
+    RingView > .ringview--muted { color: $text-muted; }
+    RingView > .ringview--bounced { color: $text-warning; }
+    RingView > .ringview--direct { color: $text-success; }
+    """
+
+    _cache: tuple[tuple, list[Text]] | None = None
+
+    def watch_state(self, state) -> None:
+        self._cache = None
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        key = (width, height, self.app.theme)
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, self._build(width, height) if self.state else [Text("no model yet")])
+        base = self.rich_style
+        lines = self._cache[1]
+        if y >= len(lines) or width <= 0:
+            return Strip.blank(width, base)
+        return Strip(lines[y].render(self.app.console, end="")).crop_extend(0, width, base).apply_style(base)
+
+    def _s(self, name: str):
+        return self.get_component_rich_style(f"ringview--{name}")
+
+    # ------------------------------------------------------------------ PCIe ring
+    def _build(self, width: int, height: int) -> list[Text]:
+        sim = self.state.sim
+        if sim.bus != "pcie":
+            return self._queues(width)
+        ring = sim.ring
+        size, head, tail = ring.size, ring.dev_idx, ring.clean_idx
+        full = (f"{size} descriptors · {ring.device_owned} device-owned · head {head} · tail {tail} · "
+                f"dropped {sim.dropped}")
+        short = f"{size} desc · {ring.device_owned} D · head {head} · tail {tail} · drop {sim.dropped}"
+        out = [Text(full if len(full) <= width else short)]
+        legend = Text()
+        entries = (("D", "device", "device-owned", "device"), ("F", "filled", "filled, not yet cleaned", "filled"),
+                   ("C", "cpu", "CPU-owned", "CPU"), ("▲", "mark", "head/tail", "head/tail"))
+        short = width < sum(len(e[2]) + 4 for e in entries)
+        for glyph, name, long_what, short_what in entries:
+            legend.append(glyph, self._s(name))
+            legend.append(f" {short_what if short else long_what}  ")
+        details = []
+        if height >= 8:
+            lines = 3 if height >= 16 else 2 if height >= 12 else 1
+            details = _wrap(self._detail(sim, ring.descs[tail], "tail"), width, lines)
+        if height >= 18 and head != tail:
+            details += _wrap(self._detail(sim, ring.descs[head], "head"), width, 2)
+        room = height - 1 - len(details) - (1 if height >= 6 else 0)
+        out += self._grid(ring, width, max(1, room))
+        if height >= 6:
+            out.insert(1, legend)
+        return out + details
+
+    def _cell(self, desc) -> tuple[str, str]:
+        if desc.owner == "device":
+            return "D", "device"
+        if desc.done:
+            return "F", "filled"
+        return ("C", "cpu") if desc.buf is not None else ("·", "empty")
+
+    def _grid(self, ring, width: int, budget: int) -> list[Text]:
+        size, head, tail = ring.size, ring.dev_idx, ring.clean_idx
+        digits = len(str(size - 1))
+        usable = width - digits - 2
+        grouped = usable >= 2 * GROUP + 1
+        cols = min(size, (usable + 1) // (GROUP + 1) * GROUP if grouped else max(1, usable))
+        nrows = -(-size // cols)
+        tr, hr = tail // cols, head // cols
+        marked = {tr, hr}
+
+        def dist(r: int) -> tuple[int, int]:
+            # rows between tail and head first (what the driver has still to clean), then the nearest
+            d = min(abs(r - m) for m in marked)
+            in_span = (r - tr) % nrows <= (hr - tr) % nrows
+            return (0 if in_span else d, d)
+
+        chosen: list[int] = []
+        for r in sorted(range(nrows), key=dist):
+            cost = len(chosen) + 1 + len(marked & {*chosen, r})
+            if cost > budget and chosen:
+                break
+            chosen.append(r)
+        out = []
+        prev = -1
+        for r in sorted(chosen):
+            # "…" in the index column: rows above this one are not shown
+            line = Text().append(f"{'…' if r != prev + 1 else ' '}{r * cols:>{digits}} ", self._s("muted"))
+            for i in range(r * cols, min(size, (r + 1) * cols)):
+                if grouped and i % cols and i % GROUP == 0:
+                    line.append(" ")
+                glyph, name = self._cell(ring.descs[i])
+                style = self._s(name)
+                if i in (head, tail):
+                    style = style + HEAD_TAIL
+                line.append(glyph, style)
+            out.append(line)
+            if r in marked and len(out) < budget:
+                out.append(self._carets(r, cols, digits, head, tail, width, grouped))
+            prev = r
+        return out
+
+    def _carets(self, row: int, cols: int, digits: int, head: int, tail: int, width: int,
+                grouped: bool) -> Text:
+        """A line under a grid row: ▲ under the head and the tail, each with its label."""
+        def col(i: int) -> int:
+            off = i - row * cols
+            return digits + 2 + off + (off // GROUP if grouped else 0)
+
+        marks = sorted({(col(i), name) for i, name in ((tail, "tail"), (head, "head")) if i // cols == row})
+        if len(marks) == 2 and marks[0][0] == marks[1][0]:
+            marks = [(marks[0][0], "head = tail")]
+        chars = [" "] * max(width, marks[-1][0] + 1)
+        for c, _ in marks:
+            chars[c] = "▲"
+        for n, (c, name) in enumerate(marks):
+            label = f"{name} {tail if name == 'tail' else head}" if "=" not in name else f"head = tail {head}"
+            nxt = marks[n + 1][0] if n + 1 < len(marks) else len(chars)
+            if c + 1 + len(label) < nxt:
+                chars[c + 1:c + 1 + len(label)] = label
+            elif c - len(label) >= 0 and all(ch == " " for ch in chars[c - len(label):c]):
+                chars[c - len(label):c] = label
+        return Text().append("".join(chars).rstrip(), self._s("mark"))
+
+    def _detail(self, sim, desc, role: str) -> list[Text]:
+        """What the descriptor holds, as phrases to wrap: its buffer, where it sits, its bus address."""
+        glyph, name = self._cell(desc)
+        parts = [Text(f"{role} #{desc.idx} ").append(glyph, self._s(name))]
+        buf = desc.buf
+        if buf is None:
+            return parts + [Text().append("no buffer posted", self._s("empty"))]
+        parts.append(Text(f"buf#{buf.id}" + (f" page#{buf.page.id}+{buf.offset}" if buf.page else "")))
+        parts.append(Text(f"phys {buf.phys:#x} ({sim.mem.zone_of(buf.phys)})"))
+        m = buf.map
+        if m is None:
+            return parts + [Text().append("not mapped", self._s("muted"))]
+        dma = m.dma + buf.offset
+        if m.slot >= 0:
+            parts.append(Text(f"→ dma {dma:#x}"))
+            parts.append(Text().append(f"B bounced: SWIOTLB slot {m.slot}", self._s("bounced")))
+        elif m.pages:
+            parts.append(Text(f"→ iova {dma:#x} ({m.pages} IOMMU page{'s' if m.pages > 1 else ''})"))
+        else:
+            parts.append(Text(f"→ dma {dma:#x} ").append("direct", self._s("direct")))
+        return parts
+
+    # ------------------------------------------------------------------ SDIO / USB
+    def _queues(self, width: int) -> list[Text]:
+        sim = self.state.sim
+        bundle = sim.params["bundle"]
+        fw = len(sim.fw_q)
+        napi = bool(sim.rx_ind) or (sim.napi_polled and not sim.proc_rx)
+        host = len(sim.rx_ind) + len(sim.proc_rx)
+        where = "NAPI (rx_ind)" if napi else "RX work (proc_rx)"
+        texts = (f"{fw} in firmware (fw_q)", f"{host} read, for {where}")
+        if width - 12 - max(map(len, texts)) < 12:      # narrow: the bars matter more than the words
+            texts = (f"{fw} fw_q", f"{host} {where.split()[-1].strip('()')}")
+        bar_w = max(4, min(32, width - 12 - max(map(len, texts))))
+        scale = max(2 * bundle, fw, host, 1)
+        tick = min(bar_w - 1, bundle * bar_w // scale)
+        rows = _wrap([Text(f"{sim.bus.upper()}: no descriptor ring"), Text(f"· bundles of ≤{bundle} frames")],
+                     width, 1)
+        rows += [self._bar("firmware", fw, scale, bar_w, "filled", texts[0]),
+                 self._bar("host", host, scale, bar_w, "device", texts[1]),
+                 Text().append(" " * (10 + tick) + f"▲ one bundle ({bundle})", self._s("mark"))]
+        return rows + _wrap([Text(f"frames {sim.frames}"), Text(f"· delivered {sim.processed}"),
+                             Text(f"· dropped {sim.dropped}"),
+                             Text(f"· bus {'reading a bundle' if sim.sdio_reading else 'idle'}")], width, 2)
+
+    def _bar(self, label: str, n: int, scale: int, bar_w: int, style: str, what: str) -> Text:
+        fill = min(bar_w, -(-n * bar_w // scale)) if n else 0
+        line = Text(f"{label:<9}▕")
+        line.append("█" * fill, self._s(style))
+        line.append("░" * (bar_w - fill), self._s("muted"))
+        line.append(f"▏ {what}")
+        return line
+
+
+def _wrap(parts: list[Text], width: int, max_lines: int) -> list[Text]:
+    """Join phrases with spaces into at most max_lines lines, never splitting a phrase."""
+    lines: list[Text] = []
+    line = Text()
+    for part in parts:
+        if line.cell_len and line.cell_len + 1 + part.cell_len > width:
+            lines.append(line)
+            line = Text("  ")
+        elif line.cell_len:
+            line.append(" ")
+        line.append_text(part)
+    lines.append(line)
+    return lines[:max_lines]

@@ -1,0 +1,137 @@
+"""The per-CPU NAPI skb cache and the slab traffic it saves.
+
+An skb head comes either from the skbuff slab, one kmem_cache_alloc per frame
+(build_skb), or from the per-CPU cache that napi_build_skb pops and refills
+in bulk; napi_consume_skb pushes heads back and flushes half the cache to the
+slab in one call when it is full. The view shows the cache's fill against its
+two thresholds and the calls on both paths, each with what it did in the last
+step ("+N", so a change is never shown by colour alone) and in total, plus the
+number of heads that crossed the slab boundary: the traffic the patch cuts.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.strip import Strip
+
+from .base import ModelView
+from . import register
+
+# (slab path, NAPI cache path): rows pair the calls a driver swaps for each other
+ROWS = (("kmem_cache_alloc", "napi_skb_cache_get"),
+        ("kmem_cache_free", "napi_skb_cache_put"),
+        ("build_skb", "napi_build_skb"),
+        ("dev_kfree_skb", "napi_consume_skb"),
+        ("kmem_cache_alloc_bulk", "kmem_cache_free_bulk"))
+NAME_W, DELTA_W, TOTAL_W = 21, 5, 7
+
+
+def bar(n: int, total: int, width: int) -> tuple[str, str]:
+    """A fill bar as (filled, empty) strings; any n > 0 shows at least one cell."""
+    fill = 0 if n <= 0 or total <= 0 else max(1, min(width, round(n * width / total)))
+    return "█" * fill, "░" * (width - fill)
+
+
+@register
+class SkbCacheView(ModelView):
+    """napi_alloc_cache: how full it is, and the kmem_cache calls it replaces."""
+
+    KEY = "skbcache"
+    TITLE = "NAPI skb cache"
+    COMPONENT_CLASSES = {"skbcacheview--fill", "skbcacheview--mark", "skbcacheview--delta", "skbcacheview--muted",
+                         "skbcacheview--head"}
+    DEFAULT_CSS = """
+    SkbCacheView > .skbcacheview--fill { color: $text-success; }
+    SkbCacheView > .skbcacheview--mark { color: $text-accent; text-style: bold; }
+    SkbCacheView > .skbcacheview--delta { color: $text-accent; text-style: bold; }
+    SkbCacheView > .skbcacheview--muted { color: $text-muted; }
+    SkbCacheView > .skbcacheview--head { text-style: bold underline; }
+    """
+
+    _cache: tuple[tuple, list[Text]] | None = None
+
+    def watch_state(self, state) -> None:
+        self._cache = None
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        key = (width, height, self.app.theme)
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, self._build(width, height) if self.state else [Text("no model yet")])
+        base = self.rich_style
+        lines = self._cache[1]
+        if y >= len(lines) or width <= 0:
+            return Strip.blank(width, base)
+        return Strip(lines[y].render(self.app.console, end="")).crop_extend(0, width, base).apply_style(base)
+
+    def _s(self, name: str):
+        return self.get_component_rich_style(f"skbcacheview--{name}")
+
+    def _build(self, width: int, height: int) -> list[Text]:
+        sim = self.state.sim
+        h = sim.heads
+        prm = sim.params
+        n = len(h.cache)
+        out = [Text(f"driver: {prm['skb_alloc']} + {prm['tx_free']}")]
+        bar_w = max(4, min(h.size, width - 30))
+        full, empty = bar(n, h.size, bar_w)
+        out.append(Text("cache ▕").append(full, self._s("fill")).append(empty, self._s("muted"))
+                   .append(f"▏ {n}/{h.size} · in use {h.in_use}"))
+        # the levels a refill leaves (bulk) and a flush leaves (size - free_n)
+        ticks = [" "] * (7 + bar_w + 8)
+        spots = sorted({7 + min(bar_w - 1, level * bar_w // h.size): level
+                        for level in (h.bulk, h.size - h.free_n)}.items())
+        for k, (col, level) in enumerate(spots):
+            label = f"▲{level}"
+            room = spots[k + 1][0] - col if k + 1 < len(spots) else len(ticks) - col
+            ticks[col:col + len(label)] = label if len(label) < room else "▲"
+        out.append(Text().append("".join(ticks).rstrip(), self._s("mark")))
+        refill = f"▲ empty → +{h.bulk} (kmem_cache_alloc_bulk)"
+        flush = f"full {h.size} → −{h.free_n} (kmem_cache_free_bulk)"
+        if len(refill) + 3 + len(flush) <= width:
+            out.append(Text(f"{refill} · {flush}"))
+        else:
+            out += [Text(refill), Text(f"▲ {flush}")]
+        out.append(self._traffic(sim))
+        heads = ("slab path", "NAPI cache path")
+        if width >= 2 * (NAME_W + DELTA_W + TOTAL_W + 2) + 3:
+            out.append(self._head(heads[0]).append(" │ ").append_text(self._head(heads[1])))
+            for left, right in ROWS:
+                out.append(self._row(left).append(" │ ").append_text(self._row(right)))
+        else:
+            for col, head in enumerate(heads):
+                out.append(self._head(head))
+                out += [self._row(pair[col]) for pair in ROWS]
+        legend = (Text().append("█", self._s("fill")).append(" cached  ").append("▲", self._s("mark"))
+                  .append(" refill/flush level  ").append("+N", self._s("delta")).append(" this step  ")
+                  .append("·", self._s("muted")).append(" none"))
+        return out[:height - 1] + [legend] if height >= 8 else out
+
+    def _head(self, title: str) -> Text:
+        return (Text().append(title[:NAME_W], self._s("head")).append(" " * max(0, NAME_W - len(title)))
+                .append(f" {'step':>{DELTA_W}} {'total':>{TOTAL_W}}", self._s("muted")))
+
+    def _row(self, call: str) -> Text:
+        counts = self.state.sim.rec.counts
+        d = self.delta(call)
+        line = Text(f"{call:<{NAME_W}} ")
+        line.append(f"{'+' + str(d) if d else '·':>{DELTA_W}}", self._s("delta" if d else "muted"))
+        return line.append(f" {counts.get(call, 0):>{TOTAL_W}}")
+
+    def _traffic(self, sim) -> Text:
+        """Heads that crossed the slab boundary: one per single call, bulk calls count their heads."""
+        h = sim.heads
+
+        def moved(get) -> int:
+            return (get("kmem_cache_alloc") + get("kmem_cache_free")
+                    + h.bulk * get("kmem_cache_alloc_bulk") + h.free_n * get("kmem_cache_free_bulk"))
+
+        total = moved(lambda c: sim.rec.counts.get(c, 0))
+        step = moved(self.delta)
+        calls = sum(self.delta(c) for c in ("kmem_cache_alloc", "kmem_cache_free",
+                                            "kmem_cache_alloc_bulk", "kmem_cache_free_bulk"))
+        line = Text(f"slab traffic: {total} heads · this step ")
+        if not step:
+            return line.append("none", self._s("muted"))
+        return line.append(f"+{step}", self._s("delta")).append(f" in {calls} call{'s' if calls != 1 else ''}")
