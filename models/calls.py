@@ -107,5 +107,18 @@ METRICS = (
     "app_cpu_percent", "frames_processed", "swiotlb_share", "cpu_percent_outside_swiotlb",
 )
 
+# What the checker can report (Violation.name). The five faults of `--inject` are named after
+# the violation each one provokes.
+VIOLATIONS = {
+    "no-sync-for-cpu": "the CPU read a buffer the device still owned (no sync for the CPU, no unmap)",
+    "double-unmap": "a mapping was unmapped twice",
+    "wrong-direction": "a mapping was unmapped or synced with another direction than it was mapped with",
+    "wrong-size": "a mapping was unmapped with another size than it was mapped with",
+    "mask-violation": "a bus address beyond what the device can drive",
+    "leak-at-teardown": "buffers still held at ifdown: pending DMA mappings, or a stalled page_pool shutdown",
+    "gro-outside-napi": "napi_gro_receive() outside the poll of its NAPI instance",
+    "page-refcount-underflow": "a page_pool fragment put back twice",
+}
+
 # Views a lesson step may focus (the TUI draws each from the model).
 VIEWS = ("ring", "memory", "pool", "skbcache", "napi", "bus", "graph", "counters", "log", "code")

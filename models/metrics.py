@@ -36,6 +36,8 @@ def mark(self) -> None:
 
 
 def metrics(self) -> dict[str, Any]:
+    if self.torn_down and self.final_metrics is not None:
+        return dict(self.final_metrics)
     now = _state(self)
     base = self.mark_state or {k: (0 if not isinstance(v, dict) else {kk: 0 for kk in v}) for k, v in now.items()}
     dt = max(1, now["t"] - base["t"])

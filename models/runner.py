@@ -15,6 +15,7 @@ from .lesson.schema import Lesson
 from .sim import FAULTS, Sim
 
 WARMUP_FRACTION = 0.1
+MAX_LISTED = 20          # violations and warnings listed per variant; `violation_counts` has them all
 
 
 class BadSetting(ValueError):
@@ -58,6 +59,7 @@ class VariantResult:
     violations: list[dict[str, Any]]
     warnings: list[dict[str, Any]]
     accounting: dict[str, int] = field(default_factory=dict)
+    violation_counts: dict[str, int] = field(default_factory=dict)
 
 
 def variant_params(lesson: Lesson, variant: str, sets: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -82,10 +84,18 @@ def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
         params={k: _jsonable(v) for k, v in prm.items()},
         counters=counters,
         metrics=metrics,
-        violations=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.violations],
-        warnings=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.warnings[:20]],
+        violations=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.violations[:MAX_LISTED]],
+        warnings=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.warnings[:MAX_LISTED]],
+        violation_counts=_count(sim.rec.violations),
         accounting=sim.accounting(),
     )
+
+
+def _count(items) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in items:
+        out[v.name] = out.get(v.name, 0) + 1
+    return out
 
 
 def _jsonable(v: Any) -> Any:
@@ -103,7 +113,8 @@ def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames:
         "frames": frames,
         "seed": seed,
         "variants": {n: {"params": r.params, "counters": r.counters, "metrics": r.metrics,
-                         "violations": r.violations, "warnings": r.warnings, "accounting": r.accounting}
+                         "violations": r.violations, "violation_counts": r.violation_counts,
+                         "warnings": r.warnings, "accounting": r.accounting}
                      for n, r in results.items()},
         "headline": headline(lesson, {n: r.metrics for n, r in results.items()}),
     }
@@ -121,8 +132,8 @@ def headline(lesson: Lesson, metrics: dict[str, dict[str, Any]]) -> dict[str, An
         "metric": paper.metric, "unit": paper.unit, "compare": paper.compare,
         "paper": {"before": paper.before, "after": paper.after},
         "model": {"before": mb, "after": ma},
-        "fitted": [{"param": f.param, "value": _jsonable(lesson.scenario.get(f.param)), "to": f.to, "note": f.note}
-                   for f in lesson.fitted],
+        "fitted": [{"param": f.param, "value": _jsonable(lesson.params_for(b).get(f.param)) if b else None,
+                    "to": f.to, "note": f.note} for f in lesson.fitted],
         "source": paper.source,
     }
     if mb is None or ma is None:

@@ -235,6 +235,8 @@ class PageFlip(Strategy):
 
     def _drop_ring_ref(self, pg: FlipPage) -> None:
         self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, "dma_unmap_page")
+        if "double-unmap" in self.faults:
+            self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, "dma_unmap_page")
         if pg.state != "unmapped":
             move(pg, "dma_unmap_page")
         self._put(pg)

@@ -96,6 +96,7 @@ class Sim(SdioHost):
         self.irq_pending = False
         self.dev_running = True
         self.torn_down = False
+        self.final_metrics: dict[str, Any] | None = None
         self.cpu_free = 0.0
         self.cpu_queued = False
         self.app_free = 0.0

@@ -20,6 +20,8 @@ def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
     if self.torn_down:
         return
     rec = self.rec
+    # Metrics describe the traffic, not the minute spent waiting for the pool afterwards.
+    self.final_metrics = self.metrics()
     self.torn_down = True
     rec.ctx = "process"
     rec.t = max(self.engine.now, self.cpu_free)

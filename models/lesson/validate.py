@@ -20,7 +20,6 @@ from .schema import Ask, Check, Fitted, Headline, Lesson, LessonError, Paper, Pa
 
 _ID = re.compile(r"[a-z0-9][a-z0-9-]{1,63}")
 _VARIANT = re.compile(r"[a-z][a-z0-9-]{0,23}")
-_VIOLATION = re.compile(r"[a-z0-9-]+")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _OPS = ("==", "!=", "<", "<=", ">", ">=")
 _T = "tag:yaml.org,2002:"
@@ -296,8 +295,7 @@ def _check(v: _V, i: int, node: Node, variants: dict) -> Check:
     variant = c.get("variant", "choice", variants, "variant")
     line = node.start_mark.line + 1
     if kind == "violation":
-        if not _VIOLATION.fullmatch(name := c.get("violation", "text")):
-            c.fail("violation", f"expected a name of a-z, 0-9 and '-', got {name!r}")
+        name = c.get("violation", "choice", calls.VIOLATIONS, "violation")
         for extra in ("op", "value"):
             if extra in c:
                 c.fail(extra, f"{extra!r} does not go with 'violation' (use present: true/false)", key=True)

@@ -98,7 +98,7 @@ def test_full_lesson_every_field():
     assert s[0].line == 45 and s[0].focus == "memory"
     kinds = [(c.kind, c.name, c.op, c.value, c.present) for c in lesson.checks]
     assert kinds == [("counter", "swiotlb_bounce", "==", 0, True), ("metric", "cpu_percent", ">", 20, True),
-                     ("violation", "stalled-shutdown", "", None, False)]
+                     ("violation", "leak-at-teardown", "", None, False)]
 
 
 def test_lesson_is_frozen():
@@ -206,12 +206,12 @@ def test_step_errors(snippet, field, message):
 @pytest.mark.parametrize("check, field, message", [
     ("{variant: only, counter: swiotlb_bounce, op: '==', value: 0, present: true}", "checks[0]",
      "'present' goes with 'violation'"),
-    ("{variant: only, violation: stalled-shutdown, op: '=='}", "checks[0]", "'op' does not go with 'violation'"),
+    ("{variant: only, violation: leak-at-teardown, op: '=='}", "checks[0]", "'op' does not go with 'violation'"),
     ("{variant: only, counter: swiotlb_bounce, value: 0}", "checks[0].op", "missing required field"),
     ("{variant: only, metric: cpu_precent, op: '<', value: 1}", "checks[0].metric",
      "unknown metric 'cpu_precent' (did you mean 'cpu_percent'?)"),
     ("{variant: only, counter: swiotlb_bounce_bytes, op: '=~', value: 1}", "checks[0].op", "unknown comparison"),
-    ("{variant: only, violation: Bad_Name}", "checks[0].violation", "expected a name of a-z"),
+    ("{variant: only, violation: Bad_Name}", "checks[0].violation", "unknown violation 'Bad_Name'"),
     ("{variant: other, violation: x}", "checks[0].variant", "unknown variant 'other'"),
 ])
 def test_check_errors(check, field, message):
