@@ -1,0 +1,286 @@
+"""The NAPI/GRO, bus, lifecycle graph, counters, event log and code views, each hosted alone.
+
+Every view is given a real Sim (a lesson's parameters, traced) and the
+assertions compare its screen with that Sim: the numbers come from the
+model, not from constants written here.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import pytest
+from textual.app import App, ComposeResult
+
+from models.calls import CALLS
+from models.lesson import find_lesson
+from models.lifecycle import MACHINES
+from models.replay import LessonRun
+from models.sim import Sim
+from viz.views import VIEW_CLASSES
+from viz.views.base import ViewState
+from viz.views.bus import BusView
+from viz.views.code import CodeView
+from viz.views.counters import CountersView, sparkline
+from viz.views.graph import GraphView
+from viz.views.log import LogView
+from viz.views.napi import NapiView
+
+SIZES = [(80, 24), (160, 50), (20, 5)]
+
+
+class Host(App):
+    """One view filling the screen."""
+
+    def __init__(self, view_cls) -> None:
+        super().__init__()
+        self.view_cls = view_cls
+
+    def compose(self) -> ComposeResult:
+        yield self.view_cls()
+
+
+@functools.cache
+def _run(lesson_id: str, variant: str, frames: int, step: int, faults: tuple[str, ...]) -> tuple[Sim, dict]:
+    sim = Sim(find_lesson(lesson_id).params_for(variant), trace=400, faults=faults)
+    sim.run_frames(frames - step)
+    prev = dict(sim.rec.counts)
+    sim.run_frames(step)
+    return sim, prev
+
+
+def state(lesson_id: str, variant: str, frames: int = 200, step: int = 40, code_line: int | None = None,
+          faults: tuple[str, ...] = ()) -> ViewState:
+    """The model after `frames` frames; prev_counts are the counters `step` frames earlier."""
+    sim, prev = _run(lesson_id, variant, frames, step, faults)
+    return ViewState(sim=sim, variant=variant, lesson=find_lesson(lesson_id), step=1,
+                     code_line=code_line, prev_counts=prev)
+
+
+async def render(view_cls, st: ViewState, size=(80, 24), theme: str | None = None, **attrs) -> str:
+    """The view's lines as text (one string, a line per row)."""
+    app = Host(view_cls)
+    async with app.run_test(size=size) as pilot:
+        if theme:
+            app.theme = theme
+        view = app.query_one(view_cls)
+        for name, value in attrs.items():
+            setattr(view, name, value)
+        view.state = st
+        await pilot.pause()
+        text = "\n".join(view.render_line(y).text.rstrip() for y in range(view.size.height))
+        assert app.export_screenshot()
+    return text
+
+
+def delta(st: ViewState, name: str) -> int:
+    return st.sim.rec.counts[name] - st.prev_counts[name]
+
+
+def test_views_are_registered_under_their_keys():
+    for cls in (NapiView, BusView, GraphView, CountersView, LogView, CodeView):
+        assert VIEW_CLASSES[cls.KEY] is cls
+
+
+# ---------------------------------------------------------------------- NAPI / GRO
+async def test_napi_budget_chart_and_gro_hold():
+    st = state("ath10k-sdio-napi", "after")
+    sim = st.sim
+    text = await render(NapiView, st)
+    assert f"NAPI {sim.napi_state}" in text
+    assert f"budget {sim.params['budget']}" in text
+    held = sim.stack.held
+    assert held is not None and f"holds {held.segs} segs {held.len:,} B" in text
+    assert f"napi_gro_receive +{delta(st, 'napi_gro_receive')} ({sim.rec.counts['napi_gro_receive']:,})" in text
+    assert f"{sim.metrics()['segments_per_skb']:.1f} segments per skb" in text
+    work = list(sim.poll_work)
+    assert f"over {len(work)} polls" in text
+
+
+async def test_napi_marks_polls_that_used_the_whole_budget():
+    st = state("atlantic-page-pool", "before")
+    text = await render(NapiView, st, (160, 50))
+    hits = sum(1 for w in st.sim.poll_work if w >= st.sim.params["budget"])
+    assert hits and "▲" in text and f"{hits} used it all" in text
+
+
+async def test_napi_without_a_poll_says_frames_go_up_from_process_context():
+    st = state("ath10k-sdio-napi", "before")
+    text = await render(NapiView, st)
+    assert "not polled" in text and "ieee80211_rx_ni" in text and "process context" in text
+    assert f"tcp_ack +{delta(st, 'tcp_ack')}" in text
+    assert f"{st.sim.metrics()['acks_per_segment']:.2f} ACK/seg" in text
+
+
+# ---------------------------------------------------------------------- bus
+async def test_bus_timeline_has_bundles_and_ack_writes():
+    st = state("ath10k-sdio-napi", "before")
+    text = await render(BusView, st)
+    lines = text.splitlines()
+    strip = lines[1]
+    assert "R" in strip and "t" in strip and set(strip) <= {"R", "t", "·"}
+    assert f"bundles read {st.sim.rec.counts['sdio_read_bundle']:,} +{delta(st, 'sdio_read_bundle')}" in text
+    assert f"ACK writes {st.sim.rec.counts['sdio_write']:,}" in text
+    assert f"fixed cost {st.sim.platform.sdio_xfer_ns / 1000:.1f} µs per transfer" in text
+
+
+async def test_bus_scale_is_the_same_for_both_variants():
+    a = (await render(BusView, state("ath10k-sdio-napi", "before"))).splitlines()[0]
+    b = (await render(BusView, state("ath10k-sdio-napi", "after"))).splitlines()[0]
+    assert a == b and "ms wide" in a
+
+
+async def test_bus_on_pcie_has_no_host_transfers():
+    st = state("rx-basics", "gro")
+    text = await render(BusView, st)
+    assert "PCIe: DMA, no host-driven bus transfers" in text
+    assert f"RX DMA writes (rx_frame) {st.sim.rec.counts['rx_frame']:,} +{delta(st, 'rx_frame')}" in text
+
+
+# ---------------------------------------------------------------------- lifecycle graph
+async def test_graph_lights_the_buffer_at_clean_idx():
+    st = state("ath9k-page-pool", "before", 200, 1)
+    ring = st.sim.ring
+    buf = ring.descs[ring.clean_idx].buf
+    text = await render(GraphView, st, (160, 50))
+    assert f"▶ buf#{buf.id} at clean_idx {ring.clean_idx}" in text
+    assert f"▶ {buf.state} " in text
+    for src, call, dst in MACHINES["rx_buffer"][2]:
+        if call in CALLS:
+            assert f"{call} {st.sim.rec.counts[call]:,} " in text
+        else:
+            assert f"{call} → {dst}" in text or f"{call} ↺ {dst}" in text
+
+
+@pytest.mark.parametrize("lesson_id,variant,machine", [
+    ("atlantic-page-pool", "before", "flip_page"),
+    ("atlantic-page-pool", "after", "pp_frag"),
+    ("ath10k-sdio-napi", "after", "gro_flow"),
+])
+async def test_graph_follows_the_strategy(lesson_id, variant, machine):
+    text = await render(GraphView, state(lesson_id, variant), (160, 50))
+    assert text.splitlines()[0].startswith(MACHINES[machine][0])
+
+
+async def test_graph_machine_can_be_chosen():
+    st = state("rx-basics", "gro")
+    text = await render(GraphView, st, machine="napi")
+    assert text.startswith(MACHINES["napi"][0])
+    assert f"▶ {st.sim.napi_state}" in text
+
+
+# ---------------------------------------------------------------------- counters
+async def test_counters_show_deltas_bars_and_headline():
+    st = state("bgmac-napi-skb-cache", "after", 300, 100)
+    text = await render(CountersView, st, (160, 50))
+    m = st.sim.metrics()
+    assert f"{m['throughput_mbps']:,.1f} Mbit/s" in text and f"CPU {m['cpu_percent']:.1f}%" in text
+    row = next(ln for ln in text.splitlines() if ln.lstrip().startswith("napi_build_skb "))
+    assert row.split()[:3] == ["napi_build_skb", f"{st.sim.rec.counts['napi_build_skb']:,}",
+                               f"+{delta(st, 'napi_build_skb')}"]
+    for cat, ns in m["cpu_ns_per_frame_by_category"].items():
+        if ns >= 0.5:
+            assert any(f" {cat} " in f" {ln} " and f"{ns:,.0f} ns" in ln for ln in text.splitlines())
+
+
+def test_sparkline_scales_to_its_maximum():
+    assert sparkline([0, 1, 2, 4], 10) == "▁▃▅█"
+    assert sparkline([5, 5], 1) == "█"
+    assert sparkline([], 5) == ""
+
+
+async def test_counters_after_back_and_forward_draw_the_same_screen():
+    lesson = find_lesson("rx-basics")
+    run = LessonRun(lesson, trace=400)
+    counts = {0: dict(run.sims["gro"].rec.counts)}
+    app = Host(CountersView)
+    seen = {}
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(CountersView)
+
+        async def show(k: int) -> str:
+            run.goto(k)
+            counts.setdefault(k, dict(run.sims["gro"].rec.counts))
+            view.state = ViewState(sim=run.sims["gro"], variant="gro", lesson=lesson, step=k,
+                                   prev_counts=counts.get(k - 1, {}))
+            await pilot.pause()
+            return "\n".join(view.render_line(y).text for y in range(view.size.height))
+
+        for k in range(4):
+            seen[k] = await show(k)
+        assert await show(2) != seen[3]
+        assert await show(3) == seen[3]
+    spark = next(ln for ln in seen[3].splitlines() if ln.startswith("Mbit/s"))
+    assert len(spark.split()[1]) == 4 and "4 steps" in spark
+
+
+# ---------------------------------------------------------------------- event log
+async def test_log_shows_the_newest_calls_at_the_bottom():
+    st = state("rx-basics", "gro")
+    text = await render(LogView, st)
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    last = st.sim.rec.recent(1)[0]
+    assert last.call in lines[-2] and f"{last.t_ns / 1000:.3f}µs" in lines[-2]
+    assert "SI softirq" in text or "HI hardirq" in text
+    assert lines[-1].startswith("HI hardirq")          # the legend
+
+
+async def test_log_reports_a_violation_with_its_message():
+    st = state("rx-basics", "gro", 20, 1, faults=("no-sync-for-cpu",))
+    assert st.sim.rec.violations
+    v = st.sim.rec.violations[-1]
+    text = await render(LogView, st, (160, 50))
+    assert "✖ VIOLATION" in text and v.name in text
+
+
+# ---------------------------------------------------------------------- code
+async def test_code_lights_the_step_line():
+    lesson = find_lesson("ath9k-page-pool")
+    code = lesson.pseudocode["before"]
+    st = state("ath9k-page-pool", "before", code_line=3)
+    text = await render(CodeView, st)
+    lit = next(ln for ln in text.splitlines() if ln.startswith("▶"))
+    assert lit.split()[1] == "3" and code[2].strip().split("(")[0] in lit
+    assert sum(bool(re.match(r"▶ +\d", ln)) for ln in text.splitlines()) == 1
+    assert "▶ the line this step is about" in text       # the legend
+
+
+async def test_code_keeps_the_lit_line_visible_in_a_small_view():
+    st = state("ath9k-page-pool", "after", code_line=12)
+    text = await render(CodeView, st, (40, 8))
+    assert any(ln.startswith("▶ 12") for ln in text.splitlines())
+
+
+async def test_code_without_pseudocode_says_so():
+    st = state("rx-basics", "gro")
+    st = ViewState(sim=st.sim, variant="nonesuch", lesson=st.lesson)
+    text = await render(CodeView, st)
+    assert "no pseudo-code for the 'nonesuch' variant" in text
+
+
+# ---------------------------------------------------------------------- every size, every kind of model
+CASES = [("ath9k-page-pool", "before", 200), ("atlantic-page-pool", "after", 200),
+         ("ath10k-sdio-napi", "after", 200), ("ath10k-sdio-napi", "usb-first-revision", 100),
+         ("rx-basics", "gro", 0)]
+
+
+@pytest.mark.parametrize("view_cls", [NapiView, BusView, GraphView, CountersView, LogView, CodeView])
+@pytest.mark.parametrize("size", SIZES)
+async def test_every_size_draws_without_error(view_cls, size):
+    for lesson_id, variant, frames in CASES:
+        text = await render(view_cls, state(lesson_id, variant, frames, min(frames, 10), code_line=2), size)
+        assert text.strip()
+
+
+@pytest.mark.parametrize("view_cls", [NapiView, BusView, GraphView, CountersView, LogView, CodeView])
+async def test_no_state_and_another_theme(view_cls):
+    app = Host(view_cls)
+    async with app.run_test(size=(60, 12)) as pilot:
+        app.theme = "textual-light"
+        await pilot.pause()
+        view = app.query_one(view_cls)
+        assert "no model yet" in view.render_line(0).text
+        view.state = state("ath10k-sdio-napi", "after")
+        await pilot.pause()
+        assert view.render_line(0).text.strip()

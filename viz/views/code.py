@@ -1,0 +1,142 @@
+"""The driver's RX path as short pseudo-code, with the line the current step is about lit.
+
+The lesson gives each variant a few lines of pseudo-code (the kernel's
+function and call names, with `#` comments); the step names the line it is
+about. That line is drawn reversed in the accent colour and marked "▶" (so
+it does not rest on colour alone), and the view scrolls to keep it in sight
+when the code is taller than the view. Comments are dimmed; they come last
+on a line, so a narrow view cuts them before it cuts code.
+
+In compare mode each panel shows its own variant's code; the player puts two
+of these side by side.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.strip import Strip
+
+from . import register
+from .base import ModelView
+
+
+def split_comment(line: str) -> tuple[str, str]:
+    """(code, comment): the comment starts at the first '#' preceded by a space or the line start."""
+    for i, c in enumerate(line):
+        if c == "#" and (i == 0 or line[i - 1] == " "):
+            return line[:i].rstrip(), line[i:]
+    return line.rstrip(), ""
+
+
+@register
+class CodeView(ModelView):
+    KEY = "code"
+    TITLE = "Driver RX path"
+
+    COMPONENT_CLASSES = {"codeview--lit", "codeview--marker", "codeview--number", "codeview--comment",
+                         "codeview--muted"}
+    DEFAULT_CSS = """
+    CodeView > .codeview--lit { color: $accent; text-style: bold reverse; }
+    CodeView > .codeview--marker { color: $text-accent; text-style: bold; }
+    CodeView > .codeview--number { color: $text-muted; }
+    CodeView > .codeview--comment { color: $text-muted; text-style: italic; }
+    CodeView > .codeview--muted { color: $text-muted; }
+    """
+
+    _cache: tuple[object, list[Text]] | None = None
+
+    # -- Line API -----------------------------------------------------------------
+    def watch_state(self, state) -> None:
+        self._cache = None
+        super().watch_state(state)
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        key = (width, height, self.app.theme, self.rich_style)
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, self._lines(width, height))
+        lines = self._cache[1]
+        base = self.rich_style
+        if y >= len(lines):
+            return Strip.blank(width, base)
+        return Strip(lines[y].render(self.app.console)).apply_style(base).crop_extend(0, width, base)
+
+    def _s(self, name: str):
+        return self.get_component_rich_style(f"codeview--{name}", partial=True)
+
+    # -- content ------------------------------------------------------------------
+    def code(self) -> tuple[str, ...]:
+        st = self.state
+        if st is None or st.lesson is None:
+            return ()
+        return tuple(st.lesson.pseudocode.get(st.variant, ()))
+
+    def _lines(self, width: int, height: int) -> list[Text]:
+        st = self.state
+        if st is None:
+            return [Text("no model yet", self._s("muted"))]
+        code = self.code()
+        if not code:
+            msg = Text(f"this lesson has no pseudo-code for the {st.variant!r} variant", self._s("muted"))
+            return list(msg.wrap(self.app.console, max(1, width)))
+        lit = st.code_line if st.code_line and 1 <= st.code_line <= len(code) else None
+        num_w = len(str(len(code)))
+        room = max(4, width - (num_w + 3))          # after "▶ " + number + " "
+        out: list[Text] = []
+        lit_row = 0
+        for i, raw in enumerate(code, start=1):
+            on = i == lit
+            if on:
+                lit_row = len(out)
+            for k, row in enumerate(self._rows(raw, room)):
+                line = Text(no_wrap=True, end="")
+                line.append("▶ " if on and k == 0 else "  ", self._s("marker"))
+                line.append(f"{i:>{num_w}} " if k == 0 else " " * (num_w + 1), self._s("number"))
+                line.append_text(row)
+                if on:
+                    line.pad_right(width - line.cell_len)
+                    line.stylize(self._s("lit"), 2)
+                out.append(line)
+        if lit and len(out) < height:
+            out.append(Text("▶ the line this step is about", self._s("muted")))
+        return self._window(out, lit_row, height)
+
+    def _rows(self, raw: str, room: int) -> list[Text]:
+        """One source line as display rows: the comment is shortened or dropped first, then
+        the code wraps under its own indentation (never cut: it is what the lesson teaches)."""
+        body, comment = split_comment(raw)
+        comment_style = self._s("comment")
+        if not body:                                      # a comment-only line
+            body, comment = raw.rstrip(), ""
+            return [Text(r, comment_style) for r in self._wrap(body, room)]
+        gap = raw[len(body):len(raw) - len(comment)] if comment else ""
+        if comment and len(body) + len(gap) + len(comment) <= room:
+            return [Text(body) + Text(gap) + Text(comment, comment_style)]
+        if comment and len(body) + 2 + 8 <= room:
+            keep = room - len(body) - 2
+            return [Text(body) + Text("  ") + Text(comment[:keep - 1] + "…", comment_style)]
+        return [Text(r) for r in self._wrap(body, room)]
+
+    @staticmethod
+    def _wrap(text: str, room: int) -> list[str]:
+        """Wrap at a space or after a comma or '(' where one is near the end, else hard.
+        Continuation rows keep the line's indentation plus two."""
+        indent = " " * min(room // 2, len(text) - len(text.lstrip()) + 2)
+        rows: list[str] = []
+        rest, width = text, room
+        while len(rest) > width:
+            cut = max(rest.rfind(" ", 0, width + 1), rest.rfind(",", 0, width) + 1, rest.rfind("(", 0, width) + 1)
+            if cut <= len(rest) - len(rest.lstrip()) + width // 3:
+                cut = width
+            rows.append(rest[:cut].rstrip())
+            rest = indent + rest[cut:].lstrip()
+            width = room
+        return rows + [rest]
+
+    @staticmethod
+    def _window(lines: list[Text], lit_row: int, height: int) -> list[Text]:
+        """All lines if they fit, else a window that keeps the lit line a third of the way down."""
+        if len(lines) <= height or height <= 0:
+            return lines
+        start = max(0, min(len(lines) - height, lit_row - height // 3))
+        return lines[start:start + height]

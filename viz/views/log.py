@@ -1,0 +1,134 @@
+"""The event log: the most recent kernel calls, one a line, newest at the bottom.
+
+Each line is one `models.trace.Event`: when (µs of simulated time), in which
+context (a two-letter tag and its colour, so the context never rests on
+colour alone), the kernel call as the kernel spells it, the object it
+touched and what it did. A DMA-API-debug report ("VIOLATION") or a kernel
+warning is drawn in the error or warning colour with its message, since it
+is what a lesson about a bug wants the reader to find.
+
+The calls the last step made are bright; older ones are dimmed, so a step's
+work stands out in the scrollback. No scrolling: the view shows as many of
+the newest events as fit (the trace buffer keeps the last few hundred).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.strip import Strip
+
+from . import register
+from .base import ModelView
+
+# context -> (tag, component class)
+CONTEXTS = {
+    "hardirq": ("HI", "hardirq"),
+    "softirq": ("SI", "softirq"),
+    "process": ("PR", "process"),
+    "app": ("AP", "app"),
+    "device": ("DV", "device"),
+}
+
+
+@register
+class LogView(ModelView):
+    KEY = "log"
+    TITLE = "Event log"
+
+    COMPONENT_CLASSES = {"logview--hardirq", "logview--softirq", "logview--process", "logview--app",
+                         "logview--device", "logview--error", "logview--warning", "logview--muted",
+                         "logview--call", "logview--old"}
+    DEFAULT_CSS = """
+    LogView > .logview--hardirq { color: $text-error; text-style: bold; }
+    LogView > .logview--softirq { color: $text-success; text-style: bold; }
+    LogView > .logview--process { color: $text-primary; text-style: bold; }
+    LogView > .logview--app { color: $foreground; text-style: bold; }
+    LogView > .logview--device { color: $text-muted; text-style: bold; }
+    LogView > .logview--error { color: $text-error; text-style: bold; }
+    LogView > .logview--warning { color: $text-warning; text-style: bold; }
+    LogView > .logview--muted { color: $text-muted; }
+    LogView > .logview--call { text-style: bold; }
+    LogView > .logview--old { text-style: dim; }
+    """
+
+    _cache: tuple[object, list[Strip]] | None = None
+
+    # -- Line API -----------------------------------------------------------------
+    def watch_state(self, state) -> None:
+        self._cache = None
+        super().watch_state(state)
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        key = (width, height, self.app.theme, self.rich_style)
+        if self._cache is None or self._cache[0] != key:
+            base = self.rich_style
+            self._cache = (key, [Strip(t.render(self.app.console)).apply_style(base).crop_extend(0, width, base)
+                                 for t in self._lines(width, height)])
+        lines = self._cache[1]
+        if y >= len(lines):
+            return Strip.blank(width, self.rich_style)
+        return lines[y]
+
+    def _s(self, name: str):
+        return self.get_component_rich_style(f"logview--{name}", partial=True)
+
+    # -- content ------------------------------------------------------------------
+    def _lines(self, width: int, height: int) -> list[Text]:
+        st = self.state
+        if st is None:
+            return [Text("no model yet", self._s("muted"))]
+        legend = self._legend(width)
+        rows = max(0, height - 1)
+        events = st.sim.rec.recent(rows) if rows else []
+        if st.sim.rec.events is None:
+            return [Text("no trace buffer: the model runs without an event log", self._s("muted"))]
+        if not events:
+            return [Text("no kernel call yet", self._s("muted")), legend]
+        # Every call bumps one counter, so the counters' growth since the previous step is
+        # the number of calls the step added: the newest ones in the buffer (reports too).
+        counts, prev = st.sim.rec.counts, st.prev_counts
+        fresh = sum(n - prev.get(k, 0) for k, n in counts.items()) if prev else len(events)
+        first_fresh = len(events)
+        while first_fresh > 0 and fresh > 0:
+            first_fresh -= 1
+            fresh -= events[first_fresh].call not in ("VIOLATION", "WARNING")
+        out: list[Text] = []
+        for i, e in enumerate(events):
+            out += self._event(e, width, i < first_fresh)
+        out = out[-rows:] if rows else []
+        pad = [Text("")] * (rows - len(out))
+        return pad + out + [legend]
+
+    def _event(self, e, width: int, old: bool) -> list[Text]:
+        """One event's line; a report's message wraps under it, since it must be read whole."""
+        tag, cls = CONTEXTS.get(e.ctx, (e.ctx[:2].upper(), "muted"))
+        line = Text(no_wrap=True, end="")
+        line.append(f"{e.t_ns / 1000:>10.3f}µs ", self._s("muted"))
+        line.append(tag, self._s(cls))
+        if width >= 64:
+            line.append(f" {e.ctx:<7}", self._s(cls))
+        line.append(" ")
+        if e.call in ("VIOLATION", "WARNING"):
+            style = self._s("error" if e.call == "VIOLATION" else "warning")
+            indent = min(line.cell_len, max(0, width - 20))
+            line.append(("✖ " if e.call == "VIOLATION" else "⚠ ") + e.call + (f" {e.obj}" if e.obj else ""), style)
+            msg = Text(e.detail, style)
+            return [line] + [Text(" " * indent, end="") + part
+                             for part in msg.wrap(self.app.console, max(8, width - indent))]
+        line.append(e.call, self._s("call"))
+        if e.obj:
+            line.append(f" {e.obj}")
+        if e.detail:
+            line.append(f"  {e.detail}", self._s("muted"))
+        if old:
+            line.stylize(self._s("old"))
+        return [line]
+
+    def _legend(self, width: int) -> Text:
+        out = Text(no_wrap=True, end="")
+        for ctx, (tag, cls) in CONTEXTS.items():
+            out.append(tag, self._s(cls))
+            out.append(f" {ctx}  " if width >= 60 else " ", self._s("muted"))
+        out.append("· dim: earlier steps", self._s("muted"))
+        return out
