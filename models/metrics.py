@@ -26,7 +26,9 @@ def _state(self) -> dict[str, Any]:
         "read": self.stack.read_segs,
         "processed": self.processed,
         "dropped": self.dropped,
-        "bus": self.bus_busy,
+        # transfers already booked past now are not busy time yet (the bus is FIFO, so what is
+        # booked beyond now is one contiguous run ending at bus_free)
+        "bus": self.bus_busy - max(0.0, self.bus_free - max(self.engine.now, self.rec.t)),
         "bounce": rec.bounce_bytes,
     }
 
