@@ -24,7 +24,7 @@ from .base import ModelView
 from . import register
 
 SIXTY_FOUR_GiB = 64 * GiB
-_MAP_DETAIL = re.compile(r"phys (0x[0-9a-f]+) len (\d+)")
+_MAP_DETAIL = re.compile(r"phys (0x[0-9a-f]+)")
 _SLOT_DETAIL = re.compile(r"slot\(s\) at (\d+)")
 
 
@@ -163,11 +163,8 @@ class MemoryView(ModelView):
             back = "back" in e.detail
             return (phys, slot_addr, e.detail.split(" ", 1)[0], "←" if back else "→",
                     "· copied back to the buffer" if back else "· copied into the slot")
-        bounced = [m for m in sim.dma.live.values() if m.slot >= 0]
-        if bounced:
-            m = max(bounced, key=lambda m: m.id)
-            return m.phys, sw.addr(m.slot), m.size, "⇄", "· mapped through the slot"
-        return None
+        m = max((m for m in sim.dma.live.values() if m.slot >= 0), key=lambda m: m.id, default=None)
+        return None if m is None else (m.phys, sw.addr(m.slot), m.size, "⇄", "· mapped through the slot")
 
     def _iommu_line(self, sim) -> list[Text]:
         io = sim.iommu
@@ -198,10 +195,8 @@ class MemoryView(ModelView):
     def _map(self, sim, width: int, budget: int, bits: int, limit: int) -> list[Text]:
         top = sim.mem.max_addr
         segs, rules, cuts = self._layout(sim, bits, limit)
-        out = []
-        nrules = len(cuts)
-        tight = budget < len(segs) + nrules + (limit >= top)
-        if limit >= top and not (tight and bits >= 64):
+        out, nrules = [], len(cuts)
+        if limit >= top and not (bits >= 64 and budget < len(segs) + nrules + 1):
             # the mask reaches past all of RAM: say so at the top edge (the header says "64" already)
             reach = f"dma_mask {bits} → {size_str(limit)}, above all RAM" if bits < 64 else "dma_mask 64"
             out.append(Text().append(f"▲ {reach}: every buffer in reach", self._s("line")))
