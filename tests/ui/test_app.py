@@ -1,0 +1,391 @@
+"""Pilot tests: every control of the player, every lesson to its end, resizes and random keys.
+
+Each test builds the app with `make_app` (as the CLI does) and drives it
+headless. `press` waits for the model worker after each key, so a test
+sees what a person would see once the step has landed.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from textual.command import CommandPalette
+
+from models.lesson import LessonNotFound, all_lessons
+from viz.app import make_app, run_app, settle
+from viz.screens.help import HelpScreen
+from viz.screens.home import HomeScreen
+from viz.screens.player import PlayerScreen
+from viz.screens.prompt import NumberPrompt
+from viz.screens.too_small import TooSmallScreen
+from viz.session import views_for
+from viz.widgets.ask import AskPanel
+from viz.widgets.compare import DiffLine
+from viz.widgets.deck import ViewDeck
+from viz.widgets.narration import Narration
+from viz.widgets.status import StatusLine
+
+LESSONS = [lesson.id for lesson in all_lessons()]
+
+
+def app_for(lesson=None, step=0, compare=False):
+    app = make_app(lesson=lesson, step=step, compare=compare)
+    app.animation_level = "none"
+    return app
+
+
+async def press(pilot, *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot.app, pilot)
+
+
+def position(app) -> tuple[int, int]:
+    """(step, extra frames) the player shows."""
+    frame = app.screen.frame
+    return frame.step, frame.extra
+
+
+def heading(app) -> str:
+    narration = app.screen.query_one(Narration)
+    return narration.heading(*narration.step)
+
+
+# ------------------------------------------------------------------ stepping
+async def test_step_keys_forward_and_back():
+    app = app_for("rx-basics")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, PlayerScreen)
+        assert heading(app).startswith("step 0/13 · RX basics")
+        await press(pilot, "right")
+        assert heading(app) == "step 1/13 · A ring of 256 descriptors"
+        await press(pilot, "pagedown", "n")
+        assert position(app) == (3, 0)
+        await press(pilot, "left")
+        assert position(app) == (2, 0)
+        await press(pilot, "pageup", "p", "p")
+        assert position(app) == (0, 0)        # never below the cover
+        await press(pilot, "end")
+        assert position(app) == (13, 0)
+        await press(pilot, "right")
+        assert position(app) == (13, 0)       # never past the last step
+        await press(pilot, "home")
+        assert position(app) == (0, 0)
+
+
+async def test_burst_of_keys_lands_on_the_last_step_asked():
+    app = app_for("rx-basics")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("pagedown", "pagedown", "pagedown", "pagedown")   # a clicker, no waiting
+        await settle(app, pilot)
+        assert position(app) == (4, 0)
+
+
+@pytest.mark.parametrize("lesson,step", [("rx-basics", 4), ("ath9k-page-pool", 6)])
+async def test_back_then_forward_is_the_identical_screen(lesson, step):
+    app = app_for(lesson, step=step)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        before = app.export_screenshot()
+        await press(pilot, "left", "right")
+        assert position(app) == (step, 0)
+        assert app.export_screenshot() == before
+
+
+async def test_reset_and_jump_modal():
+    app = app_for("rx-basics", step=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "r")
+        assert position(app) == (0, 0)
+        await press(pilot, "g")
+        assert isinstance(app.screen, NumberPrompt)
+        await press(pilot, "backspace", "9", "9", "enter")
+        assert isinstance(app.screen, NumberPrompt)          # out of range: refused in place
+        assert "out of range" in str(app.screen.query_one("#prompt-error").render())
+        await press(pilot, "backspace", "backspace", "5", "enter")
+        assert isinstance(app.screen, PlayerScreen)
+        assert position(app) == (5, 0)
+        await press(pilot, "g", "escape")
+        assert isinstance(app.screen, PlayerScreen) and position(app) == (5, 0)
+
+
+async def test_fast_forward_then_step_returns_to_the_lesson():
+    app = app_for("rx-basics", step=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        processed = app.screen.frame.sims["gro"].processed
+        await press(pilot, "f")
+        assert isinstance(app.screen, NumberPrompt)
+        for _ in range(4):
+            await pilot.press("backspace")
+        await press(pilot, "3", "0", "0", "enter")
+        assert position(app) == (2, 300)
+        assert heading(app).startswith("step 2/13 +300 frames")
+        assert app.screen.frame.sims["gro"].processed == processed + 300
+        await press(pilot, "right")
+        assert position(app) == (3, 0)
+        clean = app.export_screenshot()
+        await press(pilot, "f", "enter", "left")       # the default 5 000 frames, then back out of it
+        assert position(app) == (3, 0)
+        assert app.export_screenshot() == clean
+
+
+async def test_play_pause_and_speed():
+    app = app_for("rx-basics")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        status = screen.query_one(StatusLine)
+        for _ in range(3):
+            await press(pilot, "plus")
+        assert screen.speed == 8.0 and status.speed == 8.0
+        await press(pilot, "plus")
+        assert screen.speed == 8.0                 # capped
+        await press(pilot, "space")
+        assert screen.playing and status.playing
+        await pilot.pause(0.7)                     # 8x: a step every 0.25 s
+        await press(pilot, "space")
+        assert not screen.playing
+        assert position(app)[0] >= 1
+        for _ in range(6):
+            await press(pilot, "minus")
+        assert screen.speed == 0.25
+
+
+async def test_play_stops_at_the_last_step():
+    app = app_for("rx-basics", step=12)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "plus", "plus", "plus", "space")
+        await pilot.pause(0.6)
+        await settle(app, pilot)
+        assert position(app) == (13, 0)
+        assert not app.screen.playing
+
+
+# ------------------------------------------------------------------ views, compare, questions
+async def test_tab_cycles_the_views_and_a_step_brings_back_its_focus():
+    app = app_for("rx-basics", step=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        deck = app.screen.query_one(ViewDeck)
+        assert deck.active == "ring"
+        assert deck.query_one("#v-ring").display and not deck.query_one("#v-napi").display
+        await press(pilot, "tab")
+        assert deck.active == "napi"
+        assert deck.query_one("#v-napi").display and not deck.query_one("#v-ring").display
+        await press(pilot, "shift+tab", "shift+tab")
+        assert deck.active == deck.keys[-1]
+        await press(pilot, "right")               # step 2 focuses napi
+        assert deck.active == "napi"
+
+
+async def test_compare_shows_both_variants_and_the_counter_difference():
+    app = app_for("rx-basics", step=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        deck = app.screen.query_one(ViewDeck)
+        await press(pilot, "c")
+        assert deck.compare and deck.has_class("-compare")
+        assert str(deck.query_one("#title-a").render()) == "gro"
+        assert str(deck.query_one("#title-b").render()) == "no-gro"
+        text = str(deck.query_one(DiffLine).render())
+        assert "napi_gro_receive: gro" in text and "Δ" in text
+        await press(pilot, "right")             # compare stays on while stepping
+        assert deck.compare and position(app) == (5, 0)
+        await press(pilot, "c")
+        assert not deck.compare
+
+
+async def test_compare_flag_from_the_factory():
+    app = app_for("ath11k-36bit-dma-mask", step=2, compare=True)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        deck = app.screen.query_one(ViewDeck)
+        assert deck.compare
+        assert str(deck.query_one("#title-a").render()) == "before"
+
+
+async def test_answering_a_question_is_remembered():
+    app = app_for("rx-basics", step=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        ask = app.screen.query_one(AskPanel)
+        assert ask.display and ask.chosen is None
+        await press(pilot, "9")                  # no such choice: nothing happens
+        assert ask.chosen is None
+        await press(pilot, "1")
+        assert ask.chosen == 0
+        verdict = " ".join(str(w.render()) for w in ask.query(".verdict"))
+        assert "you chose 1" in verdict and "the answer is 2" in verdict
+        await press(pilot, "right")
+        assert not ask.display                   # step 5 asks nothing
+        await press(pilot, "left")
+        assert ask.display and ask.chosen == 0   # the answer given is shown again
+        await press(pilot, "2")
+        assert "✓ right" in str(ask.query_one(".verdict").render())
+
+
+async def test_question_never_blocks_stepping():
+    app = app_for("ath11k-36bit-dma-mask", step=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "right", "right", "right")
+        assert position(app) == (3, 0)
+
+
+# ------------------------------------------------------------------ screens
+async def test_home_opens_a_lesson_and_shows_progress():
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, HomeScreen)
+        await press(pilot, "enter")
+        assert isinstance(app.screen, PlayerScreen) and app.screen.lesson.id == LESSONS[0]
+        await press(pilot, "right", "right", "right", "escape")
+        assert isinstance(app.screen, HomeScreen)
+        prompt = str(app.screen.query_one("#lessons").get_option_at_index(0).prompt)
+        assert "seen 3/13" in prompt
+        await press(pilot, "enter")                # resumes where it was
+        assert position(app) == (3, 0)
+
+
+async def test_help_lists_every_binding():
+    app = app_for("rx-basics")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        for word in ("PgDn", "space", "fast-forward", "compare", "go to step", "answer", "ctrl+p", "colours"):
+            assert word.lower() in text.lower(), word
+        await press(pilot, "escape")
+        assert isinstance(app.screen, PlayerScreen)
+
+
+async def test_command_palette_jumps_to_a_step_and_opens_lessons():
+    app = app_for("rx-basics")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "ctrl+p")
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"jump to step 7")
+        await pilot.pause(0.4)
+        await press(pilot, "enter")
+        assert isinstance(app.screen, PlayerScreen)
+        assert position(app) == (7, 0)
+        await press(pilot, "ctrl+p")
+        await pilot.press(*"open lesson bgmac")
+        await pilot.pause(0.4)
+        await press(pilot, "enter")
+        assert isinstance(app.screen, PlayerScreen) and app.screen.lesson.id == "bgmac-napi-skb-cache"
+
+
+async def test_quit():
+    app = app_for("rx-basics")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert app._exit
+
+
+async def test_too_small_message_and_back():
+    app = app_for("rx-basics", step=1)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, TooSmallScreen)
+        text = str(app.screen.query_one("#too-small-message").render())
+        assert text == ("rxviz needs at least 80×24 (now 60×20): enlarge the terminal "
+                        "or lower the font size")
+        await pilot.resize_terminal(80, 24)
+        await settle(app, pilot)
+        assert isinstance(app.screen, PlayerScreen) and position(app) == (1, 0)
+
+
+# ------------------------------------------------------------------ whole lessons, resizes, random keys
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", LESSONS)
+async def test_play_each_lesson_to_its_end(lesson):
+    app = app_for(lesson)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        total = len(app.screen.lesson.steps)
+        for k in range(1, total + 1):
+            await press(pilot, "right")
+            assert heading(app).startswith(f"step {k}/{total} · ")
+        await press(pilot, "right")
+        assert position(app) == (total, 0)
+
+
+@pytest.mark.slow
+async def test_resize_while_playing():
+    app = app_for("rx-basics", step=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "plus", "plus", "plus", "space")
+        for size in ((160, 50), (100, 30), (60, 20), (200, 60), (140, 40), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.15)
+        await press(pilot, "space")
+        assert isinstance(app.screen, PlayerScreen)
+        assert position(app)[0] > 4
+
+
+@pytest.mark.slow
+async def test_random_keys_and_resizes(monkeypatch):
+    import viz.screens.player as player
+
+    monkeypatch.setattr(player, "FF_MAX", 3000)           # keep random fast-forwards short
+    keys = ["right", "left", "pagedown", "pageup", "space", "plus", "minus", "g", "f", "r", "c",
+            "tab", "shift+tab", "question_mark", "escape", "enter", "up", "down", "home",
+            "1", "2", "3", "4", "backspace", "0", "5", "n", "p", "x"]
+    rng = random.Random(20261130)
+    app = app_for("rx-basics")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        for _ in range(150):
+            if rng.random() < 0.08:
+                await pilot.resize_terminal(rng.randint(60, 200), rng.randint(20, 60))
+            else:
+                await pilot.press(rng.choice(keys))
+            await pilot.pause()
+        await settle(app, pilot)
+        await pilot.resize_terminal(120, 40)
+        await settle(app, pilot)
+        assert not isinstance(app.screen, TooSmallScreen)
+
+
+# ------------------------------------------------------------------ the factory and helpers
+def test_make_app_refuses_an_unknown_lesson(capsys):
+    with pytest.raises(LessonNotFound):
+        make_app(lesson="no-such-lesson")
+    assert run_app(lesson="no-such-lesson") == 2
+    assert "unknown lesson 'no-such-lesson'" in capsys.readouterr().err
+
+
+def test_views_follow_the_scenario():
+    lessons = {lesson.id: lesson for lesson in all_lessons()}
+    sdio = views_for(lessons["ath10k-sdio-napi"])
+    assert "bus" in sdio and "ring" not in sdio and "pool" not in sdio
+    basics = views_for(lessons["rx-basics"])
+    assert basics[0] == "ring" and "bus" not in basics and "pool" not in basics
+    assert "pool" in views_for(lessons["atlantic-page-pool"])
+    assert "skbcache" in views_for(lessons["bgmac-napi-skb-cache"])
+    for lesson in lessons.values():
+        keys = views_for(lesson)
+        assert all(step.focus in keys for step in lesson.steps if step.focus)
+
+
+async def test_screenshot_returns_svg():
+    from viz.screenshot import parse_size, screenshot
+
+    svg = await screenshot("rx-basics", 1, (80, 24))
+    assert svg.lstrip().startswith("<svg") and "A ring of 256 descriptors" in svg.replace("&#160;", " ")
+    assert parse_size("160x50") == (160, 50)
+    with pytest.raises(ValueError):
+        parse_size("wide")

@@ -1,0 +1,144 @@
+"""The Textual app: screens, app-wide keys, and the factory everything else builds it with.
+
+`make_app(lesson, step, compare)` is the one way to build the app: `rxviz`
+and `rxviz play` run it (`run_app`), the UI tests drive it with Pilot, and
+`rxviz screenshot` exports it (viz.screenshot). The home screen is always
+at the bottom of the stack, so Esc from a lesson goes to the lessons.
+
+Each lesson's player is installed once and kept for the session: reopening
+a lesson resumes where it was, without recomputing its steps. Progress and
+answers are kept in memory only.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+
+from textual import events
+from textual.app import App
+from textual.binding import Binding
+
+from models.lesson import LessonError, LessonNotFound, all_lessons, find_lesson
+from models.lesson.schema import Lesson
+from viz.commands import LessonCommands
+from viz.screens.home import HomeScreen
+from viz.screens.too_small import TooSmallScreen, too_small
+
+
+@lru_cache(maxsize=1)
+def shipped_lessons() -> list[Lesson]:
+    """The lessons, loaded once per process (they are frozen; tests build many apps)."""
+    return all_lessons()
+
+
+class RxvizApp(App[int]):
+    """rxviz: step through how Linux network drivers receive packets."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "rxviz"
+    COMMANDS = App.COMMANDS | {LessonCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (80, "-narrow"), (140, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-normal"), (34, "-roomy"), (50, "-tall")]
+    BINDINGS = [
+        Binding("q", "quit", "quit"),
+        Binding("question_mark", "help", "help", key_display="?"),
+    ]
+
+    def __init__(self, lesson: Lesson | str | None = None, step: int = 0, compare: bool = False) -> None:
+        super().__init__()
+        self.lessons: list[Lesson] = shipped_lessons()
+        self.start = (lesson, step, compare)
+        self.progress: dict[str, tuple[int, int]] = {}       # lesson id -> (step, total)
+        self.answers: dict[tuple[str, int], int] = {}        # (lesson id, step) -> choice
+
+    def get_default_screen(self) -> HomeScreen:
+        return HomeScreen()
+
+    def on_mount(self) -> None:
+        lesson, step, compare = self.start
+        if lesson is not None:
+            self.open_lesson(lesson, step, compare)
+        self._check_size()
+
+    # -- lessons ---------------------------------------------------------------
+    def lesson(self, lesson_id: str) -> Lesson:
+        for lesson in self.lessons:
+            if lesson.id == lesson_id:
+                return lesson
+        return find_lesson(lesson_id)
+
+    def open_lesson(self, lesson: Lesson | str, step: int | None = None, compare: bool = False) -> None:
+        """Show a lesson's player (resuming it if it was opened before), over the home screen."""
+        from viz.screens.player import PlayerScreen
+
+        if isinstance(lesson, str):
+            lesson = self.lesson(lesson)
+        name = f"lesson:{lesson.id}"
+        if not self.is_screen_installed(name):
+            self.install_screen(PlayerScreen(lesson, step or 0, compare), name)
+        elif step is not None:
+            self.get_screen(name).goto(step)
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(name)
+        self._check_size()
+
+    def action_lessons(self) -> None:
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_help(self) -> None:
+        from viz.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    # -- the size floor ----------------------------------------------------------
+    def on_resize(self, event: events.Resize) -> None:
+        # Runs before App._on_resize records the new size: use the event's.
+        self._check_size(event.size)
+
+    def _check_size(self, size=None) -> None:
+        small = too_small(*(size or self.size))
+        covered = isinstance(self.screen, TooSmallScreen)
+        if small and not covered:
+            self.push_screen(TooSmallScreen())
+        elif covered and not small:
+            self.pop_screen()
+
+
+def make_app(lesson: str | None = None, step: int = 0, compare: bool = False) -> RxvizApp:
+    """The configured app: the home screen, or `lesson` opened at `step` (and in compare mode).
+
+    `lesson` is a lesson id or the path of a lesson file. Raises LessonNotFound
+    or LessonError for one that cannot be played, before any screen exists.
+    """
+    found = None
+    if lesson is not None:
+        found = next((x for x in shipped_lessons() if x.id == lesson), None) or find_lesson(lesson)
+    return RxvizApp(found, step, compare)
+
+
+def run_app(lesson: str | None = None, step: int = 0, compare: bool = False) -> int:
+    """Run the app in this terminal; the exit code for the CLI (2: no such lesson or a bad one)."""
+    try:
+        app = make_app(lesson, step, compare)
+    except (LessonNotFound, LessonError) as exc:
+        print(f"rxviz: {exc}", file=sys.stderr)
+        return 2
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)
+
+
+async def settle(app: RxvizApp, pilot) -> None:
+    """Wait until the model worker is idle and the screen shows its last frame (tests, screenshots)."""
+    for _ in range(50):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        busy = [w for w in app.workers if w.is_running]
+        if not busy:
+            break
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()

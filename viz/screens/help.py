@@ -1,0 +1,108 @@
+"""Help: every key binding and what the colours mean.
+
+The key table is generated from the screens' and the app's BINDINGS, so it
+cannot drift from what the keys really do; the colour legend is the same
+one the player shows under the narration.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from viz.widgets.legend import ENTRIES
+
+NAMES = {
+    "right": "→", "left": "←", "pagedown": "PgDn", "pageup": "PgUp", "space": "space",
+    "plus": "+", "equals_sign": "=", "minus": "−", "question_mark": "?", "escape": "Esc",
+    "shift+tab": "shift+tab", "ctrl+p": "ctrl+p", "home": "Home", "end": "End", "up": "↑", "down": "↓",
+}
+
+NOTES = """\
+Step back is exact: the model restores a snapshot and replays, so a step
+looks the same however you reach it. Fast-forward (f) runs every variant
+beyond the lesson's step; → or ← returns to the lesson's steps.
+Below 140 columns one view is shown at a time (tab switches, or click its
+name); wider terminals show a grid, taller ones more views. Compare (c)
+shows the active view for two variants side by side on the same traffic.
+"""
+
+
+def key_label(keys: str) -> str:
+    return " ".join(NAMES.get(k, k) for k in keys.split(","))
+
+
+def rows(bindings) -> list[tuple[str, str]]:
+    """(keys, description) for each binding, digits folded into one row."""
+    out: list[tuple[str, str]] = []
+    digits = []
+    for b in bindings:
+        b = b if isinstance(b, Binding) else Binding(*b)
+        if b.key.isdigit():
+            digits.append(b.key)
+            continue
+        out.append((key_label(b.key), b.description or b.action))
+    if digits:
+        out.append((f"{digits[0]}–{digits[-1]}", "answer the step's question"))
+    return out
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and colours; any of Esc, ?, q closes it."""
+
+    BINDINGS = [Binding("escape,question_mark,q", "close", "close", key_display="Esc")]
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+        & > VerticalScroll {
+            width: 84;
+            max-width: 100%;
+            height: auto;
+            max-height: 100%;
+            border: round $accent;
+            border-title-color: $text-accent;
+            background: $surface;
+            padding: 0 1;
+        }
+        & .help-head { text-style: bold; color: $text-accent; margin-top: 1; }
+        & .help-notes { color: $text-muted; }
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        from viz.screens.home import HomeScreen
+        from viz.screens.player import PlayerScreen
+
+        with VerticalScroll() as box:
+            box.border_title = "rxviz help · Esc closes"
+            box.can_focus = True
+            yield Static("In a lesson", classes="help-head")
+            yield Static(self._table(rows(PlayerScreen.BINDINGS)), markup=False)
+            yield Static("On the lessons screen and everywhere", classes="help-head")
+            general = dict(rows(HomeScreen.BINDINGS) + rows(self.app.BINDINGS))
+            general["ctrl+p"] = "command palette: open a lesson, jump to a step, compare"
+            yield Static(self._table(list(general.items())), markup=False)
+            yield Static("Colours (every state also has its letter)", classes="help-head")
+            yield Static(self._legend(), markup=False)
+            yield Static(NOTES, classes="help-notes", markup=False)
+
+    @staticmethod
+    def _table(items: list[tuple[str, str]]) -> Content:
+        width = max(len(k) for k, _ in items) + 2
+        lines = [Content.assemble((k.ljust(width), "bold $text-accent"), d) for k, d in items]
+        return Content("\n").join(lines)
+
+    @staticmethod
+    def _legend() -> Content:
+        lines = [Content.assemble((f"■{glyph} ", f"bold $text-{name}"), meaning) for name, glyph, meaning in ENTRIES]
+        return Content("\n").join(lines)
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

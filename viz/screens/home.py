@@ -1,0 +1,87 @@
+"""The home screen: the lessons, what each teaches, and how far this session got in each.
+
+One entry per lesson: title, driver, number of steps and, once opened in
+this session, the step reached ("3/13"); under it the one-line summary.
+Enter (or a click) opens the player. Progress is kept in memory only.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from models.lesson.schema import Lesson
+from viz.widgets.narration import cite, cover
+
+INTRO = ("Each lesson replays a real driver patch in a simulated kernel: the descriptor ring, "
+         "DMA mapping, NAPI, GRO, page_pool. Every number on screen comes from the model.")
+
+
+class HomeScreen(Screen):
+    """Pick a lesson."""
+
+    BINDINGS = [
+        Binding("enter", "open", "open lesson", key_display="⏎", priority=True),
+        Binding("question_mark", "app.help", "help", key_display="?"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.from_markup("[b]rxviz[/b] · how Linux network drivers receive packets"),
+                     id="home-title")
+        yield Static(Content(INTRO), id="home-intro", markup=False)
+        with Horizontal(id="home-body"):
+            yield OptionList(*self._options(), id="lessons")
+            with VerticalScroll(id="home-detail", can_focus=False):
+                yield Static(id="detail-patch", markup=False)
+                yield Markdown(id="detail-cover")
+        yield Footer()
+
+    def _prompt(self, lesson: Lesson) -> Content:
+        progress = self.app.progress.get(lesson.id)
+        seen = ""
+        if progress is not None:
+            seen = f" · [b $text-accent]seen {progress[0]}/{progress[1]}[/]"
+        return Content.from_markup(
+            "[b]$title[/b]\n[i]$driver[/i] · $steps steps" + seen + "\n[dim]$summary[/dim]",
+            title=lesson.title, driver=lesson.driver, steps=str(len(lesson.steps)), summary=lesson.summary)
+
+    def _options(self) -> list[Option | None]:
+        out: list[Option | None] = []
+        for lesson in self.app.lessons:
+            if out:
+                out.append(None)          # a separator line between lessons
+            out.append(Option(self._prompt(lesson), id=lesson.id))
+        return out
+
+    def on_screen_resume(self) -> None:
+        options = self.query_one(OptionList)
+        keep = options.highlighted
+        options.clear_options()
+        options.add_options(self._options())
+        options.highlighted = keep if keep is not None else 0
+        options.focus()
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """On a wide screen, the highlighted lesson's cover page is shown beside the list."""
+        lesson = next((x for x in self.app.lessons if x.id == event.option.id), None)
+        if lesson is None:
+            return
+        self.query_one("#detail-patch", Static).update(Content(cite(lesson)))
+        self.query_one("#detail-cover", Markdown).update(cover(lesson, start=False))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.app.open_lesson(event.option.id)
+
+    def action_open(self) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is not None:
+            option = options.get_option_at_index(options.highlighted)
+            if option.id:
+                self.app.open_lesson(option.id)

@@ -1,0 +1,295 @@
+"""The player: a lesson's narration, the model views it needs, and the controls to step through it.
+
+State flows down: a worker thread moves the model (viz.session) and hands
+back a frozen `Frame`; `_show` sets the narration's step, the question, the
+views' `ViewState`s and the status line from it. Events flow up: the
+question posts `AskPanel.AnswerChosen`, tab clicks come from the deck.
+
+Moves are requested, not performed, by the key handlers: they only update
+the position asked for (`want`), so keys stay responsive while a slow step
+computes, and a burst of PageDowns from a presenter's clicker lands on the
+right step.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer
+from textual.worker import get_current_worker
+
+from models.lesson.schema import Lesson
+from viz.session import Frame, Session, compare_pair, views_for
+from viz.views.all import view_class
+from viz.views.base import ViewState
+from viz.widgets.ask import AskPanel
+from viz.widgets.deck import ViewDeck
+from viz.widgets.legend import Legend
+from viz.widgets.narration import Narration
+from viz.widgets.status import StatusLine
+
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+STEP_SECONDS = 2.0          # auto-advance interval at 1x
+FF_MAX = 1_000_000
+BUSY_AFTER = 0.15           # say "computing…" only when a move takes longer than this
+
+
+class PlayerScreen(Screen):
+    """One lesson, played step by step."""
+
+    AUTO_FOCUS = ""       # every key is a screen binding; a focused view would only add a second highlight
+    BINDINGS = [
+        Binding("right,pagedown,n", "next", "next", key_display="→", priority=True),
+        Binding("left,pageup,p", "prev", "back", key_display="←", priority=True),
+        Binding("space", "toggle_play", "play/pause", priority=True),
+        Binding("plus,equals_sign", "speed(1)", "faster", key_display="+", show=False),
+        Binding("minus", "speed(-1)", "slower", key_display="−", show=False),
+        Binding("g", "jump", "go to step", show=False),
+        Binding("f", "fast_forward", "fast-forward", show=False),
+        Binding("r", "reset", "reset", show=False),
+        Binding("home", "goto(0)", "first step", show=False, priority=True),
+        Binding("end", "goto(-1)", "last step", show=False, priority=True),
+        Binding("c", "toggle_compare", "compare"),
+        Binding("tab", "cycle(1)", "next view", priority=True, show=False),
+        Binding("shift+tab", "cycle(-1)", "previous view", priority=True, show=False),
+        Binding("escape", "lessons", "lessons", show=False),
+        Binding("up", "scroll_text(-1)", "scroll the text up", key_display="↑", show=False),
+        Binding("down", "scroll_text(1)", "scroll the text down", key_display="↓", show=False),
+        *[Binding(str(i), f"answer({i - 1})", f"answer {i}", show=False) for i in range(1, 7)],
+    ]
+
+    def __init__(self, lesson: Lesson, step: int = 0, compare: bool = False) -> None:
+        super().__init__()
+        self.lesson = lesson
+        self.keys = views_for(lesson)
+        self.session = Session(lesson)
+        self.want = (max(0, min(len(lesson.steps), step)), 0)     # (step, extra frames) asked for
+        self.compare = compare
+        self.frame: Frame | None = None
+        self.playing = False
+        self.speed = 1.0
+        self._timer: Timer | None = None
+        self._busy_timer: Timer | None = None
+        self._ops: list[tuple[str, int]] = []
+        self._lock = threading.Lock()
+        self._pumping = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            with Vertical(id="side"):
+                yield Narration(self.lesson, id="narration")
+                yield AskPanel(id="ask")
+                if "code" in self.keys:       # on a wide screen the pseudo-code sits under the text
+                    yield view_class("code")(id="side-code")
+                yield Legend(id="legend")
+            yield ViewDeck(self.keys, aside=("code",), id="deck")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(AskPanel).display = False
+        self._request("goto", self.want[0])
+
+    # -- moving the model (worker thread) ------------------------------------------
+    def _request(self, kind: str, n: int = 0) -> None:
+        with self._lock:
+            if kind == "goto" and self._ops and self._ops[-1][0] == "goto":
+                self._ops[-1] = (kind, n)
+            else:
+                self._ops.append((kind, n))
+            start, self._pumping = not self._pumping, True
+        if start:
+            self._pump()
+
+    @work(thread=True, group="model", exit_on_error=True)
+    def _pump(self) -> None:
+        worker = get_current_worker()
+        cancelled = lambda: worker.is_cancelled  # noqa: E731
+        while not worker.is_cancelled:
+            with self._lock:
+                if not self._ops:
+                    self._pumping = False
+                    return
+                kind, n = self._ops.pop(0)
+            if not self._call(self._busy, kind, n):
+                return
+            if kind == "goto":
+                self.session.goto(n, cancelled)
+            elif kind == "ff":
+                self.session.fast_forward(n, cancelled)
+            with self._lock:
+                stale = any(k == "goto" for k, _ in self._ops)
+            if stale or worker.is_cancelled:
+                continue                  # another move is queued: skip copying this one
+            run = self.session.run
+            pair = compare_pair(self.lesson, run.shown()) if self.compare and run is not None else None
+            frame = self.session.frame(pair or ())
+            if not self._call(self._show, frame):
+                return
+
+    def _call(self, fn, *args) -> bool:
+        """Run fn on the UI thread; False when the app is shutting down (the worker then stops)."""
+        try:
+            self.app.call_from_thread(fn, *args)
+            return True
+        except RuntimeError:
+            with self._lock:
+                self._pumping = False
+            return False
+
+    def _busy(self, kind: str, n: int) -> None:
+        total = len(self.lesson.steps)
+        label = (f"fast-forwarding {n:,} frames…".replace(",", " ") if kind == "ff"
+                 else f"computing step {n}/{total}…")
+        if self._busy_timer is not None:
+            self._busy_timer.stop()
+        status = self.query_one(StatusLine)
+        self._busy_timer = self.set_timer(BUSY_AFTER, lambda: setattr(status, "busy", label))
+
+    # -- state coming down ------------------------------------------------------------
+    def _show(self, frame: Frame) -> None:
+        if self._busy_timer is not None:
+            self._busy_timer.stop()
+        self.frame = frame
+        step = frame.step
+        spec = self.lesson.steps[step - 1] if step else None
+        self.query_one(Narration).step = (step, frame.extra)
+        ask = spec.ask if spec is not None else None
+        self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)))
+        self.query_one("#side").set_class(ask is not None, "-asking")
+        shown = frame.shown
+        state = self._state(frame, shown)
+        pair = None
+        names = compare_pair(self.lesson, shown)
+        if self.compare and names and all(v in frame.sims for v in names):
+            a, b = (self._state(frame, v) for v in names)
+            a.other, b.other = b, a
+            pair = (a, b)
+        deck = self.query_one(ViewDeck)
+        lead = (spec or self.lesson.steps[0]).focus if self.lesson.steps else ""
+        deck.show(state, pair, lead)
+        deck.compare = pair is not None
+        for view in self.query("#side-code"):
+            view.state = state
+        status = self.query_one(StatusLine)
+        status.busy = ""
+        status.frame = frame
+        self.app.progress[self.lesson.id] = (step, frame.total)
+        if self.playing and step >= frame.total and not frame.extra:
+            self._set_playing(False)
+
+    def _state(self, frame: Frame, variant: str) -> ViewState:
+        return ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
+                         code_line=frame.code_line, prev_counts=frame.prev_counts.get(variant, {}))
+
+    def on_view_deck_lead_aside(self, message: ViewDeck.LeadAside) -> None:
+        for view in self.query("#side-code"):
+            view.set_class(message.aside, "-active")
+
+    def on_ask_panel_answer_chosen(self, message: AskPanel.AnswerChosen) -> None:
+        self.app.answers[(self.lesson.id, message.step)] = message.choice
+        spec = self.lesson.steps[message.step - 1]
+        self.query_one(AskPanel).show(message.step, spec.ask, message.choice)
+
+    # -- actions ------------------------------------------------------------------------
+    def goto(self, k: int) -> None:
+        """Go to lesson step k (clamped), dropping any fast-forward."""
+        k = max(0, min(len(self.lesson.steps), k))
+        self.want = (k, 0)
+        self._request("goto", k)
+
+    def action_next(self) -> None:
+        step, extra = self.want
+        if extra or step < len(self.lesson.steps):
+            self.goto(step + 1)
+
+    def action_prev(self) -> None:
+        step, extra = self.want
+        if extra:
+            self.goto(step)          # leave the fast-forward: back to the clean step
+        elif step > 0:
+            self.goto(step - 1)
+
+    def action_goto(self, k: int) -> None:
+        self.goto(len(self.lesson.steps) if k < 0 else k)
+
+    def action_reset(self) -> None:
+        self._set_playing(False)
+        self.goto(0)
+
+    def action_toggle_play(self) -> None:
+        if not self.playing and self.want[0] >= len(self.lesson.steps):
+            self.notify("this is the last step: r goes back to the start", timeout=3)
+            return
+        self._set_playing(not self.playing)
+
+    def _set_playing(self, on: bool) -> None:
+        self.playing = on
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if on:
+            self._timer = self.set_interval(STEP_SECONDS / self.speed, self._tick)
+        self.query_one(StatusLine).playing = on
+
+    def _tick(self) -> None:
+        with self._lock:
+            busy = self._pumping
+        if not busy:
+            self.action_next()
+
+    def action_speed(self, delta: int) -> None:
+        i = min(range(len(SPEEDS)), key=lambda j: abs(SPEEDS[j] - self.speed))
+        self.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, i + delta))]
+        self.query_one(StatusLine).speed = self.speed
+        if self.playing:
+            self._set_playing(True)
+
+    def action_jump(self) -> None:
+        from viz.screens.prompt import NumberPrompt
+        total = len(self.lesson.steps)
+        prompt = NumberPrompt("go to step", f"step 0 (the cover) to {total}", 0, total, self.want[0])
+        self.app.push_screen(prompt, lambda k: k is not None and self.goto(k))
+
+    def action_fast_forward(self) -> None:
+        from viz.screens.prompt import NumberPrompt
+        help_text = ("run every variant this many more frames beyond the lesson step; "
+                     "→ or ← returns to the lesson's steps")
+        prompt = NumberPrompt("fast-forward frames", help_text, 1, FF_MAX, min(5000, FF_MAX))
+        self.app.push_screen(prompt, self._ff)
+
+    def _ff(self, n: int | None) -> None:
+        if n:
+            step, extra = self.want
+            self.want = (step, extra + n)
+            self._request("ff", n)
+
+    def action_toggle_compare(self) -> None:
+        if compare_pair(self.lesson, self.lesson.steps[0].show if self.lesson.steps else "") is None:
+            self.notify("this lesson has a single variant: nothing to compare", timeout=3)
+            return
+        self.compare = not self.compare
+        if self.compare:
+            self._request("frame")           # publish copies of both variants
+        elif self.frame is not None:
+            self._show(self.frame)
+
+    def action_cycle(self, delta: int) -> None:
+        self.query_one(ViewDeck).cycle(delta)
+
+    def action_scroll_text(self, delta: int) -> None:
+        narration = self.query_one(Narration)
+        narration.scroll_relative(y=delta * 2, animate=False)
+
+    def action_answer(self, index: int) -> None:
+        self.query_one(AskPanel).choose(index)
+
+    def action_lessons(self) -> None:
+        self._set_playing(False)
+        self.app.action_lessons()

@@ -1,0 +1,90 @@
+"""Compare mode's difference line: the counters that differ most between the two variants.
+
+    dma_map_single: before 12 000, after 0, Δ −12 000 · swiotlb_bounce: before 24 000, after 0, …
+
+The counters come from each variant's Recorder at the same step on the same
+traffic (the replay runs every variant in lockstep), so a difference is the
+patch's doing. Ordered by how much they differ, as many as fit the width.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from viz.views.base import ViewState
+from viz.widgets.status import fmt_int
+
+
+def counter_diff(a: ViewState, b: ViewState) -> list[tuple[str, int, int]]:
+    """(counter, value in a, value in b) for every counter that differs, biggest difference first."""
+    ca, cb = a.sim.rec.counters(), b.sim.rec.counters()
+    names = list(dict.fromkeys([*ca, *cb]))
+    rows = [(n, ca.get(n, 0), cb.get(n, 0)) for n in names if ca.get(n, 0) != cb.get(n, 0)]
+    # Relative change first (a counter that drops to zero is the story), then size.
+    rows.sort(key=lambda r: (-abs(r[2] - r[1]) / max(abs(r[1]), abs(r[2]), 1), -abs(r[2] - r[1])))
+    return rows
+
+
+def signed(n: int) -> str:
+    return ("+" if n > 0 else "−" if n < 0 else "") + fmt_int(abs(n))
+
+
+class DiffLine(Widget):
+    """The counters-difference line under the two columns (one or two lines)."""
+
+    COMPONENT_CLASSES = {"diff--name", "diff--delta", "diff--muted"}
+    DEFAULT_CSS = """
+    DiffLine {
+        height: auto;
+        max-height: 2;
+        padding: 0 1;
+        background: $boost;
+        & > .diff--name { color: $text-accent; text-style: bold; }
+        & > .diff--delta { color: $text-warning; }
+        & > .diff--muted { color: $text-muted; }
+    }
+    """
+
+    pair: reactive[tuple[ViewState, ViewState] | None] = reactive(None, layout=True)
+
+    def _s(self, name: str):
+        return self.get_component_rich_style(f"diff--{name}", partial=True)
+
+    def items(self) -> list[Text]:
+        if self.pair is None:
+            return []
+        a, b = self.pair
+        out = []
+        for name, va, vb in counter_diff(a, b):
+            t = Text()
+            t.append(name, self._s("name"))
+            t.append(f": {a.variant} {fmt_int(va)}, {b.variant} {fmt_int(vb)}, ")
+            t.append(f"Δ {signed(vb - va)}", self._s("delta"))
+            out.append(t)
+        return out
+
+    def render(self) -> Text:
+        width = max(1, self.content_size.width)
+        items = self.items()
+        if not items:
+            return Text("the two variants' counters are equal at this step", self._s("muted"))
+        lines = 2 if self.app.size.height >= 40 else 1
+        out, used, row = Text(), 0, 0
+        for item in items:
+            sep = 3 if used else 0
+            if used + sep + cell_len(item.plain) > width:
+                if row + 1 >= lines or not used:
+                    break
+                out.append("\n")
+                row, used, sep = row + 1, 0, 0
+            if sep:
+                out.append(" · ", self._s("muted"))
+            out.append_text(item)
+            used += sep + cell_len(item.plain)
+        if not out.plain:
+            out = items[0]
+            out.truncate(width, overflow="ellipsis")
+        return out

@@ -1,0 +1,124 @@
+"""What the lesson says at this step: counter and title, the patch it teaches, the text.
+
+The heading and the patch citation are plain `Static`s rather than Markdown:
+a message-id such as `<1567679893-14029-9-git-send-email-...>` would be read
+as an HTML tag or an autolink by a Markdown parser, and the citation must be
+shown exactly as the lesson gives it. The step's `say` is Markdown.
+
+Step 0 is the lesson's cover page: the summary, the scenario and its
+variants, the published figure, and how to start.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Markdown, Static
+
+from models.lesson.schema import Lesson
+
+
+def cite(lesson: Lesson) -> str:
+    """The patch in one or two lines: subject, author, date, message-id or commit."""
+    p = lesson.patch
+    if p is None:
+        return "no patch: the common RX path every driver lesson builds on"
+    ref = p.commit and f"commit {p.commit}" or p.message_id
+    return " · ".join(x for x in (p.subject, p.author, p.date, ref) if x)
+
+
+def _value(v) -> str:
+    """A parameter value as a person writes it in a lesson or with --set."""
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+
+def cover(lesson: Lesson, start: bool = True) -> str:
+    """The Markdown of step 0: what this lesson runs and compares (and, if `start`, how to begin)."""
+    lines = [lesson.summary, ""]
+    scen = ", ".join(f"{k} {v}" for k, v in lesson.scenario_raw.items())
+    if scen:
+        lines += [f"**Scenario:** {scen}.", ""]
+    variants = []
+    for name, over in lesson.variants.items():
+        diff = ", ".join(f"`{k}={_value(v)}`" for k, v in over.items()) or "the scenario as is"
+        variants.append(f"- **{name}**: {diff}")
+    lines += ["**Variants** (the model runs them in lockstep on the same traffic):", *variants, ""]
+    if lesson.paper is not None:
+        pp = lesson.paper
+        lines += [f"**Published:** {pp.metric} {pp.before:g} → {pp.after:g} {pp.unit}"
+                  + (f" ({pp.source})" if pp.source else ""), ""]
+    if start:
+        lines.append(f"Press **→** or **PageDown** to start; **?** lists every key. "
+                     f"{len(lesson.steps)} steps.")
+    else:
+        lines += ["**Steps:**", *(f"{s.index + 1}. {s.title}" for s in lesson.steps)]
+    return "\n".join(lines)
+
+
+class Citation(Widget):
+    """The patch citation, clipped to one line on a small screen and two on a large one, with an ellipsis."""
+
+    DEFAULT_CSS = "Citation { height: auto; color: $text-muted; }"
+
+    def __init__(self, text: str, **kw) -> None:
+        super().__init__(**kw)
+        self.text = text
+
+    def render(self) -> Text:
+        width = max(8, self.content_size.width or self.size.width)
+        lines = textwrap.wrap(self.text, width) or [""]
+        keep = 2 if self.app.size.width >= 140 else 1
+        if len(lines) > keep:
+            lines = lines[:keep]
+            lines[-1] = lines[-1][: width - 1].rstrip() + "…"
+        return Text("\n".join(lines))
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return min(len(textwrap.wrap(self.text, max(8, width))) or 1, 2 if self.app.size.width >= 140 else 1)
+
+
+class Narration(VerticalScroll, can_focus=False):
+    """The lesson's text for the current step; state comes down as (step, extra frames)."""
+
+    DEFAULT_CSS = """
+    Narration {
+        background: $boost;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+        & > #n-head { text-style: bold; color: $text-accent; }
+        & > Markdown { padding: 0; margin: 0; }
+        & > Markdown > MarkdownParagraph { margin: 0 0 0 0; }
+        & > Markdown > MarkdownBulletList { margin: 0; padding: 0; }
+    }
+    """
+
+    step: reactive[tuple[int, int]] = reactive((-1, 0), init=False)
+
+    def __init__(self, lesson: Lesson, **kw) -> None:
+        super().__init__(**kw)
+        self.lesson = lesson
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="n-head", markup=False)
+        if self.lesson.patch is not None:
+            yield Citation(cite(self.lesson), id="n-patch")
+        yield Markdown(id="n-say")
+
+    def heading(self, step: int, extra: int) -> str:
+        total = len(self.lesson.steps)
+        title = self.lesson.title if step == 0 else self.lesson.steps[step - 1].title
+        more = f" +{extra:,} frames".replace(",", " ") if extra else ""
+        return f"step {step}/{total}{more} · {title}"
+
+    def watch_step(self, value: tuple[int, int]) -> None:
+        step, extra = value
+        self.query_one("#n-head", Static).update(Content(self.heading(step, extra)))
+        say = cover(self.lesson) if step == 0 else self.lesson.steps[step - 1].say
+        self.query_one("#n-say", Markdown).update(say)
+        self.scroll_home(animate=False)

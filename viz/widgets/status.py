@@ -1,0 +1,106 @@
+"""The status line: the last kernel call of the shown variant, in its context, and where we are.
+
+    ▶ 1x  before  softirq · napi_complete_done · work 12 < budget 64      1 234 frames · 3.456 ms
+
+It reads the frame the player published (never the live model), so it is
+as exact as the views. When the model is busy computing, that is said here
+instead: a slow step is visible, not a frozen screen.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from viz.session import Frame
+
+
+def fmt_ns(ns: float) -> str:
+    """Simulated time, with the unit a person would pick."""
+    if ns < 1_000:
+        return f"{ns:.0f} ns"
+    if ns < 1_000_000:
+        return f"{ns / 1_000:.1f} µs"
+    if ns < 1_000_000_000:
+        return f"{ns / 1_000_000:.3f} ms"
+    return f"{ns / 1_000_000_000:.3f} s"
+
+
+def fmt_int(n: int) -> str:
+    """12 345: thin groups read better than 12,345 next to kernel names."""
+    return f"{n:,}".replace(",", " ")
+
+
+def last_call(frame: Frame) -> tuple[str, str]:
+    """(context, "call · detail") of the last event of the shown variant."""
+    sim = frame.sims.get(frame.shown)
+    if sim is None:
+        return "", ""
+    recent = sim.rec.recent(1)
+    if not recent:
+        if sim.bus == "pcie":
+            return "process", f"ifup · {sim.ring.device_owned} descriptors posted to the device"
+        return "process", "ifup · waiting for the first frame"
+    ev = recent[-1]
+    what = ev.call + (f" {ev.obj}" if ev.obj else "")
+    return ev.ctx, what + (f" · {ev.detail}" if ev.detail else "")
+
+
+class StatusLine(Widget):
+    """One line under the views: play state, variant, last kernel call, frames, simulated time."""
+
+    COMPONENT_CLASSES = {"status--play", "status--variant", "status--ctx", "status--muted", "status--error"}
+    DEFAULT_CSS = """
+    StatusLine {
+        height: 1;
+        background: $panel;
+        color: $text;
+        padding: 0 1;
+        & > .status--play { color: $text-accent; text-style: bold; }
+        & > .status--variant { color: $text-primary; text-style: bold; }
+        & > .status--ctx { color: $text-secondary; }
+        & > .status--muted { color: $text-muted; }
+        & > .status--error { color: $text-error; text-style: bold; }
+    }
+    """
+
+    frame: reactive[Frame | None] = reactive(None)
+    playing: reactive[bool] = reactive(False)
+    speed: reactive[float] = reactive(1.0)
+    busy: reactive[str] = reactive("")
+
+    def _s(self, name: str):
+        return self.get_component_rich_style(f"status--{name}", partial=True)
+
+    def render(self) -> Text:
+        width = self.content_size.width
+        left = Text()
+        left.append(("▶ " if self.playing else "‖ ") + f"{self.speed:g}x", self._s("play"))
+        frame = self.frame
+        if self.busy or frame is None:
+            left.append("  " + (self.busy or "setting up the model…"), self._s("muted"))
+            return left
+        left.append(f"  {frame.shown}", self._s("variant"))
+        sim = frame.sims.get(frame.shown)
+        right = Text()
+        if sim is not None:
+            right.append(f"{fmt_int(sim.processed)} frames", self._s("muted"))
+            if sim.dropped:
+                right.append(f" ({fmt_int(sim.dropped)} dropped)", self._s("error"))
+            right.append(f" · {fmt_ns(sim.engine.now)}", self._s("muted"))
+            bad = sim.rec.violations
+            if bad:
+                left.append(f"  ⚠ {bad[-1].name}", self._s("error"))
+        ctx, what = last_call(frame)
+        if ctx:
+            left.append(f"  {ctx}", self._s("ctx"))
+            left.append(f" · {what}")
+        room = width - cell_len(right.plain) - 2
+        if room < 20:           # too narrow for both: the kernel call matters more
+            left.truncate(width, overflow="ellipsis")
+            return left
+        left.truncate(room, overflow="ellipsis")
+        left.pad_right(width - cell_len(left.plain) - cell_len(right.plain))
+        return left + right
