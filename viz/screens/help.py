@@ -98,7 +98,7 @@ class HelpScreen(ModalScreen[None]):
 
     @staticmethod
     def _legend() -> Content:
-        lines = [Content.assemble((f"■{glyph} ", f"bold $text-{name}"), meaning) for name, glyph, meaning in ENTRIES]
+        lines = [Content.assemble((f"■{glyph} ", f"bold $text-{name}"), meaning) for name, glyph, _, meaning in ENTRIES]
         return Content("\n").join(lines)
 
     def on_mount(self) -> None:

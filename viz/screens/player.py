@@ -76,6 +76,8 @@ class PlayerScreen(Screen):
         self.speed = 1.0
         self._timer: Timer | None = None
         self._busy_timer: Timer | None = None
+        self._moves = 0              # moves started (UI thread) ...
+        self._shown = 0              # ... and the last one whose frame is on screen
         self._ops: list[tuple[str, int]] = []
         self._lock = threading.Lock()
         self._pumping = False
@@ -149,13 +151,21 @@ class PlayerScreen(Screen):
                  else f"computing step {n}/{total}…")
         if self._busy_timer is not None:
             self._busy_timer.stop()
-        status = self.query_one(StatusLine)
-        self._busy_timer = self.set_timer(BUSY_AFTER, lambda: setattr(status, "busy", label))
+        self._moves += 1
+        move = self._moves
+
+        def say_busy() -> None:
+            # A timer event can already be queued when _show stops the timer: check it is still current.
+            if move > self._shown:
+                self.query_one(StatusLine).busy = label
+
+        self._busy_timer = self.set_timer(BUSY_AFTER, say_busy)
 
     # -- state coming down ------------------------------------------------------------
     def _show(self, frame: Frame) -> None:
         if self._busy_timer is not None:
             self._busy_timer.stop()
+        self._shown = self._moves
         self.frame = frame
         step = frame.step
         spec = self.lesson.steps[step - 1] if step else None

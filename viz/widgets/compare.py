@@ -44,7 +44,7 @@ class DiffLine(Widget):
         background: $boost;
         & > .diff--name { color: $text-accent; text-style: bold; }
         & > .diff--delta { color: $text-warning; }
-        & > .diff--muted { color: $text-muted; }
+        & > .diff--muted { color: $foreground-muted; }
     }
     """
 

@@ -27,13 +27,14 @@ from viz.views.base import ModelView, ViewState
 from viz.widgets.compare import DiffLine
 
 WIDE = 140        # columns from which views are laid out as a grid
+STACK = 40        # rows from which a narrower screen stacks two views
 TALL = 50         # rows from which the grid has three rows instead of two
 
 
 def capacity(width: int, height: int) -> int:
     """How many views the screen shows at once."""
     if width < WIDE:
-        return 1
+        return 2 if height >= STACK else 1
     rows = 3 if height >= TALL else 2
     return 2 * rows - 1          # the lead view spans both columns of the first row
 
@@ -160,7 +161,8 @@ class ViewDeck(Widget):
             return
         size = self.screen.size
         self.cap = 1 if self.compare else capacity(size.width, size.height)
-        self.set_class(self.cap > 1, "-grid")
+        self.set_class(self.cap > 1 and size.width >= WIDE, "-grid")
+        self.set_class(self.cap > 1 and size.width < WIDE, "-stack")
         self.set_class(size.height >= TALL, "-rows-3")
         self.set_class(self.compare, "-compare")
         if self.active not in self.pool():
@@ -177,7 +179,7 @@ class ViewDeck(Widget):
         for view in grid.query_children(ModelView):
             key = (view.id or "").removeprefix("v-")
             view.set_class(key not in shown, "-hidden")
-            view.set_class(key == shown[0] and self.cap > 1, "-lead")
+            view.set_class(key == shown[0] and self.cap > 1 and size.width >= WIDE, "-lead")
         current = [(v.id or "").removeprefix("v-") for v in grid.children if not v.has_class("-hidden")]
         if current != shown:
             for i, key in enumerate(shown):

@@ -11,22 +11,24 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-# (component class, swatch text, meaning): the theme variables views use, and what they mean.
+# (component class, swatch text, meaning, longer meaning for help): the theme variables views use.
 ENTRIES = (
-    ("primary", "D", "device owns it"),
-    ("warning", "F", "filled / in flight / bounced"),
-    ("secondary", "C", "CPU owns it"),
-    ("success", "R", "recycled / direct / fine"),
-    ("error", "!", "dropped / violation"),
-    ("accent", "▲", "head, tail, current"),
+    ("primary", "D", "device owns", "the device owns it (posted to the ring, mapped for DMA)"),
+    ("warning", "F", "filled / in flight", "filled by the device, in flight, or bounced through SWIOTLB"),
+    ("secondary", "C", "CPU owns", "the CPU owns it (unmapped or synced for the CPU)"),
+    ("success", "R", "recycled / fine", "recycled (page_pool, NAPI cache), mapped directly, nothing wrong"),
+    ("error", "!", "dropped / violation", "dropped, or a rule the DMA-API checker reports as broken"),
+    ("accent", "▲", "head / tail / now", "the ring's head and tail, the current line or object"),
 )
 
 
 class Legend(Widget):
     """The colour legend, one line (it truncates rather than wraps)."""
 
-    COMPONENT_CLASSES = {f"legend--{name}" for name, _, _ in ENTRIES} | {"legend--label"}
+    COMPONENT_CLASSES = {f"legend--{entry[0]}" for entry in ENTRIES} | {"legend--label"}
     DEFAULT_CSS = """
+    /* Component colours are real colours ($foreground-muted, not $text-muted): an `auto`
+       colour in a component style is resolved without the widget's background. */
     Legend {
         height: 1;
         padding: 0 1;
@@ -37,13 +39,13 @@ class Legend(Widget):
         & > .legend--success { color: $text-success; text-style: bold; }
         & > .legend--error { color: $text-error; text-style: bold; }
         & > .legend--accent { color: $text-accent; text-style: bold; }
-        & > .legend--label { color: $text-muted; }
+        & > .legend--label { color: $foreground-muted; }
     }
     """
 
     def entries(self) -> list[Text]:
         out = []
-        for name, glyph, meaning in ENTRIES:
+        for name, glyph, meaning, _ in ENTRIES:
             item = Text()
             item.append(f"■{glyph}", self.get_component_rich_style(f"legend--{name}", partial=True))
             item.append(f" {meaning}")
@@ -52,8 +54,9 @@ class Legend(Widget):
 
     def lines(self, width: int) -> Text:
         """The entries packed into lines of `width`; an entry is never split."""
-        label = Text("colours: ", style=self.get_component_rich_style("legend--label", partial=True))
-        out, used = label, len(label.plain)
+        out = Text()
+        out.append("colours: ", style=self.get_component_rich_style("legend--label", partial=True))
+        used = len(out.plain)
         for item in self.entries():
             need = len(item.plain) + (2 if used else 0)
             if used and used + need > width:

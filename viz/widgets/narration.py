@@ -41,6 +41,9 @@ def _value(v) -> str:
 def cover(lesson: Lesson, start: bool = True) -> str:
     """The Markdown of step 0: what this lesson runs and compares (and, if `start`, how to begin)."""
     lines = [lesson.summary, ""]
+    if start:
+        lines += [f"*Press **→** or **PageDown** to start ({len(lesson.steps)} steps); "
+                  f"**?** lists every key.*", ""]
     scen = ", ".join(f"{k} {v}" for k, v in lesson.scenario_raw.items())
     if scen:
         lines += [f"**Scenario:** {scen}.", ""]
@@ -53,10 +56,7 @@ def cover(lesson: Lesson, start: bool = True) -> str:
         pp = lesson.paper
         lines += [f"**Published:** {pp.metric} {pp.before:g} → {pp.after:g} {pp.unit}"
                   + (f" ({pp.source})" if pp.source else ""), ""]
-    if start:
-        lines.append(f"Press **→** or **PageDown** to start; **?** lists every key. "
-                     f"{len(lesson.steps)} steps.")
-    else:
+    if not start:
         lines += ["**Steps:**", *(f"{s.index + 1}. {s.title}" for s in lesson.steps)]
     return "\n".join(lines)
 

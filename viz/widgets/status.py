@@ -61,7 +61,7 @@ class StatusLine(Widget):
         & > .status--play { color: $text-accent; text-style: bold; }
         & > .status--variant { color: $text-primary; text-style: bold; }
         & > .status--ctx { color: $text-secondary; }
-        & > .status--muted { color: $text-muted; }
+        & > .status--muted { color: $foreground-muted; }
         & > .status--error { color: $text-error; text-style: bold; }
     }
     """
@@ -93,6 +93,9 @@ class StatusLine(Widget):
             bad = sim.rec.violations
             if bad:
                 left.append(f"  ⚠ {bad[-1].name}", self._s("error"))
+        if not frame.reached and frame.step:
+            run = frame.lesson.steps[frame.step - 1].run
+            left.append(f"  ⚠ {run.call} not reached in {fmt_int(run.limit)} frames", self._s("error"))
         ctx, what = last_call(frame)
         if ctx:
             left.append(f"  {ctx}", self._s("ctx"))
