@@ -140,6 +140,8 @@ class Sim(SdioHost):
             self.sdio_slab = Slab(self.mem, prm["mtu"] + 64)
             self.strategy = SdioBuffers(self)
         self.device_wake()
+        # Metrics start after set-up: filling the ring is not part of the traffic.
+        self.mark()
 
     # ------------------------------------------------------------------ device side
     def _device_call(self, name: str, t: float, fmt: str = "", *args: Any) -> None:

@@ -162,16 +162,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "dot", "mermaid"), default="text",
                    help="text (default), Graphviz dot, or Mermaid stateDiagram")
 
-    # Placeholders until the TUI lands; any arguments are accepted and ignored.
-    add("play", "open a lesson in the interactive player (arrives with the TUI)")
-    add("screenshot", "SVG of the player at a step (arrives with the TUI)")
+    p = add("play", "open a lesson in the interactive player")
+    p.add_argument("lesson", metavar="LESSON", help="a lesson id (see `rxviz list`) or a lesson file")
+    p.add_argument("--step", type=_nonneg, default=0, metavar="N", help="start at step N (default 0)")
+    p.add_argument("--compare", action="store_true", help="before | after side by side")
+
+    p = add("screenshot", "SVG of the player at a step")
+    p.add_argument("lesson", metavar="LESSON", help="a lesson id or a lesson file")
+    p.add_argument("--step", type=_nonneg, default=0, metavar="N", help="the step to show (default 0)")
+    p.add_argument("--size", default="120x40", metavar="WxH", help="terminal size (default 120x40)")
+    p.add_argument("--compare", action="store_true", help="before | after side by side")
+    p.add_argument("-o", "--output", metavar="FILE", help="where to write the SVG (default LESSON-stepN.svg)")
     return parser
+
+
+def _nonneg(text: str) -> int:
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected a step number (0 or more), got {text!r}")
+    return int(text)
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command not in ("play", "screenshot"):
+    if extra:
         where = f"rxviz {args.command}" if args.command else "rxviz"
         raise CliError(f"{where.removeprefix('rxviz').strip() + ': ' if args.command else ''}"
                        f"unrecognized arguments: {' '.join(extra)} (see '{where} --help')", 2)
@@ -194,7 +208,7 @@ def _dispatch(argv: list[str]) -> int:
     if args.version:
         print(f"rxviz {_version()}")
         return 0
-    return COMMANDS[args.command or "home"](args)
+    return COMMANDS[args.command or "start"](args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -290,11 +290,50 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_tui(args: argparse.Namespace) -> int:
-    raise CliError("the TUI is not built yet (see issue 'The rxviz TUI')", 2)
+def _playable(lesson_id: str, step: int):
+    """The lesson, checked before Textual takes the terminal: a bad one is one line, exit 2."""
+    lesson = load(lesson_id)
+    if step > len(lesson.steps):
+        raise CliError(f"--step {step}: {lesson.id} has {len(lesson.steps)} steps (0 to {len(lesson.steps)})", 2)
+    return lesson
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    lesson = _playable(args.lesson, args.step)
+    from viz.app import run_app      # Textual only for the commands that need it
+
+    return run_app(args.lesson, args.step, args.compare)
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    lesson = _playable(args.lesson, args.step)
+    from viz.screenshot import parse_size, screenshot_sync
+
+    try:
+        size = parse_size(args.size)
+    except ValueError as e:
+        raise CliError(f"--size: {e}", 2) from None
+    out = args.output or f"{lesson.id}-step{args.step}{'-compare' if args.compare else ''}.svg"
+    svg = screenshot_sync(args.lesson, args.step, size, args.compare)
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(svg)
+    except OSError as e:
+        raise CliError(f"cannot write {out}: {e.strerror}", 2) from None
+    print(out)
+    return 0
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    """`rxviz` alone: the home screen in a terminal, the usage text when piped."""
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        from viz.app import run_app
+
+        return run_app()
+    return cmd_home(args)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
-    "graph": cmd_graph, "play": cmd_tui, "screenshot": cmd_tui,
+    "graph": cmd_graph, "play": cmd_play, "screenshot": cmd_screenshot, "start": cmd_start,
 }
