@@ -131,7 +131,7 @@ Commands:
   rxviz graph [MACHINE]      a buffer lifecycle state machine (--format text|dot|mermaid)
   rxviz check [FILE...]      validate and replay lessons, run their checks
 
-The interactive player, `rxviz play LESSON`, arrives with the TUI.
+Open a lesson in the interactive player with `rxviz play LESSON` (in a terminal, `rxviz` alone opens the TUI's home screen).
 Try `rxviz run rx-basics`; `rxviz COMMAND --help` explains each command.""")
     return 0
 

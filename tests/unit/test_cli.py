@@ -62,7 +62,7 @@ def test_no_arguments_prints_usage_with_lessons_and_commands(capsys, lessons):
     assert "cli-demo" in out and "CLI demo: page_pool" in out
     for command in ("rxviz list", "rxviz run LESSON", "rxviz trace", "rxviz graph", "rxviz check"):
         assert command in out
-    assert "rxviz play" in out and "TUI" in out
+    assert "rxviz play" in out
 
 
 def test_version(capsys):
@@ -321,10 +321,24 @@ def test_usage_errors(capsys, argv, expect):
     assert code == 2 and out == "" and expect in one_line(err)
 
 
-@pytest.mark.parametrize("argv", [["play"], ["play", "rx-basics", "--step", "3"], ["screenshot", "x", "-o", "a.svg"]])
-def test_tui_placeholders(capsys, argv):
+@pytest.mark.parametrize("argv, expect", [
+    (["play"], "the following arguments are required: LESSON"),
+    (["play", "no-such-lesson"], "unknown lesson 'no-such-lesson'"),
+    (["play", "rx-basics", "--step", "99"], "--step 99: rx-basics has"),
+    (["play", "rx-basics", "--step", "x"], "expected a step number"),
+    (["screenshot", "rx-basics", "--size", "huge"], "--size: size must look like 160x50"),
+])
+def test_tui_commands_reject_bad_input_before_the_tui_starts(capsys, argv, expect):
     code, _, err = run(capsys, *argv)
-    assert code == 2 and one_line(err) == "rxviz: the TUI is not built yet (see issue 'The rxviz TUI')"
+    assert code == 2 and expect in one_line(err)
+
+
+def test_screenshot_writes_an_svg(capsys, tmp_path):
+    out = tmp_path / "shot.svg"
+    code, stdout, err = run(capsys, "screenshot", "rx-basics", "--step", "2", "--size", "80x24", "-o", str(out))
+    assert code == 0 and err == "" and stdout.strip() == str(out)
+    svg = out.read_text()
+    assert svg.startswith("<svg") and "step 2/13" in svg.replace("&#160;", " ")
 
 
 def test_internal_error_is_one_line_70(capsys, monkeypatch):
