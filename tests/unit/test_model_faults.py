@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from models.calls import VIOLATIONS
 from models.sim import FAULTS, Sim
 
 TEN_G = 10 * 10**9
@@ -30,6 +31,16 @@ def names(sim: Sim) -> set[str]:
 
 def test_the_fault_list():
     assert FAULTS == ("no-sync-for-cpu", "double-unmap", "wrong-direction", "mask-violation", "leak-at-teardown")
+    # each fault is named after the violation it provokes
+    assert set(FAULTS) <= set(VIOLATIONS)
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_every_reported_name_is_in_the_vocabulary(fault):
+    sim = run({"strategy": "page-pool", "xdp": "tx", "traffic": "udp", "ram": 16 << 30}, 200, faults=(fault,))
+    sim.teardown()
+    assert fault in names(sim)
+    assert names(sim) <= set(VIOLATIONS)
 
 
 # ---------------------------------------------------------------------------- each fault, where it applies
@@ -42,11 +53,15 @@ def test_no_sync_for_cpu_is_reported_for_every_frame(strategy, extra):
     assert sim.rec.counts["dma_sync_single_for_cpu"] == 0 or strategy == "per-frame"
 
 
-@pytest.mark.parametrize("strategy", ["per-frame", "page-pool"])
+@pytest.mark.parametrize("strategy", ["per-frame", "page-pool", "page-flip"])
 def test_double_unmap_is_reported(strategy):
     sim = run({"strategy": strategy, "traffic": "udp"}, 300, faults=("double-unmap",))
     if strategy == "per-frame":
         assert len(sim.rec.violations) == 300      # every frame's buffer is unmapped twice
+    elif strategy == "page-flip":
+        # a page with no slice left is unmapped (twice) and freed
+        assert sim.rec.counts["dma_unmap_page"] > 0
+        assert len(sim.rec.violations) == sim.rec.counts["dma_unmap_page"] // 2
     else:
         # the driver unmaps pages the pool mapped (PP_FLAG_DMA_MAP); the pool's own unmap,
         # when the page leaves at destroy, is the second one
