@@ -27,7 +27,7 @@ TO_DEVICE, FROM_DEVICE, BIDIRECTIONAL = "to_device", "from_device", "bidirection
 
 
 class Mapping:
-    __slots__ = ("id", "dma", "phys", "size", "dir", "slot", "pages", "live", "cpu_owned", "kind")
+    __slots__ = ("id", "dma", "phys", "size", "dir", "slot", "pages", "live", "cpu_owned", "kind", "bsize")
 
     def __init__(self, id: int, dma: int, phys: int, size: int, dir: str, slot: int, pages: int, kind: str):
         self.id = id
@@ -40,6 +40,7 @@ class Mapping:
         self.live = True
         self.cpu_owned = False
         self.kind = kind          # "single" or "page"
+        self.bsize = size         # bytes of SWIOTLB slots held (granule-padded for untrusted devices)
 
     @property
     def bounced(self) -> bool:
@@ -84,11 +85,15 @@ class DmaApi:
         slot = -1
         pages = 0
         target = phys
+        bsize = size
         cost = p.dma_map_ns
         rec.call(call, cost, "map#%s|phys %#x len %s %s", mid, phys, size, dir)
         if self.iommu is not None:
             if self.untrusted and ((phys | size) & 4095) and self.swiotlb is not None:
-                slot = self._take_slots(size, mid)
+                # iommu_dma_map_swiotlb(): the bounce buffer is a whole IOVA granule, padded with
+                # zeroes, so the device cannot see anything else in its page
+                bsize = ((phys & 4095) + size + 4095) & ~4095
+                slot = self._take_slots(bsize, mid)
                 if slot < 0:
                     return None
                 target = self.swiotlb.addr(slot)
@@ -107,6 +112,7 @@ class DmaApi:
                 return None
             dma = target
         m = Mapping(mid, dma, phys, size, dir, slot, pages, "page" if call == "dma_map_page" else "single")
+        m.bsize = bsize
         if slot >= 0:
             # The map-time copy happens for every direction (swiotlb_tbl_map_single).
             self._bounce(m, size, "to bounce buffer")
@@ -163,7 +169,7 @@ class DmaApi:
             if m.dir != TO_DEVICE and not skip_cpu_sync:
                 self._bounce(m, m.size, "back to the original")
             rec.call("swiotlb_tbl_unmap_single", p.swiotlb_release_ns, "map#%s", m.id)
-            self.swiotlb.release(m.slot, m.size)
+            self.swiotlb.release(m.slot, m.bsize)
         elif not skip_cpu_sync and not p.coherent:
             rec.charge(call, self._cache_maint(size))
         m.live = False

@@ -60,7 +60,7 @@ class Iommu:
             self.free.setdefault(pages, []).append(iova)
             return False
         self.fq.append((iova, pages))
-        return len(self.fq) >= FQ_SIZE
+        return len(self.fq) >= FQ_SIZE - 1       # fq_full(): the ring keeps one slot free
 
     def flush_queue(self) -> int:
         """One IOTLB flush for everything queued; the IOVAs become reusable."""
@@ -68,5 +68,4 @@ class Iommu:
         for iova, pages in self.fq:
             self.free.setdefault(pages, []).append(iova)
         self.fq.clear()
-        self.fq_deadline = -1
         return n

@@ -61,11 +61,8 @@ def _move(page: Page, call: str) -> None:
 
 
 class PagePool:
-    _next_id = 0
-
     def __init__(self, sim, order: int, pool_size: int, dma_dir: str, max_len: int, sync_dev: bool) -> None:
-        PagePool._next_id += 1
-        self.id = PagePool._next_id
+        self.id = 1                  # one pool per simulated queue; ids are per simulation
         self.sim = sim
         self.rec = sim.rec
         self.p = sim.platform
@@ -149,6 +146,9 @@ class PagePool:
     def alloc_frag(self, size: int) -> tuple[Page, int] | None:
         """page_pool_alloc_frag(): a fragment of `size` bytes; None when out of memory."""
         rec = self.rec
+        if size > self.page_bytes:          # page_pool_alloc_frag: WARN_ON(size > max_size)
+            rec.warn("page-pool-frag-too-big", f"fragment of {size} bytes from {self.page_bytes}-byte pages")
+            return None
         page = self.frag_page
         if page is not None and self.frag_offset + size > self.page_bytes:
             self._drain_frag(page)

@@ -65,6 +65,8 @@ class SdioHost:
                         self._sdio_read_done, n, f"rx bundle of {n}")
 
     def _sdio_read_done(self, n: int) -> None:
+        if self.torn_down:          # the read finished after ifdown: the firmware's frames are dropped
+            return
         """The bundle is in host memory: hand it to the RX work and read the next one at once."""
         self._device_call("sdio_read_bundle", self.engine.now, "|%d frames", n)
         self.proc_q.append(lambda: self._sdio_rx_bundle(n))

@@ -38,6 +38,7 @@ from .wire import Wire
 
 FAULTS = ("no-sync-for-cpu", "double-unmap", "wrong-direction", "mask-violation", "leak-at-teardown")
 SIM_TIME_CAP_NS = 600 * 1_000_000_000
+STALL_EVENTS = 200_000
 
 
 def full_params(values: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -255,6 +256,9 @@ class Sim(SdioHost):
 
     def _cpu(self, _: Any) -> None:
         self.cpu_queued = False
+        if self.torn_down:          # the queue is down: scheduled work is abandoned
+            self.proc_q.clear()
+            return
         rec = self.rec
         rec.t = max(self.engine.now, self.cpu_free)
         if self.napi_state in ("scheduled", "polling"):
@@ -324,7 +328,8 @@ class Sim(SdioHost):
                 self.device_wake()
         else:
             self.napi_state = lifecycle.step("napi", self.napi_state, "budget_exhausted")
-            self.stack.gro_flush(old_only=True)
+            # __napi_poll(): with HZ >= 1000 only packets a jiffy old, otherwise everything
+            self.stack.gro_flush(old_only=self.platform.hz >= 1000)
         return True
 
     def _resume_poll(self) -> bool:
@@ -420,9 +425,11 @@ class Sim(SdioHost):
         self.cpu_free = rec.t
 
     def fq_timer(self, _: Any) -> None:
+        """fq_flush_timeout(): the 10 ms timer flushes whatever is queued, then disarms."""
         io = self.iommu
-        if io is None or not io.fq or io.fq_deadline < 0 or self.engine.now < io.fq_deadline:
+        if io is None or io.fq_deadline < 0 or self.engine.now < io.fq_deadline or self.torn_down:
             return
+        io.fq_deadline = -1
         rec = self.rec
         rec.ctx = "softirq"
         rec.t = max(self.engine.now, self.cpu_free)
@@ -438,8 +445,15 @@ class Sim(SdioHost):
         eng = self.engine
         if self.suspended is not None:
             self.resume()
+        idle = 0
+        last = self.processed
         while self.processed < target and self.suspended is None and eng.now < SIM_TIME_CAP_NS and eng.step():
-            pass
+            if self.processed != last:
+                last, idle = self.processed, 0
+            else:
+                idle += 1
+                if idle > STALL_EVENTS:     # nothing reaches the driver (every map fails, say): stop
+                    break
         self.stop_at = 1 << 62
 
     def run_until(self, call: str, count: int = 1, limit: int = 100_000) -> bool:

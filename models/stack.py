@@ -25,6 +25,7 @@ from .memory import Slab
 from .rxpath import move
 
 GRO_LEGACY_MAX_SIZE = 65536
+ETH_HLEN = 14
 DELACK_NS = 40_000_000
 ACK_BYTES = 66
 TX_LATENCY_NS = 2_000
@@ -111,12 +112,15 @@ class Stack:
             self.held = skb
             self.gro_state = "held"
             return
-        if held.len + skb.len - 52 >= GRO_LEGACY_MAX_SIZE:
+        # skb_gro_receive(): p->len counts from the network header; the new segment adds
+        # its TCP payload (ETH_HLEN and the 52 bytes of IP/TCP headers are not merged).
+        payload = skb.len - ETH_HLEN - 52
+        if held.len - ETH_HLEN + payload >= GRO_LEGACY_MAX_SIZE:
             self.held = skb
             self.netif_receive_skb(held)
             return
         held.bufs.extend(skb.bufs)
-        held.len += skb.len - 52
+        held.len += payload
         held.segs += 1
         # napi_skb_free_stolen_head(): the absorbed skb's head goes to the NAPI cache
         self.sim.heads.free(skb.head, in_napi=in_napi)
@@ -187,6 +191,9 @@ class Stack:
 
     # -- ACKs and TX -------------------------------------------------------------------
     def send_ack(self) -> None:
+        if self.sim.torn_down:      # ifdown stopped the TX queue first: nothing is sent
+            self.unacked = 0
+            return
         rec = self.rec
         self.unacked = 0
         self.delack_t = -1
@@ -199,7 +206,11 @@ class Stack:
             self.sim.bus_write(ACK_BYTES, (head, data))
         else:
             m = self.sim.dma.map(data, ACK_BYTES, TO_DEVICE, "dma_map_single")
-            self.tx.append(TxEntry("skb", head, None, m, int(rec.t) + TX_LATENCY_NS, data))
+            if m is None:           # dma_mapping_error(): the driver drops the frame
+                self.sim.heads.free(head, in_napi=False)
+                self.ack_slab.free(data)
+            else:
+                self.tx.append(TxEntry("skb", head, None, m, int(rec.t) + TX_LATENCY_NS, data))
         self.sim.device_wake()
 
     def ack_written(self, obj) -> None:

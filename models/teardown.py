@@ -47,9 +47,10 @@ def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
                 if d.done:
                     d.done = False
                 self.strategy.deinit(d)
-    while self.rx_ind:
-        buf, _ = self.rx_ind.popleft()
-        self.strategy.free_data(buf, False)
+    for queue in (self.rx_ind, self.proc_rx):
+        while queue:
+            buf, _ = queue.popleft()
+            self.strategy.free_data(buf, False)
     while st.sockq:                     # the socket is closed: unread skbs are freed
         skb = st.sockq.popleft()
         rec.call("consume_skb", 0.0, "skb#%s|socket closed", skb.id)

@@ -47,15 +47,8 @@ def test_same_params_same_run(params):
     assert lines(a, pool_ids=False) == lines(b, pool_ids=False)
 
 
-POOL_XFAIL = pytest.mark.xfail(strict=True, reason="model bug: PagePool._next_id is a class-global counter, so "
-                                                   "the pool id in the event log and in the 'stalled pool "
-                                                   "shutdown: id N' message depends on how many Sims the "
-                                                   "process created before")
-
-
 @pytest.mark.parametrize("params", [
-    pytest.param(p, id=i, marks=POOL_XFAIL if p.get("strategy") == "page-pool" else ())
-    for p, i in zip(SCENARIOS, IDS)])
+    pytest.param(p, id=i) for p, i in zip(SCENARIOS, IDS)])
 def test_event_log_is_byte_for_byte_identical(params):
     a, b = Sim(params, trace=200_000), Sim(params, trace=200_000)
     a.run_frames(300)

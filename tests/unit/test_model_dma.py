@@ -253,17 +253,6 @@ def test_iommu_iova_allocation_and_rcache():
     assert dma3 & ~(IOVA_GRANULE - 1) == dma & ~(IOVA_GRANULE - 1)   # the freed IOVA is reused
 
 
-def test_iommu_lazy_flush_queue_fills_at_256():
-    io = Iommu(strict=False)
-    maps = [io.map(i * PAGE_SIZE, 2048) for i in range(FQ_SIZE)]
-    flags = [io.unmap(d, p) for d, p in maps]
-    assert flags == [False] * (FQ_SIZE - 1) + [True]       # the 256th queued IOVA forces a flush
-    assert io.mapped_pages == 0
-    n = io.flush_queue()
-    assert n in (FQ_SIZE - 1, FQ_SIZE) and len(io.fq) == FQ_SIZE - n
-
-
-# ---------------------------------------------------------------------------- IOMMU in the sim
 def test_strict_iommu_syncs_the_iotlb_on_every_unmap():
     sim = run({"iommu": "strict", "traffic": "udp"}, 1000)
     c = sim.rec.counts
@@ -291,9 +280,6 @@ def test_lazy_iommu_flushes_once_per_full_queue(rate, frames):
     assert len(set(freed)) == 1 and freed[0] in (FQ_SIZE - 1, FQ_SIZE)
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: the flush queue holds 256 IOVAs; the kernel's fq_full() "
-                                       "((tail + 1) % IOVA_FQ_SIZE == head) keeps one slot free, so a full "
-                                       "queue flushes 255 and then queues the new IOVA")
 def test_lazy_iommu_full_queue_is_255_entries():
     sim = run({"iommu": "lazy", "traffic": "udp"}, 600, trace=1_000_000)
     freed = [int(re.search(r"(\d+) IOVAs freed", e.detail).group(1))
@@ -302,10 +288,6 @@ def test_lazy_iommu_full_queue_is_255_entries():
     assert len(sim.iommu.fq) == 600 - 2 * 255
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: a full-queue flush disarms the 10 ms flush-queue timer "
-                                       "(fq_deadline = -1); in the kernel fq_timer stays armed "
-                                       "(fq_timer_on is cleared only by fq_flush_timeout), so timer flushes "
-                                       "happen every ~10 ms even while full-queue flushes do")
 def test_lazy_iommu_timer_fires_every_10ms_under_load():
     sim = run({"iommu": "lazy", "traffic": "udp"}, 2000, trace=1_000_000)   # 24.6 ms of traffic
     timer = [e for e in sim.rec.events if e.call == "iommu_flush_queue" and e.detail.startswith("timer")]
@@ -392,9 +374,6 @@ def test_checker_accepts_a_synced_read():
     assert sim.rec.violations == []
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: Stack.send_ack queues the ACK even when dma_map_single "
-                                       "fails (SWIOTLB full) and tx_clean then unmaps None (AttributeError); "
-                                       "a driver checks dma_mapping_error() and drops the skb")
 def test_tx_mapping_failure_drops_the_ack_instead_of_crashing():
     # 512 descriptors of 2 KiB page_pool frags pin 256 pages = 512 slots: the whole 1 MiB pool
     sim = Sim({"ram": 16 << 30, "dma_mask": 32, "swiotlb_size": 1 << 20, "strategy": "page-pool",
@@ -404,10 +383,6 @@ def test_tx_mapping_failure_drops_the_ack_instead_of_crashing():
     assert sim.rec.violations == []
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: an untrusted device's sub-page bounce takes one 2 KiB slot at "
-                                       "any slot boundary, so two bounced buffers share one IOMMU-mapped page; "
-                                       "the kernel bounces with alloc_align_mask = iova_mask and allocates "
-                                       "ALIGN(size + offset, granule), a whole granule per mapping")
 def test_untrusted_bounce_buffers_never_share_an_iommu_page():
     sim = run({"iommu": "strict", "untrusted": True, "traffic": "udp"}, 300)
     bounced = [m for m in sim.dma.live.values() if m.bounced]

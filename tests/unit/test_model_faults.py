@@ -192,9 +192,6 @@ def test_sdio_and_usb_run_without_violations(params):
     assert {k: v for k, v in acc.items() if k != "rx_buffers_in_use"} == {k: 0 for k in ZERO if k != "rx_buffers_in_use"}
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: SDIO/USB teardown strands RX buffers: a bus read in "
-                                       "flight completes after napi_disable and SdioHost._sdio_rx_bundle "
-                                       "allocates buffers nobody frees; Sim.proc_rx is never drained")
 @pytest.mark.parametrize("params", SDIO_USB)
 def test_sdio_and_usb_teardown_returns_every_rx_buffer(params):
     sim = run(params, 100)
@@ -202,10 +199,6 @@ def test_sdio_and_usb_teardown_returns_every_rx_buffer(params):
     assert sim.accounting()["rx_buffers_in_use"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: teardown() flushes GRO after napi_disable and TCP's ACK for "
-                                       "the flushed segment is dma_map_single'd onto the TX ring of the device "
-                                       "being stopped (the kernel stops the TX queue first: the ACK stays in the "
-                                       "qdisc); with tx_clean=budgeted it is then reported as a stranded TX leak")
 def test_ifdown_puts_nothing_new_on_the_tx_ring():
     sim = Sim({"tx_clean": "budgeted"}, trace=100_000)
     sim.run_frames(300)

@@ -136,9 +136,6 @@ def test_gro_super_packets_stay_under_64KiB():
     assert max(lens) < 65536
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: GRO's 64 KiB check counts the 14-byte Ethernet header in "
-                                       "every merged segment; the kernel counts p->len from the network header "
-                                       "plus the TCP payload, so MTU 1500 super-packets hold 45 segments, not 44")
 def test_gro_fills_45_segments_at_mtu_1500():
     sim = run({"rate": TEN_G, "rx_usecs": 100_000}, 3000, trace=2_000_000)
     assert max(skb_segments(sim)) == 45      # 1500 + 44 * 1448 = 65212 < 65536; one more would not fit
@@ -158,9 +155,6 @@ def test_hz1000_budget_exhaustion_keeps_young_packets_held():
     assert max(skb_segments(sim)) > 8
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: on budget exhaustion the model always flushes only packets "
-                                       "older than a jiffy; with HZ < 1000 __napi_poll flushes everything "
-                                       "(napi_gro_flush(n, HZ >= 1000))")
 def test_hz_below_1000_budget_exhaustion_flushes_everything():
     sim = run({"rate": TEN_G, "budget": 8, "rx_usecs": 20_000, "hz": 250}, 3000, trace=2_000_000)
     assert sim.platform.hz == 250

@@ -119,8 +119,6 @@ def test_fragments_per_page(platform, order, rx_buf_size, frag):
     assert len(sessions[-1]) <= per_page
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: page_pool alloc_frag hands out fragments larger than "
-                                       "the page (kernel: WARN_ON(size > max_size) and return NULL)")
 def test_fragment_never_larger_than_its_page():
     sim = Sim({"strategy": "page-pool", "rx_buf_size": 9216, "page_order": 0})
     bufs = [d.buf for d in sim.ring.descs if d.buf is not None]
