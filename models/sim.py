@@ -27,12 +27,12 @@ from .engine import Engine
 from .iommu import Iommu
 from .memory import FOUR_GiB, PhysMem
 from .ring import Ring
-from .rxpath import STRATEGIES, Buf, PagePoolFrag, move
+from .rxpath import STRATEGIES, PagePoolFrag, move
 from .skb import SkbHeads
 from .stack import Stack
 from .swiotlb import Swiotlb
 from .platform import make_platform
-from .sdio import HTC_HDR, SDIO_BLOCK, SdioBuffers, SdioHost  # noqa: F401
+from .sdio import SdioBuffers, SdioHost
 from .trace import Recorder
 from .wire import Wire
 

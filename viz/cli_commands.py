@@ -299,7 +299,7 @@ def _playable(lesson_id: str, step: int):
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    lesson = _playable(args.lesson, args.step)
+    _playable(args.lesson, args.step)
     from viz.app import run_app      # Textual only for the commands that need it
 
     return run_app(args.lesson, args.step, args.compare)

@@ -12,7 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.style import Style
+from rich.text import Text
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
 
 from models.lesson.schema import Lesson
@@ -54,8 +57,43 @@ class ModelView(Widget, can_focus=True):
     def on_mount(self) -> None:
         self.border_title = self.TITLE
 
+    _cache: tuple[tuple, list[Strip]] | None = None
+
     def watch_state(self, state: ViewState | None) -> None:
+        self._cache = None
         self.refresh()
+
+    # -- the Line API, shared: views only say what their lines are ------------------------
+    def build_lines(self, width: int, height: int) -> list[Text]:
+        """The view's content for this size; only called when the state, size or theme changed."""
+        return [Text("no model yet")]
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        base = self.rich_style
+        key = (width, height, self.app.theme, base)
+        if self._cache is None or self._cache[0] != key:
+            texts = self.build_lines(width, height) if self.state is not None else [Text("no model yet")]
+            self._cache = (key, [Strip(t.render(self.app.console, end="")).crop_extend(0, width, base)
+                                 .apply_style(base) for t in texts])
+        lines = self._cache[1]
+        if y >= len(lines) or width <= 0:
+            return Strip.blank(width, base)
+        return lines[y]
+
+    def _s(self, name: str) -> Style:
+        """A component style of this view (`<classname>--name` in its DEFAULT_CSS)."""
+        return self.get_component_rich_style(f"{type(self).__name__.lower()}--{name}")
+
+    def _text(self, *parts: tuple[str, str] | str) -> Text:
+        """A line from plain strings and (text, component) pairs."""
+        out = Text(no_wrap=True, end="")
+        for part in parts:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                out.append(part[0], self._s(part[1]) if part[1] else None)
+        return out
 
     def delta(self, name: str) -> int:
         """How much a counter moved since the previous step."""

@@ -16,7 +16,6 @@ counts.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.strip import Strip
 
 from . import register
 from .base import ModelView
@@ -46,43 +45,15 @@ class BusView(ModelView):
     BusView > .busview--delta { color: $text-accent; text-style: bold; }
     """
 
-    _cache: tuple[object, list[Text]] | None = None
 
     # -- Line API -----------------------------------------------------------------
-    def watch_state(self, state) -> None:
-        self._cache = None
-        super().watch_state(state)
-
-    def render_line(self, y: int) -> Strip:
-        width, height = self.size
-        key = (width, height, self.app.theme, self.rich_style)
-        if self._cache is None or self._cache[0] != key:
-            self._cache = (key, self._lines(width))
-        lines = self._cache[1]
-        base = self.rich_style
-        if y >= len(lines):
-            return Strip.blank(width, base)
-        return Strip(lines[y].render(self.app.console)).apply_style(base).crop_extend(0, width, base)
-
-    def _s(self, name: str):
-        return self.get_component_rich_style(f"busview--{name}", partial=True)
-
-    def _text(self, *parts: tuple[str, str] | str) -> Text:
-        out = Text(no_wrap=True, end="")
-        for part in parts:
-            if isinstance(part, str):
-                out.append(part)
-            else:
-                out.append(part[0], self._s(part[1]) if part[1] else None)
-        return out
-
     def _count(self, name: str, label: str) -> list[tuple[str, str] | str]:
         total = self.state.sim.rec.counts.get(name, 0)
         d = self.delta(name)
         return [(label, "label"), f" {total:,} ", (f"+{d:,}", "delta") if d else ("+0", "muted")]
 
     # -- content ------------------------------------------------------------------
-    def _lines(self, width: int) -> list[Text]:
+    def build_lines(self, width: int, height: int = 0) -> list[Text]:
         st = self.state
         if st is None:
             return [self._text(("no model yet", "muted"))]

@@ -14,7 +14,6 @@ of these side by side.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.strip import Strip
 
 from . import register
 from .base import ModelView
@@ -43,27 +42,8 @@ class CodeView(ModelView):
     CodeView > .codeview--muted { color: $text-muted; }
     """
 
-    _cache: tuple[object, list[Text]] | None = None
 
     # -- Line API -----------------------------------------------------------------
-    def watch_state(self, state) -> None:
-        self._cache = None
-        super().watch_state(state)
-
-    def render_line(self, y: int) -> Strip:
-        width, height = self.size
-        key = (width, height, self.app.theme, self.rich_style)
-        if self._cache is None or self._cache[0] != key:
-            self._cache = (key, self._lines(width, height))
-        lines = self._cache[1]
-        base = self.rich_style
-        if y >= len(lines):
-            return Strip.blank(width, base)
-        return Strip(lines[y].render(self.app.console)).apply_style(base).crop_extend(0, width, base)
-
-    def _s(self, name: str):
-        return self.get_component_rich_style(f"codeview--{name}", partial=True)
-
     # -- content ------------------------------------------------------------------
     def code(self) -> tuple[str, ...]:
         st = self.state
@@ -71,7 +51,7 @@ class CodeView(ModelView):
             return ()
         return tuple(st.lesson.pseudocode.get(st.variant, ()))
 
-    def _lines(self, width: int, height: int) -> list[Text]:
+    def build_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
         if st is None:
             return [Text("no model yet", self._s("muted"))]

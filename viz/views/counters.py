@@ -16,7 +16,6 @@ can be compared across the two panels.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.strip import Strip
 
 from models.calls import CATEGORIES
 
@@ -59,7 +58,6 @@ class CountersView(ModelView):
     CountersView > .countersview--spark { color: $text-primary; }
     """
 
-    _cache: tuple[object, list[Text]] | None = None
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -77,31 +75,8 @@ class CountersView(ModelView):
             self._history[(state.variant, state.step)] = (m["throughput_mbps"], m["cpu_percent"])
         super().watch_state(state)
 
-    def render_line(self, y: int) -> Strip:
-        width, height = self.size
-        key = (width, height, self.app.theme, self.rich_style)
-        if self._cache is None or self._cache[0] != key:
-            self._cache = (key, self._lines(width, height))
-        lines = self._cache[1]
-        base = self.rich_style
-        if y >= len(lines):
-            return Strip.blank(width, base)
-        return Strip(lines[y].render(self.app.console)).apply_style(base).crop_extend(0, width, base)
-
-    def _s(self, name: str):
-        return self.get_component_rich_style(f"countersview--{name}", partial=True)
-
-    def _text(self, *parts: tuple[str, str] | str) -> Text:
-        out = Text(no_wrap=True, end="")
-        for part in parts:
-            if isinstance(part, str):
-                out.append(part)
-            else:
-                out.append(part[0], self._s(part[1]) if part[1] else None)
-        return out
-
     # -- content ------------------------------------------------------------------
-    def _lines(self, width: int, height: int) -> list[Text]:
+    def build_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
         if st is None:
             return [self._text(("no model yet", "muted"))]

@@ -17,7 +17,6 @@ from collections import Counter
 
 from rich.text import Text
 from textual.reactive import reactive
-from textual.strip import Strip
 
 from models.calls import CALLS
 from models.lifecycle import MACHINES
@@ -60,39 +59,11 @@ class GraphView(ModelView):
     machine: reactive[str | None] = reactive(None)
     """A name from models.lifecycle.MACHINES, or None to follow the variant's strategy."""
 
-    _cache: tuple[object, list[Text]] | None = None
 
     # -- Line API -----------------------------------------------------------------
-    def watch_state(self, state) -> None:
-        self._cache = None
-        super().watch_state(state)
-
     def watch_machine(self, machine: str | None) -> None:
         self._cache = None
         self.refresh()
-
-    def render_line(self, y: int) -> Strip:
-        width, height = self.size
-        key = (width, height, self.app.theme, self.rich_style)
-        if self._cache is None or self._cache[0] != key:
-            self._cache = (key, self._lines(width, height))
-        lines = self._cache[1]
-        base = self.rich_style
-        if y >= len(lines):
-            return Strip.blank(width, base)
-        return Strip(lines[y].render(self.app.console)).apply_style(base).crop_extend(0, width, base)
-
-    def _s(self, name: str):
-        return self.get_component_rich_style(f"graphview--{name}", partial=True)
-
-    def _text(self, *parts: tuple[str, str] | str) -> Text:
-        out = Text(no_wrap=True, end="")
-        for part in parts:
-            if isinstance(part, str):
-                out.append(part)
-            else:
-                out.append(part[0], self._s(part[1]) if part[1] else None)
-        return out
 
     # -- what to draw -----------------------------------------------------------------
     def chosen(self) -> str:
@@ -140,7 +111,7 @@ class GraphView(ModelView):
         return Counter(b.state for b in bufs if b.machine == machine)
 
     # -- content ------------------------------------------------------------------
-    def _lines(self, width: int, height: int) -> list[Text]:
+    def build_lines(self, width: int, height: int) -> list[Text]:
         if self.state is None:
             return [self._text(("no model yet", "muted"))]
         machine = self.chosen()

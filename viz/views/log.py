@@ -15,7 +15,6 @@ the newest events as fit (the trace buffer keeps the last few hundred).
 from __future__ import annotations
 
 from rich.text import Text
-from textual.strip import Strip
 
 from . import register
 from .base import ModelView
@@ -51,30 +50,10 @@ class LogView(ModelView):
     LogView > .logview--old { text-style: dim; }
     """
 
-    _cache: tuple[object, list[Strip]] | None = None
 
     # -- Line API -----------------------------------------------------------------
-    def watch_state(self, state) -> None:
-        self._cache = None
-        super().watch_state(state)
-
-    def render_line(self, y: int) -> Strip:
-        width, height = self.size
-        key = (width, height, self.app.theme, self.rich_style)
-        if self._cache is None or self._cache[0] != key:
-            base = self.rich_style
-            self._cache = (key, [Strip(t.render(self.app.console)).apply_style(base).crop_extend(0, width, base)
-                                 for t in self._lines(width, height)])
-        lines = self._cache[1]
-        if y >= len(lines):
-            return Strip.blank(width, self.rich_style)
-        return lines[y]
-
-    def _s(self, name: str):
-        return self.get_component_rich_style(f"logview--{name}", partial=True)
-
     # -- content ------------------------------------------------------------------
-    def _lines(self, width: int, height: int) -> list[Text]:
+    def build_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
         if st is None:
             return [Text("no model yet", self._s("muted"))]

@@ -16,7 +16,6 @@ import re
 from collections import Counter
 
 from rich.text import Text
-from textual.strip import Strip
 
 from models.iommu import FQ_SIZE
 from models.memory import FOUR_GiB, GiB, MiB
@@ -62,27 +61,8 @@ class MemoryView(ModelView):
     MemoryView > .memoryview--zone { text-style: bold; }
     """
 
-    _cache: tuple[tuple, list[Text]] | None = None
 
-    def watch_state(self, state) -> None:
-        self._cache = None
-        self.refresh()
-
-    def render_line(self, y: int) -> Strip:
-        width, height = self.size
-        key = (width, height, self.app.theme)
-        if self._cache is None or self._cache[0] != key:
-            self._cache = (key, self._build(width, height) if self.state else [Text("no model yet")])
-        base = self.rich_style
-        lines = self._cache[1]
-        if y >= len(lines) or width <= 0:
-            return Strip.blank(width, base)
-        return Strip(lines[y].render(self.app.console, end="")).crop_extend(0, width, base).apply_style(base)
-
-    def _s(self, name: str):
-        return self.get_component_rich_style(f"memoryview--{name}")
-
-    def _build(self, width: int, height: int) -> list[Text]:
+    def build_lines(self, width: int, height: int) -> list[Text]:
         sim = self.state.sim
         bits = sim.dma.mask.bit_length()
         limit = 1 << bits

@@ -13,7 +13,6 @@ Rich `Text`, and `render_line` crops them to the widget's width.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.strip import Strip
 
 from models.stack import GRO_LEGACY_MAX_SIZE
 
@@ -41,39 +40,10 @@ class NapiView(ModelView):
     NapiView > .napiview--label { text-style: bold; }
     """
 
-    _cache: tuple[object, list[Text]] | None = None
     _narrow = False          # set by _lines for the helpers: split pairs over two lines
     _width = 80              # set by _lines: where prose wraps
 
     # -- Line API -----------------------------------------------------------------
-    def watch_state(self, state) -> None:
-        self._cache = None
-        super().watch_state(state)
-
-    def render_line(self, y: int) -> Strip:
-        width, height = self.size
-        key = (width, height, self.app.theme, self.rich_style)
-        if self._cache is None or self._cache[0] != key:
-            self._cache = (key, self._lines(width, height))
-        lines = self._cache[1]
-        if y >= len(lines):
-            return Strip.blank(width, self.rich_style)
-        base = self.rich_style
-        return Strip(lines[y].render(self.app.console)).apply_style(base).crop_extend(0, width, base)
-
-    def _s(self, name: str):
-        return self.get_component_rich_style(f"napiview--{name}", partial=True)
-
-    def _text(self, *parts: tuple[str, str] | str) -> Text:
-        """A line from plain strings and (text, component) pairs."""
-        out = Text(no_wrap=True, end="")
-        for part in parts:
-            if isinstance(part, str):
-                out.append(part)
-            else:
-                out.append(part[0], self._s(part[1]) if part[1] else None)
-        return out
-
     def _wrap(self, *parts: tuple[str, str] | str) -> list[Text]:
         """A sentence, wrapped to the view's width (prose must not be cut off)."""
         text = self._text(*parts)
@@ -87,7 +57,7 @@ class NapiView(ModelView):
         return [(name, "label"), " ", (f"+{d:,}", "delta") if d else ("+0", "muted"), f" ({total:,})"]
 
     # -- content ------------------------------------------------------------------
-    def _lines(self, width: int, height: int) -> list[Text]:
+    def build_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
         if st is None:
             return [self._text(("no model yet", "muted"))]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
-from textual.strip import Strip
 
 from .base import ModelView
 from . import register
@@ -41,28 +40,9 @@ class RingView(ModelView):
     RingView > .ringview--direct { color: $text-success; }
     """
 
-    _cache: tuple[tuple, list[Text]] | None = None
-
-    def watch_state(self, state) -> None:
-        self._cache = None
-        self.refresh()
-
-    def render_line(self, y: int) -> Strip:
-        width, height = self.size
-        key = (width, height, self.app.theme)
-        if self._cache is None or self._cache[0] != key:
-            self._cache = (key, self._build(width, height) if self.state else [Text("no model yet")])
-        base = self.rich_style
-        lines = self._cache[1]
-        if y >= len(lines) or width <= 0:
-            return Strip.blank(width, base)
-        return Strip(lines[y].render(self.app.console, end="")).crop_extend(0, width, base).apply_style(base)
-
-    def _s(self, name: str):
-        return self.get_component_rich_style(f"ringview--{name}")
 
     # ------------------------------------------------------------------ PCIe ring
-    def _build(self, width: int, height: int) -> list[Text]:
+    def build_lines(self, width: int, height: int) -> list[Text]:
         sim = self.state.sim
         if sim.bus != "pcie":
             return self._queues(width)
