@@ -133,12 +133,9 @@ def run_app(lesson: str | None = None, step: int = 0, compare: bool = False) -> 
 
 async def settle(app: RxvizApp, pilot) -> None:
     """Wait until the model worker is idle and the screen shows its last frame (tests, screenshots)."""
-    for _ in range(50):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        busy = [w for w in app.workers if w.is_running]
-        if not busy:
-            break
-    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
+    for _ in range(100):
+        await app.workers.wait_for_complete()
+        await pilot.pause()       # the frame the worker handed over is applied, Markdown laid out
+        if not any(w.is_running for w in app.workers):
+            break

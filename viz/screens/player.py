@@ -5,15 +5,13 @@ back a frozen `Frame`; `_show` sets the narration's step, the question, the
 views' `ViewState`s and the status line from it. Events flow up: the
 question posts `AskPanel.AnswerChosen`, tab clicks come from the deck.
 
-Moves are requested, not performed, by the key handlers: they only update
-the position asked for (`want`), so keys stay responsive while a slow step
-computes, and a burst of PageDowns from a presenter's clicker lands on the
-right step.
+Moves are requested, not performed, by the key handlers: they update the
+position asked for (`want`) and queue the move (viz.moves), so keys stay
+responsive while a slow step computes, and a burst of PageDowns from a
+presenter's clicker lands on the right step.
 """
 
 from __future__ import annotations
-
-import threading
 
 from textual import work
 from textual.app import ComposeResult
@@ -25,6 +23,7 @@ from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from models.lesson.schema import Lesson
+from viz.moves import MoveQueue
 from viz.session import Frame, Session, compare_pair, views_for
 from viz.views.all import view_class
 from viz.views.base import ViewState
@@ -68,7 +67,7 @@ class PlayerScreen(Screen):
         super().__init__()
         self.lesson = lesson
         self.keys = views_for(lesson)
-        self.session = Session(lesson)
+        self.moves = MoveQueue(Session(lesson), self._drain, self._copies)
         self.want = (max(0, min(len(lesson.steps), step)), 0)     # (step, extra frames) asked for
         self.compare = compare
         self.frame: Frame | None = None
@@ -78,9 +77,6 @@ class PlayerScreen(Screen):
         self._busy_timer: Timer | None = None
         self._moves = 0              # moves started (UI thread) ...
         self._shown = 0              # ... and the last one whose frame is on screen
-        self._ops: list[tuple[str, int]] = []
-        self._lock = threading.Lock()
-        self._pumping = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -100,50 +96,16 @@ class PlayerScreen(Screen):
 
     # -- moving the model (worker thread) ------------------------------------------
     def _request(self, kind: str, n: int = 0) -> None:
-        with self._lock:
-            if kind == "goto" and self._ops and self._ops[-1][0] == "goto":
-                self._ops[-1] = (kind, n)
-            else:
-                self._ops.append((kind, n))
-            start, self._pumping = not self._pumping, True
-        if start:
-            self._pump()
+        self.moves.request(kind, n)
 
     @work(thread=True, group="model", exit_on_error=True)
-    def _pump(self) -> None:
+    def _drain(self) -> None:
         worker = get_current_worker()
-        cancelled = lambda: worker.is_cancelled  # noqa: E731
-        while not worker.is_cancelled:
-            with self._lock:
-                if not self._ops:
-                    self._pumping = False
-                    return
-                kind, n = self._ops.pop(0)
-            if not self._call(self._busy, kind, n):
-                return
-            if kind == "goto":
-                self.session.goto(n, cancelled)
-            elif kind == "ff":
-                self.session.fast_forward(n, cancelled)
-            with self._lock:
-                stale = any(k == "goto" for k, _ in self._ops)
-            if stale or worker.is_cancelled:
-                continue                  # another move is queued: skip copying this one
-            run = self.session.run
-            pair = compare_pair(self.lesson, run.shown()) if self.compare and run is not None else None
-            frame = self.session.frame(pair or ())
-            if not self._call(self._show, frame):
-                return
+        self.moves.drain(self.app.call_from_thread, self._busy, self._show, lambda: worker.is_cancelled)
 
-    def _call(self, fn, *args) -> bool:
-        """Run fn on the UI thread; False when the app is shutting down (the worker then stops)."""
-        try:
-            self.app.call_from_thread(fn, *args)
-            return True
-        except RuntimeError:
-            with self._lock:
-                self._pumping = False
-            return False
+    def _copies(self, shown: str) -> tuple[str, ...]:
+        """Variants the next frame must carry besides the shown one (worker thread)."""
+        return (compare_pair(self.lesson, shown) or ()) if self.compare else ()
 
     def _busy(self, kind: str, n: int) -> None:
         total = len(self.lesson.steps)
@@ -249,9 +211,7 @@ class PlayerScreen(Screen):
         self.query_one(StatusLine).playing = on
 
     def _tick(self) -> None:
-        with self._lock:
-            busy = self._pumping
-        if not busy:
+        if not self.moves.busy:
             self.action_next()
 
     def action_speed(self, delta: int) -> None:
