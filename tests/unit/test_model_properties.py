@@ -65,7 +65,7 @@ def live_state_matches_counters(sim: Sim) -> None:
     mapped = c["dma_map_single"] + c["dma_map_page"] - c["dma_unmap_single"] - c["dma_unmap_page"]
     assert len(live) == mapped
     if sim.swiotlb is not None:
-        assert sim.swiotlb.used_slots == sum(sim.swiotlb.slots_for(m.size) for m in live if m.bounced)
+        assert sim.swiotlb.used_slots == sum(sim.swiotlb.slots_for(m.bsize) for m in live if m.bounced)
         assert sim.swiotlb.used_slots <= sim.swiotlb.nslabs
     else:
         assert not any(m.bounced for m in live)
