@@ -141,7 +141,8 @@ class Sim(SdioHost):
             self.sdio_slab = Slab(self.mem, prm["mtu"] + 64)
             self.strategy = SdioBuffers(self)
         self.device_wake()
-        # Metrics start after set-up: filling the ring is not part of the traffic.
+        # Set-up (filling the ring) happens before time 0: the clock and the metrics start here.
+        rec.t = 0.0
         self.mark()
 
     # ------------------------------------------------------------------ device side
