@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: run test bench check clean
+.PHONY: run table test bench check clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 run: $(STAMP)
+	$(BIN)/rxviz
+
+table: $(STAMP)
 	$(BIN)/rxviz run rx-basics
 
 test: $(STAMP)
