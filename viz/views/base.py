@@ -101,3 +101,18 @@ class ModelView(Widget, can_focus=True):
         if st is None:
             return 0
         return st.sim.rec.counts.get(name, 0) - st.prev_counts.get(name, 0)
+
+
+def wrap_phrases(parts: list[Text], width: int, max_lines: int, sep: str = " ") -> list[Text]:
+    """Join phrases with `sep` into at most max_lines lines, never splitting a phrase."""
+    lines: list[Text] = []
+    line = Text()
+    for part in parts:
+        if line.cell_len and line.cell_len + len(sep) + part.cell_len > width:
+            lines.append(line)
+            line = Text("  ")
+        elif line.cell_len:
+            line.append(sep)
+        line.append_text(part)
+    lines.append(line)
+    return lines[:max_lines]

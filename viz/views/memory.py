@@ -19,7 +19,7 @@ from rich.text import Text
 
 from models.iommu import FQ_SIZE
 from models.memory import FOUR_GiB, GiB, MiB
-from .base import ModelView
+from .base import ModelView, wrap_phrases
 from . import register
 
 SIXTY_FOUR_GiB = 64 * GiB
@@ -68,15 +68,15 @@ class MemoryView(ModelView):
         limit = 1 << bits
         two = 2 if height >= 14 else 1       # lines a wrapped summary may take
         # phrases in order of importance: what does not fit on the lines allowed is left out
-        head = _wrap([Text(f"RAM {size_str(sim.params['ram'])}"),
+        head = wrap_phrases([Text(f"RAM {size_str(sim.params['ram'])}"),
                       Text(f"· dma_mask {bits}" + (f" → {size_str(limit)}" if bits < 64 else "")),
                       Text(f"· coherent_mask {sim.params['coherent_mask']}"),
                       Text(f"· top {sim.mem.max_addr:#x}")], width, two)
-        blocks = {"swiotlb": _wrap(self._swiotlb_line(sim, width), width, two)}
+        blocks = {"swiotlb": wrap_phrases(self._swiotlb_line(sim, width), width, two)}
         if sim.swiotlb is not None:
-            blocks["bounce"] = _wrap(self._bounce_line(sim), width, two)
+            blocks["bounce"] = wrap_phrases(self._bounce_line(sim), width, two)
         if sim.iommu is not None:
-            blocks["iommu"] = _wrap(self._iommu_line(sim), width, two)
+            blocks["iommu"] = wrap_phrases(self._iommu_line(sim), width, two)
         legend = Text()
         entries = (("B", "bounced", "bounced"), ("d", "direct", "direct"), ("i", "iommu", "IOMMU"),
                    ("S", "pool", "SWIOTLB pool"), ("R", "ring", "descriptor ring"))
@@ -263,17 +263,3 @@ def _share(weights: list[int], total: int) -> list[int]:
         rows[i] += 1
     return rows
 
-
-def _wrap(parts: list[Text], width: int, max_lines: int) -> list[Text]:
-    """Join phrases with spaces into at most max_lines lines, never splitting a phrase."""
-    lines: list[Text] = []
-    line = Text()
-    for part in parts:
-        if line.cell_len and line.cell_len + 1 + part.cell_len > width:
-            lines.append(line)
-            line = Text("  ")
-        elif line.cell_len:
-            line.append(" ")
-        line.append_text(part)
-    lines.append(line)
-    return lines[:max_lines]

@@ -17,7 +17,7 @@ from collections import Counter
 from rich.style import Style
 from rich.text import Text
 
-from .base import ModelView
+from .base import ModelView, wrap_phrases
 from . import register
 
 STATES = {"alloc-cache": ("A", "cache"), "ptr_ring": ("R", "ring"), "carving": ("C", "carving"),
@@ -73,7 +73,7 @@ class PoolView(ModelView):
             parts.append(Text(f"{call} {sim.rec.counts.get(call, 0)}"))
             if d := self.delta(call):
                 parts[-1].append(f" +{d}", self._s("delta"))
-        return out + _wrap(parts, width, 2)
+        return out + _wrap_dot(parts, width, 2)
 
     # ------------------------------------------------------------------ page_pool
     def _pool(self, sim, pool, width: int, height: int) -> list[Text]:
@@ -108,7 +108,7 @@ class PoolView(ModelView):
             out.append(line.append(f" page#{page.id} +{pool.frag_offset}/{pool.page_bytes} · "
                                    f"pp_ref_count {page.outstanding()}"))
         counts = Counter(STATES.get(p.state, ("?", "muted"))[0] for p in pool.pages.values())
-        out += _wrap([Text(f"{len(pool.pages)} pages: " + " ".join(f"{k} {counts[k]}" for k in "FCARM" if counts[k])),
+        out += _wrap_dot([Text(f"{len(pool.pages)} pages: " + " ".join(f"{k} {counts[k]}" for k in "FCARM" if counts[k])),
                       Text(f"hold {pool.hold} − release {pool.release} = inflight {pool.inflight()}")], width, 1)
         return out + self._cells(pool, per, width, max(1, height - len(out)))
 
@@ -157,7 +157,7 @@ class PoolView(ModelView):
             parts.append(Text(f"{call} {sim.rec.counts.get(call, 0)}"))
             if d := self.delta(call):
                 parts[-1].append(f" +{d}", self._s("delta"))
-        out += _wrap(parts, width, 2 if height >= 10 else 1)
+        out += _wrap_dot(parts, width, 2 if height >= 10 else 1)
         if height >= 6:
             out.append(Text("page_ref_count: ").append("1", self._s("cache")).append(" the ring's only  ")
                        .append("2+", self._s("flight")).append(" the stack holds a slice too"))
@@ -180,16 +180,5 @@ class PoolView(ModelView):
         return out
 
 
-def _wrap(parts: list[Text], width: int, max_lines: int) -> list[Text]:
-    """Join phrases with " · " into at most max_lines lines, never splitting a phrase."""
-    lines: list[Text] = []
-    line = Text()
-    for part in parts:
-        if line.cell_len and line.cell_len + 3 + part.cell_len > width:
-            lines.append(line)
-            line = Text("  ")
-        elif line.cell_len:
-            line.append(" · ")
-        line.append_text(part)
-    lines.append(line)
-    return lines[:max_lines]
+def _wrap_dot(parts: list[Text], width: int, max_lines: int) -> list[Text]:
+    return wrap_phrases(parts, width, max_lines, sep=" · ")

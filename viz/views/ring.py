@@ -14,7 +14,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from .base import ModelView
+from .base import ModelView, wrap_phrases
 from . import register
 
 GROUP = 8           # cells per group: a space every 8 descriptors keeps indices countable
@@ -62,9 +62,9 @@ class RingView(ModelView):
         details = []
         if height >= 8:
             lines = 3 if height >= 16 else 2 if height >= 12 else 1
-            details = _wrap(self._detail(sim, ring.descs[tail], "tail"), width, lines)
+            details = wrap_phrases(self._detail(sim, ring.descs[tail], "tail"), width, lines)
         if height >= 18 and head != tail:
-            details += _wrap(self._detail(sim, ring.descs[head], "head"), width, 2)
+            details += wrap_phrases(self._detail(sim, ring.descs[head], "head"), width, 2)
         room = height - 1 - len(details) - (1 if height >= 6 else 0)
         out += self._grid(ring, width, max(1, room))
         if height >= 6:
@@ -177,12 +177,12 @@ class RingView(ModelView):
         bar_w = max(4, min(32, width - 12 - max(map(len, texts))))
         scale = max(2 * bundle, fw, host, 1)
         tick = min(bar_w - 1, bundle * bar_w // scale)
-        rows = _wrap([Text(f"{sim.bus.upper()}: no descriptor ring"), Text(f"· bundles of ≤{bundle} frames")],
+        rows = wrap_phrases([Text(f"{sim.bus.upper()}: no descriptor ring"), Text(f"· bundles of ≤{bundle} frames")],
                      width, 1)
         rows += [self._bar("firmware", fw, scale, bar_w, "filled", texts[0]),
                  self._bar("host", host, scale, bar_w, "device", texts[1]),
                  Text().append(" " * (10 + tick) + f"▲ one bundle ({bundle})", self._s("mark"))]
-        return rows + _wrap([Text(f"frames {sim.frames}"), Text(f"· delivered {sim.processed}"),
+        return rows + wrap_phrases([Text(f"frames {sim.frames}"), Text(f"· delivered {sim.processed}"),
                              Text(f"· dropped {sim.dropped}"),
                              Text(f"· bus {'reading a bundle' if sim.sdio_reading else 'idle'}")], width, 2)
 
@@ -194,17 +194,3 @@ class RingView(ModelView):
         line.append(f"▏ {what}")
         return line
 
-
-def _wrap(parts: list[Text], width: int, max_lines: int) -> list[Text]:
-    """Join phrases with spaces into at most max_lines lines, never splitting a phrase."""
-    lines: list[Text] = []
-    line = Text()
-    for part in parts:
-        if line.cell_len and line.cell_len + 1 + part.cell_len > width:
-            lines.append(line)
-            line = Text("  ")
-        elif line.cell_len:
-            line.append(" ")
-        line.append_text(part)
-    lines.append(line)
-    return lines[:max_lines]
