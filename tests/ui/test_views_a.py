@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 
 import pytest
-from textual.app import App, ComposeResult
+from hosting import Host
 
 from models.lesson import find_lesson
 from models.sim import Sim
@@ -21,17 +21,6 @@ from viz.views.ring import RingView
 from viz.views.skbcache import SkbCacheView
 
 SIZES = [(80, 24), (160, 50), (20, 5)]
-
-
-class Host(App):
-    """One view filling the screen."""
-
-    def __init__(self, view_cls) -> None:
-        super().__init__()
-        self.view_cls = view_cls
-
-    def compose(self) -> ComposeResult:
-        yield self.view_cls()
 
 
 @functools.cache

@@ -11,7 +11,7 @@ import functools
 import re
 
 import pytest
-from textual.app import App, ComposeResult
+from hosting import Host
 
 from models.calls import CALLS
 from models.lesson import find_lesson
@@ -28,17 +28,6 @@ from viz.views.log import LogView
 from viz.views.napi import NapiView
 
 SIZES = [(80, 24), (160, 50), (20, 5)]
-
-
-class Host(App):
-    """One view filling the screen."""
-
-    def __init__(self, view_cls) -> None:
-        super().__init__()
-        self.view_cls = view_cls
-
-    def compose(self) -> ComposeResult:
-        yield self.view_cls()
 
 
 @functools.cache
