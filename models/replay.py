@@ -92,7 +92,8 @@ class LessonRun:
                     sim.teardown(run.wait_ns)
         self.notes.append(note)
         self.step = index + 1
-        self._snaps[self.step] = (copy.deepcopy(self.sims), list(self.notes))
+        if self.step not in self._snaps:     # a replay reaches the same state: keep the first copy
+            self._snaps[self.step] = (copy.deepcopy(self.sims), list(self.notes))
 
     def forward(self) -> bool:
         if self.step >= self.total:
@@ -110,6 +111,25 @@ class LessonRun:
         self.step = base
         while self.step < k:
             self._apply(self.step)
+
+    @property
+    def computed(self) -> int:
+        """Steps snapshotted so far: every step up to this one can be read back without running."""
+        return max(self._snaps)
+
+    def snapshot(self, k: int) -> tuple[dict[str, Sim], list[StepNote]]:
+        """The model as it was after step k, running forward to it first if needed.
+
+        The sims returned are the stored snapshot itself, shared, not a copy:
+        callers must only read them (a view, a frame on screen). Reading never
+        changes a Sim, and `goto` copies a snapshot before running it on.
+        """
+        k = max(0, min(self.total, k))
+        while k not in self._snaps:
+            if self.step != self.computed:
+                self.goto(self.computed)
+            self.forward()
+        return self._snaps[k]
 
     def back(self) -> bool:
         if self.step == 0:

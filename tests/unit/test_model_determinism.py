@@ -142,3 +142,23 @@ def test_marked_metrics_are_deterministic():
         out.append(sim.metrics())
     assert out[0] == out[1]
     assert out[0]["frames_processed"] == 2000
+
+
+def test_lesson_snapshots_are_the_state_after_each_step_and_never_change():
+    """LessonRun.snapshot(k) is step k as goto(k) reaches it, and computing on does not touch it."""
+    from models.lesson import find_lesson
+    from models.replay import LessonRun
+
+    lesson = find_lesson("rx-basics")
+    run = LessonRun(lesson)
+    sims, _ = run.snapshot(3)                     # runs forward lazily
+    assert run.computed == 3 and run.step == 3
+    before = {v: state(s) for v, s in sims.items()}
+    run.snapshot(6)                               # later steps run on other objects
+    run.goto(2)                                   # a goto restores a *copy*
+    run.forward()
+    assert run.snapshot(3)[0] is sims             # the same shared snapshot, unchanged
+    assert {v: state(s) for v, s in sims.items()} == before
+    other = LessonRun(lesson)
+    other.goto(3)
+    assert {v: state(s) for v, s in other.sims.items()} == before
