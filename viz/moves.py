@@ -1,10 +1,17 @@
 """The queue of model moves a player asks for, drained by one worker thread at a time.
 
-Key handlers only *request* moves ("goto" k, "ff" n, "frame"), so they
-return at once and the UI stays responsive while a step computes. The
-worker takes the moves in order; when a later goto is already queued it
-skips publishing the one it just made (copying a frame nobody will see),
-so a burst of PageDowns from a clicker lands on the last step asked for.
+Key handlers only *request* moves ("goto" k, "seen" k, "ff" n), so they return at
+once and the UI stays responsive while a step computes. The worker takes the
+moves in order; when a later goto is already queued it skips publishing the
+one it just made, so a burst of PageDowns from a clicker lands on the last
+step asked for.
+
+When the queue is empty the worker computes ahead: the next LOOKAHEAD lesson
+steps after the last one gone to, each handed to the UI as a ready frame.
+It first waits AHEAD_AFTER for the screen to repaint: Python runs one thread
+at a time, and a model step running beside the repaint would double it.
+A request arriving meanwhile is served as soon as the step being computed
+is done (a step is the unit of work; there is no way to stop one half-way).
 
 Everything here runs on the worker thread except `request`; the callbacks
 are handed to the UI thread with `call` (App.call_from_thread).
@@ -17,27 +24,33 @@ from typing import Callable
 
 from viz.session import Frame, Session
 
+LOOKAHEAD = 1        # steps computed ahead of the reader; one step is read far slower than it computes
+AHEAD_AFTER = 0.12   # seconds the worker waits before computing ahead: the repaint runs first, GIL to itself
+POSITION = ("goto", "seen")
+
 
 class MoveQueue:
     """Moves for one Session; `start` is called (on the UI thread) when a drain must begin."""
 
-    def __init__(self, session: Session, start: Callable[[], object],
-                 variants: Callable[[str], tuple[str, ...]]) -> None:
+    def __init__(self, session: Session, start: Callable[[], object]) -> None:
         self.session = session
         self._start = start
-        self._variants = variants            # shown variant -> variants to copy into the frame
         self._ops: list[tuple[str, int]] = []
         self._lock = threading.Lock()
+        self._wake = threading.Event()       # set by request(): ends the wait before computing ahead
         self.draining = False
 
     def request(self, kind: str, n: int = 0) -> None:
-        """Queue a move; consecutive gotos collapse into the last one."""
+        """Queue a move. "goto" k: go to step k and publish its frame; "seen" k: the UI
+        already shows step k's ready frame, so only compute ahead of it; "ff" n: fast-forward.
+        A goto or seen replaces one queued just before it (only the last position matters)."""
         with self._lock:
-            if kind == "goto" and self._ops and self._ops[-1][0] == "goto":
+            if kind in POSITION and self._ops and self._ops[-1][0] in POSITION:
                 self._ops[-1] = (kind, n)
             else:
                 self._ops.append((kind, n))
             start, self.draining = not self.draining, True
+        self._wake.set()
         if start:
             self._start()
 
@@ -46,27 +59,43 @@ class MoveQueue:
         with self._lock:
             return self.draining
 
-    def drain(self, call: Callable[..., None], on_busy: Callable[[str, int], None],
-              on_frame: Callable[[Frame], None], cancelled: Callable[[], bool]) -> None:
-        """Run queued moves until none is left (worker thread). `call(fn, *args)` runs fn on the UI thread."""
+    def drain(self, call: Callable[..., None], on_frame: Callable[[Frame], None],
+              on_ready: Callable[[Frame], None], cancelled: Callable[[], bool]) -> None:
+        """Run queued moves, then compute ahead, until there is nothing left to do (worker thread).
+
+        `call(fn, *args)` runs fn on the UI thread. `on_frame` gets the frame of
+        a move asked for; `on_ready` every other clean step frame computed, on
+        the way to a step or ahead of it, for the UI to show at once when asked.
+        """
+        session = self.session
         try:
             while not cancelled():
                 with self._lock:
-                    if not self._ops:
+                    op = self._ops.pop(0) if self._ops else None
+                    if op is None and session.computed >= min(len(session.lesson.steps),
+                                                               session.step + LOOKAHEAD):
                         self.draining = False      # under the lock: a request now starts a new drain
                         return
-                    kind, n = self._ops.pop(0)
-                call(on_busy, kind, n)
-                if kind == "goto":
-                    self.session.goto(n, cancelled)
-                elif kind == "ff":
-                    self.session.fast_forward(n, cancelled)
-                with self._lock:
-                    stale = any(k == "goto" for k, _ in self._ops)
-                if stale or cancelled():
+                    if op is None:
+                        self._wake.clear()         # under the lock: a request from now on sets it
+                if op is None:                     # nothing asked: compute the next step ahead
+                    if not self._wake.wait(AHEAD_AFTER):
+                        call(on_ready, session.frame_at(session.computed + 1))
                     continue
-                run = self.session.run
-                frame = self.session.frame(self._variants(run.shown()) if run is not None else ())
+                kind, n = op
+                if kind == "ff":
+                    frame = session.fast_forward(n, cancelled)
+                else:
+                    known = session.computed
+                    frame = session.goto(n, cancelled)
+                    for k in range(max(0, known + 1), min(n, session.computed + 1)):
+                        call(on_ready, session.frame_at(k))
+                    if kind == "seen":
+                        continue
+                with self._lock:
+                    stale = any(k in POSITION for k, _ in self._ops)
+                if frame is None or stale or cancelled():
+                    continue
                 call(on_frame, frame)
         except RuntimeError:
             pass               # the app is shutting down: call_from_thread has no loop to run on

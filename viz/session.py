@@ -2,23 +2,25 @@
 
 A lesson step can cost seconds of simulation (four variants of a strict-IOMMU
 NIC for 2 000 frames), so the player never runs the model on Textual's event
-loop. A worker thread owns the `LessonRun`; after each move it publishes a
-`Frame` holding *copies* of the variants on screen. Views only ever read
-those copies, so nothing they draw can change under them while the next
-step runs, and a frame is never mutated once published.
+loop. A worker thread owns the `LessonRun`. After each lesson step the run
+keeps a deep-copied snapshot of every variant (that is what makes stepping
+back exact), and a `Frame` simply *shares* that snapshot: it is never run
+again, so views can read it while the worker computes the next step, and
+publishing a frame costs no copy at all.
 
-Moves are queued as ops ("goto", k) / ("ff", n); consecutive gotos collapse
-to the last one, so a presenter's clicker pressed three times during a slow
-step lands on the third step without drawing the two in between.
+Because a frame is that cheap, the worker also computes ahead: while the
+reader looks at step k it runs step k+1, so pressing → shows a frame that
+already exists and the step costs only its repaint.
 
-Fast-forward runs every variant n frames beyond the current lesson step
-without snapshotting; any later goto restores a clean lesson step from the
-run's snapshots, which keeps stepping back exact.
+Fast-forward runs a copy of the current step's snapshot n frames further;
+each further fast-forward copies again before running, so a published
+frame is never mutated. Any goto drops the fast-forward.
 """
 
 from __future__ import annotations
 
 import copy
+import gc
 from dataclasses import dataclass, field
 
 from models.lesson.schema import Lesson
@@ -84,7 +86,7 @@ class Frame:
     total: int
     extra: int                      # frames fast-forwarded beyond the step
     shown: str                      # variant the step shows
-    sims: dict[str, Sim]            # copies of the variants on screen
+    sims: dict[str, Sim]            # every variant, read-only (shared with the run's snapshots)
     prev_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     reached: bool = True            # the step's `run: until` happened within its limit
 
@@ -102,53 +104,61 @@ class Session:
         self.lesson = lesson
         self.trace = trace
         self.run: LessonRun | None = None      # built lazily: set-up itself can take a second
-        self.extra = 0
-        self.counts_at: dict[int, dict[str, dict[str, int]]] = {}
+        self.step = 0                          # the lesson step last gone to
+        self.extra = 0                         # frames fast-forwarded beyond it
+        self._ff: dict[str, Sim] | None = None
 
     def _ensure(self) -> LessonRun:
         if self.run is None:
             self.run = LessonRun(self.lesson, trace=self.trace)
-            self._remember()
+            gc.freeze()                        # see frame_at
         return self.run
 
-    def _remember(self) -> None:
-        run = self.run
-        if run is not None and not self.extra and run.step not in self.counts_at:
-            self.counts_at[run.step] = {v: dict(s.rec.counts) for v, s in run.sims.items()}
+    @property
+    def computed(self) -> int:
+        """Lesson steps whose frames exist (-1 before the model is set up)."""
+        return -1 if self.run is None else self.run.computed
 
-    def goto(self, k: int, cancelled=lambda: False) -> None:
-        """Go to lesson step k, clean (any fast-forward is dropped)."""
+    def frame_at(self, k: int) -> Frame:
+        """The clean frame of lesson step k, computing up to it if needed."""
         run = self._ensure()
         k = max(0, min(run.total, k))
-        if self.extra or k < run.step:
-            run.goto(k)
-            self.extra = 0
-            self._remember()
-        while run.step < k and not cancelled():
-            run.forward()
-            self._remember()
+        known = run.computed
+        sims, notes = run.snapshot(k)
+        if run.computed != known:
+            # Snapshots live as long as the session and never change; without this, Python's
+            # full collections walk all of them again and again, pausing a repaint for up to
+            # 50 ms. Frozen objects are skipped by the collector (reference counting still
+            # frees them).
+            gc.freeze()
+        prev = run.snapshot(k - 1)[0] if k else {}
+        reached = notes[-1].reached if notes else True
+        return Frame(self.lesson, k, run.total, 0, run.shown(k), sims,
+                     {v: s.rec.counts for v, s in prev.items()}, reached)
 
-    def fast_forward(self, n: int, cancelled=lambda: False) -> None:
+    def goto(self, k: int, cancelled=lambda: False) -> Frame | None:
+        """Go to lesson step k, clean (any fast-forward is dropped); None if cancelled on the way."""
+        run = self._ensure()
+        k = max(0, min(run.total, k))
+        self.step, self.extra, self._ff = k, 0, None
+        while run.computed < k:
+            if cancelled():
+                return None
+            self.frame_at(run.computed + 1)
+        return self.frame_at(k)
+
+    def fast_forward(self, n: int, cancelled=lambda: False) -> Frame | None:
         """Run every variant n more frames beyond the current step (not snapshotted)."""
         run = self._ensure()
-        self.counts_at.setdefault(run.step, {v: dict(s.rec.counts) for v, s in run.sims.items()})
+        base, notes = run.snapshot(self.step)
+        sims = copy.deepcopy(self._ff or base)      # a published frame is never run on
         done = 0
         while done < n and not cancelled():
             chunk = min(FF_CHUNK, n - done)
-            for sim in run.sims.values():
+            for sim in sims.values():
                 sim.run_frames(chunk)
             done += chunk
-            self.extra += chunk
-
-    def frame(self, variants: tuple[str, ...] = ()) -> Frame:
-        """Publish the current state: copies of the shown variant and of `variants`."""
-        run = self._ensure()
-        shown = run.shown()
-        names = dict.fromkeys((shown, *variants))
-        sims = {v: copy.deepcopy(run.sims[v]) for v in names if v in run.sims}
-        if self.extra:
-            prev = self.counts_at.get(run.step, {})
-        else:
-            prev = self.counts_at.get(run.step - 1, {})
-        reached = run.notes[-1].reached if run.notes else True
-        return Frame(self.lesson, run.step, run.total, self.extra, shown, sims, prev, reached)
+        self._ff, self.extra = sims, self.extra + done
+        prev = {v: s.rec.counts for v, s in base.items()}
+        reached = notes[-1].reached if notes else True
+        return Frame(self.lesson, self.step, run.total, self.extra, run.shown(self.step), sims, prev, reached)

@@ -8,7 +8,9 @@ question posts `AskPanel.AnswerChosen`, tab clicks come from the deck.
 Moves are requested, not performed, by the key handlers: they update the
 position asked for (`want`) and queue the move (viz.moves), so keys stay
 responsive while a slow step computes, and a burst of PageDowns from a
-presenter's clicker lands on the right step.
+presenter's clicker lands on the right step. Steps the worker has already
+computed (behind the reader, and one ahead) arrive as ready frames and are
+shown at once, without a round trip through the worker.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from viz.widgets.ask import AskPanel
 from viz.widgets.deck import ViewDeck
 from viz.widgets.legend import Legend
 from viz.widgets.narration import Narration
+from viz.widgets.prose import Prose
 from viz.widgets.status import StatusLine
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
@@ -67,7 +70,8 @@ class PlayerScreen(Screen):
         super().__init__()
         self.lesson = lesson
         self.keys = views_for(lesson)
-        self.moves = MoveQueue(Session(lesson), self._drain, self._copies)
+        self.moves = MoveQueue(Session(lesson), self._drain)
+        self.ready: dict[int, Frame] = {}        # clean step -> its frame, as the worker computed them
         self.want = (max(0, min(len(lesson.steps), step)), 0)     # (step, extra frames) asked for
         self.compare = compare
         self.frame: Frame | None = None
@@ -75,8 +79,6 @@ class PlayerScreen(Screen):
         self.speed = 1.0
         self._timer: Timer | None = None
         self._busy_timer: Timer | None = None
-        self._moves = 0              # moves started (UI thread) ...
-        self._shown = 0              # ... and the last one whose frame is on screen
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -92,33 +94,43 @@ class PlayerScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one(AskPanel).display = False
-        self._request("goto", self.want[0])
+        self.goto(self.want[0])
 
     # -- moving the model (worker thread) ------------------------------------------
     def _request(self, kind: str, n: int = 0) -> None:
         self.moves.request(kind, n)
+        if kind != "seen":
+            self._say_busy_later()
 
     @work(thread=True, group="model", exit_on_error=True)
     def _drain(self) -> None:
         worker = get_current_worker()
-        self.moves.drain(self.app.call_from_thread, self._busy, self._show, lambda: worker.is_cancelled)
+        self.moves.drain(self.app.call_from_thread, self._on_frame, self._on_ready, lambda: worker.is_cancelled)
 
-    def _copies(self, shown: str) -> tuple[str, ...]:
-        """Variants the next frame must carry besides the shown one (worker thread)."""
-        return (compare_pair(self.lesson, shown) or ()) if self.compare else ()
+    def _on_ready(self, frame: Frame) -> None:
+        self.ready[frame.step] = frame
 
-    def _busy(self, kind: str, n: int) -> None:
-        total = len(self.lesson.steps)
-        label = (f"fast-forwarding {n:,} frames…".replace(",", " ") if kind == "ff"
-                 else f"computing step {n}/{total}…")
+    def _on_frame(self, frame: Frame) -> None:
+        if not frame.extra:
+            self.ready[frame.step] = frame
+        if (frame.step, frame.extra) == self.want:      # else the reader has moved on since
+            self._show(frame)
+
+    @property
+    def waiting(self) -> bool:
+        """The position asked for is not on screen yet."""
+        return self.frame is None or (self.frame.step, self.frame.extra) != self.want
+
+    def _say_busy_later(self) -> None:
+        """Say "computing…" if the frame asked for has not come within BUSY_AFTER."""
         if self._busy_timer is not None:
             self._busy_timer.stop()
-        self._moves += 1
-        move = self._moves
 
         def say_busy() -> None:
-            # A timer event can already be queued when _show stops the timer: check it is still current.
-            if move > self._shown:
+            if self.waiting:
+                step, extra = self.want
+                label = (f"fast-forwarding {extra:,} frames…".replace(",", " ") if extra
+                         else f"computing step {step}/{len(self.lesson.steps)}…")
                 self.query_one(StatusLine).busy = label
 
         self._busy_timer = self.set_timer(BUSY_AFTER, say_busy)
@@ -127,7 +139,6 @@ class PlayerScreen(Screen):
     def _show(self, frame: Frame) -> None:
         if self._busy_timer is not None:
             self._busy_timer.stop()
-        self._shown = self._moves
         self.frame = frame
         step = frame.step
         spec = self.lesson.steps[step - 1] if step else None
@@ -174,7 +185,12 @@ class PlayerScreen(Screen):
         """Go to lesson step k (clamped), dropping any fast-forward."""
         k = max(0, min(len(self.lesson.steps), k))
         self.want = (k, 0)
-        self._request("goto", k)
+        frame = self.ready.get(k)
+        if frame is None:
+            self._request("goto", k)
+            return
+        self._show(frame)
+        self._request("seen", k)       # the worker forgets queued gotos and computes ahead of k
 
     def action_next(self) -> None:
         step, extra = self.want
@@ -211,7 +227,7 @@ class PlayerScreen(Screen):
         self.query_one(StatusLine).playing = on
 
     def _tick(self) -> None:
-        if not self.moves.busy:
+        if not self.waiting:           # a slow step is still computing: let it land before the next
             self.action_next()
 
     def action_speed(self, delta: int) -> None:
@@ -245,17 +261,14 @@ class PlayerScreen(Screen):
             self.notify("this lesson has a single variant: nothing to compare", timeout=3)
             return
         self.compare = not self.compare
-        if self.compare:
-            self._request("frame")           # publish copies of both variants
-        elif self.frame is not None:
-            self._show(self.frame)
+        if self.frame is not None:
+            self._show(self.frame)           # a frame carries every variant
 
     def action_cycle(self, delta: int) -> None:
         self.query_one(ViewDeck).cycle(delta)
 
     def action_scroll_text(self, delta: int) -> None:
-        narration = self.query_one(Narration)
-        narration.scroll_relative(y=delta * 2, animate=False)
+        self.query_one("#n-say", Prose).scroll_relative(y=delta * 2, animate=False)
 
     def action_answer(self, index: int) -> None:
         self.query_one(AskPanel).choose(index)
