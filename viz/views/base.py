@@ -14,17 +14,18 @@ from typing import Any
 
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.strip import Strip
-from textual.widget import Widget
 
 from models.lesson.schema import Lesson
 from models.sim import Sim
+from viz.widgets.onepass import OnePass
 
 
-@dataclass
+@dataclass(eq=False)
 class ViewState:
-    """What a view draws: one variant of the model at one step."""
+    """What a view draws: one variant of the model at one step (compared by identity: `other` is a cycle)."""
     sim: Sim
     variant: str
     lesson: Lesson | None = None
@@ -34,7 +35,7 @@ class ViewState:
     other: Any = None                               # compare mode: the other variant's ViewState
 
 
-class ModelView(Widget, can_focus=True):
+class ModelView(OnePass, can_focus=True):
     """Base of all views. Subclasses set KEY/TITLE and draw `self.state`."""
 
     KEY = ""
@@ -52,38 +53,92 @@ class ModelView(Widget, can_focus=True):
     }
     """
 
-    state: reactive[ViewState | None] = reactive(None, always_update=True, layout=False)
+    state: reactive[ViewState | None] = reactive(None, always_update=True, repaint=False)
 
     def on_mount(self) -> None:
         self.border_title = self.TITLE
 
-    _cache: tuple[tuple, list[Strip]] | None = None
+    _lines: list[Strip] | None = None       # the content, built for _built_for = (width, height)
+    _built_for: tuple[int, int] = (0, 0)
 
     def watch_state(self, state: ViewState | None) -> None:
-        self._cache = None
-        self.refresh()
+        self.redraw()
+
+    def redraw(self) -> None:
+        """The content changed: repaint only the lines that differ.
+
+        A full repaint of every view costs more than the 16 ms a step may take
+        at 160x50, and most lines (axes, labels, idle descriptors) do not change
+        from one step to the next. So a view on screen rebuilds its lines at
+        once and marks only the changed ones dirty; Textual's styles cache keeps
+        the rest. A view off screen just forgets its lines until it is shown.
+        """
+        old, size = self._lines, self._built_for
+        self._lines = None
+        if old is None or size != tuple(self.size) or not self.is_on_screen:
+            self.refresh()
+            return
+        new = self._build(*size)
+        changed = [y for y in range(max(len(old), len(new)))
+                   if y >= len(old) or y >= len(new) or old[y] != new[y]]
+        if changed:
+            self.refresh(*(Region(0, y, size[0], 1) for y in changed))
+
+    def forget(self) -> None:
+        """Drop the built lines: the next paint rebuilds them all (the view is moving or resizing)."""
+        self._lines = None
+
+    def notify_style_update(self) -> None:
+        # A theme or class change alters component styles and the background: rebuild on next paint.
+        self._lines = None
+        self._styles = {}
+        super().notify_style_update()
 
     # -- the Line API, shared: views only say what their lines are ------------------------
     def build_lines(self, width: int, height: int) -> list[Text]:
         """The view's content for this size; only called when the state, size or theme changed."""
         return [Text("no model yet")]
 
+    def _build(self, width: int, height: int) -> list[Strip]:
+        base = self._s("")
+        console = self.app.console
+        texts = self.build_lines(width, height) if self.state is not None else [Text("no model yet")]
+        lines = []
+        for text in texts[:height]:
+            # One Strip per line: the base style under the text's own, cropped or padded to the width.
+            text.style = base + console.get_style(text.style) if text.style else base
+            text.truncate(width, overflow="crop", pad=True)
+            lines.append(Strip(text.render(console, end=""), width))
+        lines += [Strip.blank(width, base)] * (height - len(lines))
+        self._lines, self._built_for = lines, (width, height)
+        return lines
+
     def render_line(self, y: int) -> Strip:
         width, height = self.size
-        base = self.rich_style
-        key = (width, height, self.app.theme, base)
-        if self._cache is None or self._cache[0] != key:
-            texts = self.build_lines(width, height) if self.state is not None else [Text("no model yet")]
-            self._cache = (key, [Strip(t.render(self.app.console, end="")).crop_extend(0, width, base)
-                                 .apply_style(base) for t in texts])
-        lines = self._cache[1]
+        lines = self._lines
+        if lines is None or self._built_for != (width, height):
+            lines = self._build(width, height)
         if y >= len(lines) or width <= 0:
-            return Strip.blank(width, base)
+            return Strip.blank(width, self._s(""))
         return lines[y]
 
+    _styles: dict[tuple[str, str], Style] = {}
+
     def _s(self, name: str) -> Style:
-        """A component style of this view (`<classname>--name` in its DEFAULT_CSS)."""
-        return self.get_component_rich_style(f"{type(self).__name__.lower()}--{name}")
+        """A component style of this view (`<classname>--name` in its DEFAULT_CSS); "" for the view's own.
+
+        Memoised until the styles change: Textual's own cache is cleared on every
+        refresh, and a view asks for the same few styles hundreds of times a build.
+        """
+        key = (name, self.app.theme)
+        style = self._styles.get(key)
+        if style is None:
+            if not self._styles:
+                self._styles = {}            # this widget's own dict, not the class default
+            style = (self.get_component_rich_style(f"{type(self).__name__.lower()}--{name}") if name
+                     else self.rich_style)
+            self._styles[key] = style
+        return style
 
     def _text(self, *parts: tuple[str, str] | str) -> Text:
         """A line from plain strings and (text, component) pairs."""

@@ -65,7 +65,6 @@ class CountersView(ModelView):
 
     # -- Line API -----------------------------------------------------------------
     def watch_state(self, state) -> None:
-        self._cache = None
         if state is not None:
             m = state.sim.metrics()
             # Forget the future of this variant: after a step back, the next step forward

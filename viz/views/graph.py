@@ -62,8 +62,7 @@ class GraphView(ModelView):
 
     # -- Line API -----------------------------------------------------------------
     def watch_machine(self, machine: str | None) -> None:
-        self._cache = None
-        self.refresh()
+        self.redraw()
 
     # -- what to draw -----------------------------------------------------------------
     def chosen(self) -> str:

@@ -20,15 +20,24 @@ from textual.containers import Container, Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Static, Tab, Tabs
+from textual.widgets import Static
 
 from viz.views.all import view_class
 from viz.views.base import ModelView, ViewState
 from viz.widgets.compare import DiffLine
+from viz.widgets.tabstrip import TabStrip
 
 WIDE = 140        # columns from which views are laid out as a grid
 STACK = 40        # rows from which a narrower screen stacks two views
 TALL = 50         # rows from which the grid has three rows instead of two
+
+
+def set_flags(widget: Widget, flags: dict[str, bool]) -> None:
+    """Set or clear several classes in one go: each separate change would restyle the widget again."""
+    have = set(widget.classes)
+    want = (have - flags.keys()) | {name for name, on in flags.items() if on}
+    if want != have:
+        widget.set_classes(want)
 
 
 def capacity(width: int, height: int) -> int:
@@ -60,13 +69,14 @@ class ViewDeck(Widget):
         self.cap = 1
         self.tabbed = False         # the user picked the active view since the step changed
         self._was_aside = False
+        self._slots: list[str] = []         # the views after the lead's, as last laid out
+        self._slots_lead = ""
+        self._laid_out: dict[str, tuple] = {}    # shown view -> (slot, layout) it was given
         self._state: ViewState | None = None
         self._pair: tuple[ViewState, ViewState] | None = None
 
     def compose(self) -> ComposeResult:
-        tabs = Tabs(*[Tab(key, id=f"tab-{key}") for key in self.keys], id="deck-tabs")
-        tabs.can_focus = False          # ←/→ step the lesson; tab and clicks switch views
-        yield tabs
+        yield TabStrip(self.keys, id="deck-tabs")      # not focusable: ←/→ step the lesson
         with Container(id="deck-views"):
             for key in self.keys:
                 yield view_class(key)(id=f"v-{key}", classes="-hidden")
@@ -87,10 +97,16 @@ class ViewDeck(Widget):
         """New model state for every view; `lead` is the step's focus view."""
         self._state, self._pair = state, pair
         lead = lead if lead in self.keys else self.keys[0]
+        before = self._laid_out
         self.set_reactive(ViewDeck.lead, lead)
         self.set_reactive(ViewDeck.active, lead)
         self.tabbed = False
+        self._relayout()
+        after = self._laid_out
         for view in self.query_one("#deck-views").query_children(ModelView):
+            key = (view.id or "")[2:]
+            if key not in after or before.get(key) != after[key]:
+                view.forget()          # it moves, resizes or hides: no point diffing its old lines
             view.state = state
         if pair is not None:
             a, b = pair
@@ -102,7 +118,7 @@ class ViewDeck(Widget):
             for view in self.query_one("#col-b").query_children(ModelView):
                 view.state = b
             self.query_one(DiffLine).pair = pair
-        self._relayout()
+            self._relayout()            # compare's columns may have just been mounted
 
     def pool(self) -> list[str]:
         """The views the deck itself shows in its current layout."""
@@ -139,22 +155,41 @@ class ViewDeck(Widget):
     def on_resize(self) -> None:
         self._relayout()
 
-    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+    def on_tab_strip_picked(self, event: TabStrip.Picked) -> None:
         event.stop()
-        key = (event.tab.id or "").removeprefix("tab-")
-        if key in self.keys and key != self.active:
-            self.active = key
+        if event.key in self.keys and event.key != self.active:
+            self.tabbed = True
+            self.active = event.key
 
     # -- layout -----------------------------------------------------------------
     def shown_keys(self) -> list[str]:
-        """The views on screen, in order: lead first, then the others, the active one always."""
+        """The views on screen, in order: the lead first, then the others, the active one always."""
         keys = self.pool()
         lead = self.lead if self.lead in keys else keys[0]
-        order = [lead] + [k for k in keys if k != lead]
-        shown = order[: self.cap]
+        shown = ([lead] + self._arrange(lead, keys))[: self.cap]
         if self.active in keys and self.active not in shown:
             shown[-1] = self.active
         return shown
+
+    def _arrange(self, lead: str, keys: list[str]) -> list[str]:
+        """The views in the slots after the lead's, moving as few as possible from the last layout.
+
+        When a step brings a new lead, it leaves its slot and the previous lead
+        takes that slot; every other view stays where it was. On a projector a
+        grid that reshuffles at every step is hard to follow, and each view that
+        moves must be repainted.
+        """
+        want = max(0, self.cap - 1)
+        slots = [k for k in self._slots if k in keys]
+        prev = self._slots_lead
+        if lead in slots:
+            i = slots.index(lead)
+            if prev in keys and prev != lead and prev not in slots:
+                slots[i] = prev
+            else:
+                del slots[i]
+        slots += [k for k in keys if k != lead and k not in slots]
+        return slots[:want]
 
     def _relayout(self) -> None:
         if not self.is_mounted or not self.active:
@@ -167,33 +202,31 @@ class ViewDeck(Widget):
         self.set_class(self.compare, "-compare")
         if self.active not in self.pool():
             self.set_reactive(ViewDeck.active, self.shown_keys()[0])
-        tabs = self.query_one(Tabs)
-        with tabs.prevent(Tabs.TabActivated):
-            if tabs.active != f"tab-{self.active}":
-                tabs.active = f"tab-{self.active}"
-            for key in self.aside:
-                if key in self.keys:
-                    (tabs.show if key in self.pool() else tabs.hide)(f"tab-{key}")
+        tabs = self.query_one(TabStrip)
+        tabs.active = self.active
+        tabs.hidden = frozenset(k for k in self.aside if k not in self.pool())
         grid = self.query_one("#deck-views")
         shown = self.shown_keys()
-        for view in grid.query_children(ModelView):
-            key = (view.id or "").removeprefix("v-")
-            view.set_class(key not in shown, "-hidden")
-            view.set_class(key == shown[0] and self.cap > 1 and size.width >= WIDE, "-lead")
-        current = [(v.id or "").removeprefix("v-") for v in grid.children if not v.has_class("-hidden")]
-        if current != shown:
-            for i, key in enumerate(shown):
-                grid.move_child(grid.query_one(f"#v-{key}"), before=i)
-        for side in ("a", "b"):
-            for view in self.query_one(f"#col-{side}").query_children(ModelView):
-                view.set_class((view.id or "")[2:] != self.active, "-hidden")
+        lead = shown[0]
+        self._slots, self._slots_lead = self._arrange(lead, self.pool()), lead
+        self._laid_out = {k: (i, self.cap, size) for i, k in enumerate(shown)}
         aside = self.lead_aside
         if aside != self._was_aside:
             self._was_aside = aside
             self.post_message(self.LeadAside(aside))
         mark = "" if aside else self.active
-        for view in self.query(ModelView):
-            view.set_class((view.id or "")[2:] == mark, "-active")
+        wide = self.cap > 1 and size.width >= WIDE
+        for view in grid.query_children(ModelView):
+            key = (view.id or "")[2:]
+            set_flags(view, {"-hidden": key not in shown, "-lead": wide and key == lead, "-active": key == mark})
+        current = [(v.id or "")[2:] for v in grid.children if not v.has_class("-hidden")]
+        if current != shown:
+            for i, key in enumerate(shown):
+                grid.move_child(grid.query_one(f"#v-{key}"), before=i)
+        for side in ("a", "b"):
+            for view in self.query_one(f"#col-{side}").query_children(ModelView):
+                key = (view.id or "")[2:]
+                set_flags(view, {"-hidden": key != self.active, "-active": key == mark})
 
     def on_click(self, event) -> None:
         """A click on a view makes it the active one (the keys never move focus into views)."""
