@@ -47,6 +47,9 @@ class RxvizApp(App[int]):
 
     def __init__(self, lesson: Lesson | str | None = None, step: int = 0, compare: bool = False) -> None:
         super().__init__()
+        # Nothing here is animated on purpose; Textual's own (the tab underline sliding) would
+        # keep repainting for 300 ms after every step.
+        self.animation_level = "none"
         self.lessons: list[Lesson] = shipped_lessons()
         self.start = (lesson, step, compare)
         self.progress: dict[str, tuple[int, int]] = {}       # lesson id -> (step, total)

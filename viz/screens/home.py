@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Markdown, OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from models.lesson.schema import Lesson
 from viz.widgets.narration import cite, cover
+from viz.widgets.prose import Prose
 
 INTRO = ("Each lesson replays a real driver patch in a simulated kernel: the descriptor ring, "
          "DMA mapping, NAPI, GRO, page_pool. Every number on screen comes from the model.")
@@ -36,9 +37,9 @@ class HomeScreen(Screen):
         yield Static(Content(INTRO), id="home-intro", markup=False)
         with Horizontal(id="home-body"):
             yield OptionList(*self._options(), id="lessons")
-            with VerticalScroll(id="home-detail", can_focus=False):
+            with Vertical(id="home-detail"):
                 yield Static(id="detail-patch", markup=False)
-                yield Markdown(id="detail-cover")
+                yield Prose(id="detail-cover")
         yield Footer()
 
     def _prompt(self, lesson: Lesson) -> Content:
@@ -72,7 +73,7 @@ class HomeScreen(Screen):
         if lesson is None:
             return
         self.query_one("#detail-patch", Static).update(Content(cite(lesson)))
-        self.query_one("#detail-cover", Markdown).update(cover(lesson, start=False))
+        self.query_one("#detail-cover", Prose).source = cover(lesson, start=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

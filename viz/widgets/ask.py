@@ -2,19 +2,21 @@
 
 The question never blocks stepping: it is a panel beside the narration, not
 a modal, and moving on without answering is fine. Answering (a number key,
-or a click on a choice) posts `AnswerChosen`, which the player records, so
-going back to the step shows the answer already given.
+or a click on a choice, which runs the screen's `answer` action) posts
+`AnswerChosen`, which the player records, so going back to the step shows
+the answer already given.
 """
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Static
 
 from models.lesson.schema import Ask
+from viz.widgets.onepass import OnePass
 
 
 def inline(text: str, lead: Content | None = None) -> Content:
@@ -28,34 +30,29 @@ def inline(text: str, lead: Content | None = None) -> Content:
     return Content("").join(out)
 
 
-class Choice(Static):
-    """One numbered choice; clicking it answers."""
-
-    def __init__(self, index: int, text: str, **kw) -> None:
-        super().__init__(inline(text, Content.styled(f"{index + 1} ", "bold")), markup=False, **kw)
-        self.index = index
-
-    def on_click(self) -> None:
-        self.post_message(AskPanel.Pick(self.index))
+class Line(Static, OnePass):
+    """A Static that may change height from step to step (see viz.widgets.onepass)."""
 
 
-class AskPanel(Widget):
-    """Shows `ask` for `step`; `chosen` is the answer given (None: not yet)."""
+class AskPanel(VerticalScroll, OnePass, can_focus=False):
+    """Shows `ask` for `step`; `chosen` is the answer given (None: not yet).
+
+    Two Statics, the question and the answer part (the choices, or the verdict
+    and why), updated in place: a step with a question mounts nothing, which
+    keeps stepping as fast as a step without one.
+    """
 
     DEFAULT_CSS = """
     AskPanel {
         height: auto;
         max-height: 50%;
-        overflow-y: auto;
         border-left: outer $accent;
         padding: 0 1 0 0;
         background: $boost;
+        scrollbar-size-vertical: 1;
+        & > Static { height: auto; }
         & > #q { text-style: bold; }
-        & > Choice { padding-left: 1; }
-        & > Choice:hover { background: $boost; text-style: underline; }
-        & > .verdict.-right { color: $text-success; }
-        & > .verdict.-wrong { color: $text-error; }
-        & > #why { color: $text; }
+        & > #a { padding-left: 1; link-style: none; link-color: $text; link-style-hover: bold underline; }
     }
     """
 
@@ -68,18 +65,15 @@ class AskPanel(Widget):
             self.choice = choice
             self.correct = correct
 
-    class Pick(Message):
-        """A choice was clicked (internal: becomes AnswerChosen)."""
-
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
-
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
         self.step = 0
         self.ask: Ask | None = None
         self.chosen: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Line(id="q", markup=False)
+        yield Line(id="a", markup=False)
 
     def show(self, step: int, ask: Ask | None, chosen: int | None) -> None:
         """Set what to ask; redraws only when something changed."""
@@ -87,35 +81,38 @@ class AskPanel(Widget):
             return
         self.step, self.ask, self.chosen = step, ask, chosen
         self.display = ask is not None
-        self.call_later(self._rebuild)
-
-    async def _rebuild(self) -> None:
-        await self.recompose()
-        verdicts = self.query(".verdict")
-        if verdicts:      # bring the verdict and the explanation into view (the question may scroll away)
-            first = verdicts.first()
-            self.call_after_refresh(lambda: self.scroll_to_widget(first, animate=False, top=True))
-
-    def compose(self) -> ComposeResult:
-        ask = self.ask
         if ask is None:
             return
         n = len(ask.choices)
-        tag = f"predict, press 1–{n}: " if self.chosen is None else "answered: "
-        yield Static(inline(ask.question, Content.styled(tag, "$text-accent")), id="q", markup=False)
-        if self.chosen is None:
-            for i, text in enumerate(ask.choices):
-                yield Choice(i, text)
-            return
-        # Answered: only what matters now, so the explanation fits without scrolling.
-        right = self.chosen == ask.answer
+        tag = f"predict, press 1–{n}: " if chosen is None else "answered: "
+        self.query_one("#q", Static).update(inline(ask.question, Content.styled(tag, "$text-accent")))
+        answer = self.query_one("#a", Static)
+        answer.update(self._choices(ask) if chosen is None else self._verdict(ask, chosen))
+        answer.set_class(chosen is not None, "verdict")
+        if chosen is None:
+            self.scroll_home(animate=False)
+        else:             # bring the verdict and the explanation into view (the question may scroll away)
+            self.call_after_refresh(lambda: self.scroll_to_widget(answer, animate=False, top=True))
+
+    @staticmethod
+    def _choices(ask: Ask) -> Content:
+        """The numbered choices, one per line; a click on one answers with it."""
+        lines = [inline(text, Content.styled(f"{i + 1} ", "bold")).stylize(f"@click=screen.answer({i})")
+                 for i, text in enumerate(ask.choices)]
+        return Content("\n").join(lines)
+
+    @staticmethod
+    def _verdict(ask: Ask, chosen: int) -> Content:
+        """Only what matters once answered, so the explanation fits without scrolling."""
+        lines = []
+        right = chosen == ask.answer
         if not right:
-            yield Static(inline(ask.choices[self.chosen], Content.styled(f"✗ you chose {self.chosen + 1}: ", "bold")),
-                         classes="verdict -wrong", markup=False)
+            lines.append(inline(ask.choices[chosen], Content.styled(f"✗ you chose {chosen + 1}: ", "bold"))
+                         .stylize("$text-error"))
         mark = "✓ right: " if right else f"✓ the answer is {ask.answer + 1}: "
-        yield Static(inline(ask.choices[ask.answer], Content.styled(mark, "bold")),
-                     classes="verdict -right", markup=False)
-        yield Static(inline(ask.explain), id="why", markup=False)
+        lines.append(inline(ask.choices[ask.answer], Content.styled(mark, "bold")).stylize("$text-success"))
+        lines.append(inline(ask.explain))
+        return Content("\n").join(lines)
 
     def choose(self, index: int) -> bool:
         """Answer with choice `index` (0-based); False when there is no such choice."""
@@ -123,7 +120,3 @@ class AskPanel(Widget):
             return False
         self.post_message(self.AnswerChosen(self.step, index, index == self.ask.answer))
         return True
-
-    def on_ask_panel_pick(self, message: Pick) -> None:
-        message.stop()
-        self.choose(message.index)

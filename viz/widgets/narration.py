@@ -3,7 +3,7 @@
 The heading and the patch citation are plain `Static`s rather than Markdown:
 a message-id such as `<1567679893-14029-9-git-send-email-...>` would be read
 as an HTML tag or an autolink by a Markdown parser, and the citation must be
-shown exactly as the lesson gives it. The step's `say` is Markdown.
+shown exactly as the lesson gives it. The step's `say` is Markdown, drawn by `Prose`.
 
 Step 0 is the lesson's cover page: the summary, the scenario and its
 variants, the published figure, and how to start.
@@ -15,13 +15,16 @@ import textwrap
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from models.lesson.schema import Lesson
+from viz.widgets.ask import Line
+from viz.widgets.onepass import OnePass
+from viz.widgets.prose import Prose
 
 
 def cite(lesson: Lesson) -> str:
@@ -83,32 +86,29 @@ class Citation(Widget):
         return min(len(textwrap.wrap(self.text, max(8, width))) or 1, 2 if self.app.size.width >= 140 else 1)
 
 
-class Narration(VerticalScroll, can_focus=False):
+class Narration(Vertical, OnePass, can_focus=False):
     """The lesson's text for the current step; state comes down as (step, extra frames)."""
 
     DEFAULT_CSS = """
     Narration {
         background: $boost;
-        padding: 0 1;
-        scrollbar-size-vertical: 1;
-        & > #n-head { text-style: bold; color: $text-accent; }
-        & > Markdown { padding: 0; margin: 0; }
-        & > Markdown > MarkdownParagraph { margin: 0 0 0 0; }
-        & > Markdown > MarkdownBulletList { margin: 0; padding: 0; }
+        padding: 0 0 0 1;
+        & > #n-head { text-style: bold; color: $text-accent; padding-right: 1; }
+        & > Citation { padding-right: 1; }
     }
     """
 
-    step: reactive[tuple[int, int]] = reactive((-1, 0), init=False)
+    step: reactive[tuple[int, int]] = reactive((-1, 0), init=False, repaint=False)
 
     def __init__(self, lesson: Lesson, **kw) -> None:
         super().__init__(**kw)
         self.lesson = lesson
 
     def compose(self) -> ComposeResult:
-        yield Static(id="n-head", markup=False)
+        yield Line(id="n-head", markup=False)
         if self.lesson.patch is not None:
             yield Citation(cite(self.lesson), id="n-patch")
-        yield Markdown(id="n-say")
+        yield Prose(id="n-say")
 
     def heading(self, step: int, extra: int) -> str:
         total = len(self.lesson.steps)
@@ -120,5 +120,4 @@ class Narration(VerticalScroll, can_focus=False):
         step, extra = value
         self.query_one("#n-head", Static).update(Content(self.heading(step, extra)))
         say = cover(self.lesson) if step == 0 else self.lesson.steps[step - 1].say
-        self.query_one("#n-say", Markdown).update(say)
-        self.scroll_home(animate=False)
+        self.query_one("#n-say", Prose).source = say

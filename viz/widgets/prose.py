@@ -1,0 +1,197 @@
+"""Lesson prose (a small Markdown subset) drawn as one scrolling widget with the Line API.
+
+Textual's `Markdown` widget mounts a widget per block and remounts them on
+every `update`; for a lesson step that cost about 50 ms at 160x50, most of
+a step's time budget. Lesson text needs only paragraphs, lists, inline
+code, emphasis and links, so `Prose` parses with markdown-it (already a
+Textual dependency) into styled lines and paints them itself: changing the
+text repaints one widget and mounts nothing. It scrolls itself (a
+`ScrollView` of fixed size whose virtual size is the wrapped text), so a new
+text costs one layout pass; a widget that grew to fit its text would cost a
+second pass when its size settled, one screen refresh later.
+
+A line break in the source is kept as a line break: lesson authors put one
+thought per line, and reading them as separate lines is easier on a
+projector than one long paragraph.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.scroll_view import ScrollView
+
+# (kind, depth, marker, inline tokens): kind is "p" (paragraph), "item" (first
+# paragraph of a list item), "code" (a code block) or "hr".
+Block = tuple[str, int, str, list[Token] | str]
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"breaks": True, "html": False})
+
+
+@lru_cache(maxsize=256)
+def parse(source: str) -> tuple[Block, ...]:
+    """The blocks of `source`, in order (cached: lesson text is parsed once per process)."""
+    blocks: list[Block] = []
+    lists: list[list] = []             # open lists: [ordered?, next number]
+    marker = ""
+    for tok in _parser().parse(source):
+        if tok.type in ("bullet_list_open", "ordered_list_open"):
+            lists.append([tok.type == "ordered_list_open", int(tok.attrs.get("start", 1) or 1)])
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif tok.type == "list_item_open":
+            ordered, n = lists[-1]
+            marker = f"{n}. " if ordered else "• "
+            lists[-1][1] = n + 1
+        elif tok.type == "inline":
+            kind = "item" if marker else "p"
+            blocks.append((kind, len(lists), marker, tok.children or []))
+            marker = ""
+        elif tok.type in ("fence", "code_block"):
+            blocks.append(("code", len(lists), "", tok.content.rstrip("\n")))
+        elif tok.type == "hr":
+            blocks.append(("hr", 0, "", ""))
+    return tuple(blocks)
+
+
+class Prose(ScrollView, can_focus=False):
+    """Markdown text; set `source`. It fills the height it is given and scrolls what does not fit."""
+
+    COMPONENT_CLASSES = {"prose--code", "prose--strong", "prose--em", "prose--link", "prose--marker",
+                         "prose--track", "prose--thumb"}
+    DEFAULT_CSS = """
+    Prose {
+        height: 1fr;
+        scrollbar-size-vertical: 0;
+        & > .prose--code { color: $text-warning; background: $warning-muted; }
+        & > .prose--strong { text-style: bold; }
+        & > .prose--em { text-style: italic; }
+        & > .prose--link { text-style: underline; color: $text-accent; }
+        & > .prose--marker { color: $text-accent; }
+        & > .prose--track { color: $panel-lighten-2; }
+        & > .prose--thumb { color: $text-accent; }
+    }
+    """
+
+    source: reactive[str] = reactive("", repaint=False)
+
+    def __init__(self, source: str = "", **kw) -> None:
+        super().__init__(**kw)
+        self.set_reactive(Prose.source, source)
+        self._lines: tuple[tuple, list[Strip]] | None = None
+
+    def watch_source(self) -> None:
+        self._lines = None
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self._fit()
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self._fit()          # a resized widget is repainted anyway; only the text's extent may change
+
+    @property
+    def text_width(self) -> int:
+        """Columns for the text: the last one is the scroll indicator."""
+        return max(1, self.scrollable_content_region.width - 1)
+
+    def _fit(self) -> None:
+        """Virtual size = the wrapped text, so scrolling knows how far it can go."""
+        width = self.text_width
+        self.virtual_size = Size(width + 1, len(self._strips(width)))
+
+    def notify_style_update(self) -> None:
+        self._lines = None
+        super().notify_style_update()
+
+    # -- from tokens to styled, wrapped lines -------------------------------------------
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"prose--{name}", partial=True)
+
+    def _inline(self, tokens: list[Token]) -> Text:
+        out = Text(end="")
+        stack: list[Style] = []
+        for tok in tokens:
+            style = Style.combine(stack) if stack else None
+            if tok.type == "text":
+                out.append(tok.content, style)
+            elif tok.type == "code_inline":
+                out.append(tok.content, (style or Style()) + self._style("code"))
+            elif tok.type in ("softbreak", "hardbreak"):
+                out.append("\n")
+            elif tok.type in ("strong_open", "em_open", "link_open"):
+                stack.append(self._style({"strong_open": "strong", "em_open": "em"}.get(tok.type, "link")))
+            elif tok.type in ("strong_close", "em_close", "link_close") and stack:
+                stack.pop()
+            elif tok.content:               # html_inline, images: shown as written
+                out.append(tok.content, style)
+        return out
+
+    def _wrap(self, width: int) -> list[Text]:
+        console = self.app.console
+        lines: list[Text] = []
+        last = ""
+        for kind, depth, marker, body in parse(self.source):
+            if lines and not (kind == last == "item"):
+                lines.append(Text())            # a blank line between blocks, not between list items
+            last = kind
+            indent = 2 * max(0, depth - 1) + (len(marker) if kind == "item" else 2 * (depth > 0))
+            room = max(4, width - indent)
+            if kind == "code":
+                texts = [Text(line, self._style("code"), no_wrap=True) for line in str(body).split("\n")]
+                wrapped = [t[:room] for t in texts]
+            elif kind == "hr":
+                wrapped = [Text("─" * room, self._style("marker"))]
+            else:
+                wrapped = list(self._inline(body).wrap(console, room))   # type: ignore[arg-type]
+            for i, line in enumerate(wrapped):
+                lead = " " * indent
+                if i == 0 and kind == "item":
+                    lead = Text(" " * (indent - len(marker)) + marker, self._style("marker"))
+                lines.append(Text.assemble(lead, line, end=""))
+        return lines
+
+    def _strips(self, width: int) -> list[Strip]:
+        key = (self.source, width)
+        if self._lines is None or self._lines[0] != key:
+            base = self.rich_style
+            console = self.app.console
+            strips = [Strip(t.render(console, end="")).crop_extend(0, width, base).apply_style(base)
+                      for t in self._wrap(width)]
+            self._lines = (key, strips)
+        return self._lines[1]
+
+    # -- the Line API ---------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.text_width
+        strips = self._strips(width)
+        height = self.scrollable_content_region.height
+        top = self.scroll_offset.y
+        line = strips[y + top] if y + top < len(strips) else Strip.blank(width, self.rich_style)
+        return Strip.join([line, self._indicator(y, top, height, len(strips))])
+
+    def _indicator(self, y: int, top: int, height: int, total: int) -> Strip:
+        """Row y of the scroll indicator: drawn in the text's own line, not by a ScrollBar widget,
+        whose separate refresh after every new text would cost a second write to the terminal."""
+        if total <= height or height <= 0:
+            return Strip.blank(1, self.rich_style)
+        size = max(1, round(height * height / total))
+        start = round(top * (height - size) / max(1, total - height))
+        thumb = start <= y < start + size
+        style = self.rich_style + self._style("thumb" if thumb else "track")
+        return Strip([Segment("┃" if thumb else "│", style)], 1)
+
+    @property
+    def plain(self) -> str:
+        """The whole text as wrapped at the current width (tests)."""
+        return "\n".join(s.text.rstrip() for s in self._strips(self.text_width))
