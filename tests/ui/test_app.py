@@ -84,6 +84,51 @@ async def test_burst_of_keys_lands_on_the_last_step_asked():
         assert position(app) == (4, 0)
 
 
+async def test_the_next_step_is_computed_ahead_and_shown_without_the_worker():
+    app = app_for("rx-basics", step=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert set(screen.ready) == {0, 1, 2, 3}        # the way there, and one step ahead
+        ahead = screen.ready[3]
+        screen.action_next()                            # no await: shown within the key handler
+        assert screen.frame is ahead and position(app) == (3, 0)
+        await settle(app, pilot)
+        assert 4 in screen.ready
+
+
+async def test_a_published_frame_never_changes():
+    """Frames share the run's snapshots: later steps and fast-forwards run on other objects."""
+    app = app_for("rx-basics", step=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        frame = app.screen.frame
+        counts = {v: dict(s.rec.counts) for v, s in frame.sims.items()}
+        now = {v: s.engine.now for v, s in frame.sims.items()}
+        await press(pilot, "right", "right", "f", *["backspace"] * 4, "3", "0", "0", "enter")
+        assert position(app) == (4, 300)
+        await press(pilot, "f", *["backspace"] * 4, "1", "0", "0", "enter")
+        assert position(app) == (4, 400)
+        assert {v: dict(s.rec.counts) for v, s in frame.sims.items()} == counts
+        assert {v: s.engine.now for v, s in frame.sims.items()} == now
+        await press(pilot, "left", "left", "left")
+        assert app.screen.frame is frame
+
+
+async def test_a_wide_grid_moves_only_the_lead_and_the_view_it_replaces():
+    """When a step brings another focus view, the other views keep their places."""
+    app = app_for("rx-basics", step=1)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        deck = app.screen.query_one(ViewDeck)
+        before = deck.shown_keys()
+        await press(pilot, "right")                    # step 2 focuses napi
+        after = deck.shown_keys()
+        assert after[0] == "napi" and before[0] == "ring"
+        moved = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+        assert len(moved) == 2 and after[before.index("napi")] == "ring"
+
+
 @pytest.mark.parametrize("lesson,step", [("rx-basics", 4), ("ath10k-sdio-napi", 3)])
 async def test_back_then_forward_is_the_identical_screen(lesson, step):
     app = app_for(lesson, step=step)
@@ -217,6 +262,24 @@ async def test_answering_a_question_is_remembered():
         assert ask.display and ask.chosen == 0   # the answer given is shown again
         await press(pilot, "2")
         assert "✓ right" in str(ask.query_one(".verdict").render())
+
+
+async def test_a_click_on_a_choice_answers_and_a_click_on_a_tab_shows_that_view():
+    app = app_for("rx-basics", step=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        ask = app.screen.query_one(AskPanel)
+        choices = ask.query_one("#a")
+        await pilot.click(choices, offset=(4, 1))       # the second line: choice 2
+        await settle(app, pilot)
+        assert ask.chosen == 1
+        assert "✓ right" in str(ask.query_one(".verdict").render())
+        deck = app.screen.query_one(ViewDeck)
+        strip = deck.query_one("#deck-tabs")
+        start, _, key = next(span for span in strip._spans() if span[2] == "log")
+        await pilot.click(strip, offset=(start + 2, 0))
+        await settle(app, pilot)
+        assert deck.active == key and deck.query_one("#v-log").display
 
 
 async def test_question_never_blocks_stepping():
