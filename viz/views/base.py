@@ -60,6 +60,7 @@ class ModelView(OnePass, can_focus=True):
 
     _lines: list[Strip] | None = None       # the content, built for _built_for = (width, height)
     _built_for: tuple[int, int] = (0, 0)
+    _strips: dict[tuple, Strip] = {}        # last build's lines by content (see _build)
 
     def watch_state(self, state: ViewState | None) -> None:
         self.redraw()
@@ -104,13 +105,21 @@ class ModelView(OnePass, can_focus=True):
         console = self.app.console
         texts = self.build_lines(width, height) if self.state is not None else [Text("no model yet")]
         lines = []
+        # Rendering a Text to segments is the costly part of a build, and most lines are the same
+        # as in the last build: reuse those Strips (same text, same spans, same base and width).
+        old, strips = self._strips, {}
         for text in texts[:height]:
-            # One Strip per line: the base style under the text's own, cropped or padded to the width.
-            text.style = base + console.get_style(text.style) if text.style else base
-            text.truncate(width, overflow="crop", pad=True)
-            lines.append(Strip(text.render(console, end=""), width))
+            key = (text.plain, tuple(text.spans), text.style, base, width)
+            strip = old.get(key)
+            if strip is None:
+                # The base style under the text's own, cropped or padded to the width.
+                text.style = base + console.get_style(text.style) if text.style else base
+                text.truncate(width, overflow="crop", pad=True)
+                strip = Strip(text.render(console, end=""), width)
+            strips[key] = strip
+            lines.append(strip)
         lines += [Strip.blank(width, base)] * (height - len(lines))
-        self._lines, self._built_for = lines, (width, height)
+        self._lines, self._built_for, self._strips = lines, (width, height), strips
         return lines
 
     def render_line(self, y: int) -> Strip:
