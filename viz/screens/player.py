@@ -109,11 +109,13 @@ class PlayerScreen(Screen):
 
     def _on_ready(self, frame: Frame) -> None:
         self.ready[frame.step] = frame
+        if self.waiting and self.want == (frame.step, 0):     # asked for while it was computing ahead
+            self._show(frame)
 
     def _on_frame(self, frame: Frame) -> None:
         if not frame.extra:
             self.ready[frame.step] = frame
-        if (frame.step, frame.extra) == self.want:      # else the reader has moved on since
+        if self.waiting and (frame.step, frame.extra) == self.want:    # else moved on, or already shown
             self._show(frame)
 
     @property
