@@ -98,7 +98,8 @@ class Stack:
     # -- GRO -----------------------------------------------------------------------------
     def gro_receive(self, skb, in_napi: bool) -> None:
         rec = self.rec
-        rec.call("napi_gro_receive", self.p.gro_ns, "skb#%s|flow holds %s segment(s)", skb.id, self.held.segs if self.held else 0)
+        rec.call("napi_gro_receive", self.p.gro_ns, "skb#%s|%s segment(s) of the flow held before it", skb.id,
+                 self.held.segs if self.held else 0)
         if not in_napi and not self.gro_warned:
             self.gro_warned = True
             rec.violate("gro-outside-napi",

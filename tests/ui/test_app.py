@@ -229,8 +229,8 @@ async def test_compare_shows_both_variants_and_the_counter_difference():
         assert str(deck.query_one("#title-b").render()) == "no-gro"
         text = str(deck.query_one(DiffLine).render())
         assert "napi_gro_receive: gro" in text and "Δ" in text
-        await press(pilot, "right")             # compare stays on while stepping
-        assert deck.compare and position(app) == (5, 0)
+        await press(pilot, "right", "right")    # reveal step 4's question, then step 5
+        assert deck.compare and position(app) == (5, 0)   # compare stays on while stepping
         await press(pilot, "c")
         assert not deck.compare
 
@@ -282,12 +282,43 @@ async def test_a_click_on_a_choice_answers_and_a_click_on_a_tab_shows_that_view(
         assert deck.active == key and deck.query_one("#v-log").display
 
 
+async def test_a_question_holds_the_views_before_the_step_until_answered_or_revealed():
+    app = app_for("rx-basics", step=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        before = screen.frame
+        await press(pilot, "right")                       # step 4 asks a question
+        deck = screen.query_one(ViewDeck)
+        status = screen.query_one(StatusLine)
+        assert position(app) == (4, 0) and screen.holding()
+        assert deck._state.sim is before.sims["gro"]      # the model as it was before step 4 ran
+        assert "predict first" in status.hint
+        await press(pilot, "right")                       # the first → shows what happened
+        assert position(app) == (4, 0) and not screen.holding()
+        assert deck._state.sim is screen.frame.sims["gro"] and status.hint == ""
+        await press(pilot, "right")
+        assert position(app) == (5, 0)
+        await press(pilot, "left")                        # back to step 4: still revealed
+        assert position(app) == (4, 0) and not screen.holding()
+
+    app = app_for("rx-basics", step=4)                    # answering also reveals
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert app.screen.holding()
+        await press(pilot, "1")
+        assert not app.screen.holding()
+        assert app.screen.query_one(ViewDeck)._state.sim is app.screen.frame.sims["gro"]
+
+
 async def test_question_never_blocks_stepping():
     app = app_for("ath11k-36bit-dma-mask", step=0)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        await press(pilot, "right", "right", "right")
-        assert position(app) == (3, 0)
+        asks = sum(1 for step in app.screen.lesson.steps[:3] if step.ask)
+        assert asks                                       # the test is about questions
+        await press(pilot, *["right"] * (3 + asks))       # one extra → per question: its reveal
+        assert position(app) == (3, 0) and not app.answers
 
 
 # ------------------------------------------------------------------ screens
@@ -373,6 +404,10 @@ async def test_play_each_lesson_to_its_end(lesson):
             app.simulate_key("right")
             await settle(app, pilot)
             assert heading(app).startswith(f"step {k}/{total} · ")
+            if app.screen.holding():                      # a question: the next → reveals its outcome
+                app.simulate_key("right")
+                await settle(app, pilot)
+                assert position(app) == (k, 0) and not app.screen.holding()
         # The last step by play (8x: a step every 0.25 s), which must stop there by itself.
         await press(pilot, "plus", "plus", "plus", "space")
         await pilot.pause(0.5)

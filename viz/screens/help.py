@@ -23,6 +23,9 @@ NAMES = {
 }
 
 NOTES = """\
+A step with a question first shows the model as it was before the step
+ran, so you can predict; answering (1–6), or pressing → once, shows what
+happened, and the next → moves on.
 Step back is exact: the model restores a snapshot and replays, so a step
 looks the same however you reach it. Fast-forward (f) runs every variant
 beyond the lesson's step; → or ← returns to the lesson's steps.

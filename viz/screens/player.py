@@ -5,6 +5,10 @@ back a frozen `Frame`; `_show` sets the narration's step, the question, the
 views' `ViewState`s and the status line from it. Events flow up: the
 question posts `AskPanel.AnswerChosen`, tab clicks come from the deck.
 
+A step that asks a question first shows the model as it was *before* the
+step ran, so the views do not give the answer away: answering, or pressing
+→ once, shows what happened (the step's own frame); the next → moves on.
+
 Moves are requested, not performed, by the key handlers: they update the
 position asked for (`want`) and queue the move (viz.moves), so keys stay
 responsive while a slow step computes, and a burst of PageDowns from a
@@ -14,6 +18,8 @@ shown at once, without a round trip through the worker.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from textual import work
 from textual.app import ComposeResult
@@ -72,6 +78,7 @@ class PlayerScreen(Screen):
         self.keys = views_for(lesson)
         self.moves = MoveQueue(Session(lesson), self._drain)
         self.ready: dict[int, Frame] = {}        # clean step -> its frame, as the worker computed them
+        self.revealed: set[int] = set()          # question steps whose outcome was shown without an answer
         self.want = (max(0, min(len(lesson.steps), step)), 0)     # (step, extra frames) asked for
         self.compare = compare
         self.frame: Frame | None = None
@@ -138,22 +145,35 @@ class PlayerScreen(Screen):
         self._busy_timer = self.set_timer(BUSY_AFTER, say_busy)
 
     # -- state coming down ------------------------------------------------------------
+    def holding(self, frame: Frame | None = None) -> bool:
+        """The frame's step asks a question not answered yet: the views show the step before."""
+        frame = frame or self.frame
+        if frame is None or frame.extra or not frame.step or frame.step in self.revealed:
+            return False
+        spec = self.lesson.steps[frame.step - 1]
+        return (spec.ask is not None and (self.lesson.id, frame.step) not in self.app.answers
+                and frame.step - 1 in self.ready)
+
     def _show(self, frame: Frame) -> None:
         if self._busy_timer is not None:
             self._busy_timer.stop()
         self.frame = frame
         step = frame.step
         spec = self.lesson.steps[step - 1] if step else None
+        hold = self.holding(frame)
+        # What the views and the status line show: while a question waits, the step before, seen
+        # through the variant this step is about.
+        seen = replace(self.ready[step - 1], shown=frame.shown) if hold else frame
         self.query_one(Narration).step = (step, frame.extra)
         ask = spec.ask if spec is not None else None
         self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)))
         self.query_one("#side").set_class(ask is not None, "-asking")
         shown = frame.shown
-        state = self._state(frame, shown)
+        state = self._state(seen, shown, frame.code_line)
         pair = None
         names = compare_pair(self.lesson, shown)
-        if self.compare and names and all(v in frame.sims for v in names):
-            a, b = (self._state(frame, v) for v in names)
+        if self.compare and names and all(v in seen.sims for v in names):
+            a, b = (self._state(seen, v, frame.code_line) for v in names)
             a.other, b.other = b, a
             pair = (a, b)
         deck = self.query_one(ViewDeck)
@@ -164,14 +184,16 @@ class PlayerScreen(Screen):
             view.state = state
         status = self.query_one(StatusLine)
         status.busy = ""
-        status.frame = frame
+        status.hint = (f"predict first: the views show step {step - 1}, before this one ran · "
+                       f"answer 1–{len(spec.ask.choices)}, or → to see what happens") if hold and spec else ""
+        status.frame = seen
         self.app.progress[self.lesson.id] = (step, frame.total)
         if self.playing and step >= frame.total and not frame.extra:
             self._set_playing(False)
 
-    def _state(self, frame: Frame, variant: str) -> ViewState:
+    def _state(self, frame: Frame, variant: str, code_line: int | None) -> ViewState:
         return ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
-                         code_line=frame.code_line, prev_counts=frame.prev_counts.get(variant, {}))
+                         code_line=code_line, prev_counts=frame.prev_counts.get(variant, {}))
 
     def on_view_deck_lead_aside(self, message: ViewDeck.LeadAside) -> None:
         for view in self.query("#side-code"):
@@ -181,6 +203,8 @@ class PlayerScreen(Screen):
         self.app.answers[(self.lesson.id, message.step)] = message.choice
         spec = self.lesson.steps[message.step - 1]
         self.query_one(AskPanel).show(message.step, spec.ask, message.choice)
+        if self.frame is not None and self.frame.step == message.step:
+            self._show(self.frame)                  # the answer is in: show what the step did
 
     # -- actions ------------------------------------------------------------------------
     def goto(self, k: int) -> None:
@@ -195,6 +219,10 @@ class PlayerScreen(Screen):
         self._request("seen", k)       # the worker forgets queued gotos and computes ahead of k
 
     def action_next(self) -> None:
+        if not self.waiting and self.holding():
+            self.revealed.add(self.frame.step)      # first → on a question shows its outcome
+            self._show(self.frame)
+            return
         step, extra = self.want
         if extra or step < len(self.lesson.steps):
             self.goto(step + 1)

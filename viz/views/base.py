@@ -112,9 +112,10 @@ class ModelView(OnePass, can_focus=True):
             key = (text.plain, tuple(text.spans), text.style, base, width)
             strip = old.get(key)
             if strip is None:
-                # The base style under the text's own, cropped or padded to the width.
+                # The base style under the text's own, padded to the width; a line too long
+                # ends in "…", so a cut word never passes for a whole one.
                 text.style = base + console.get_style(text.style) if text.style else base
-                text.truncate(width, overflow="crop", pad=True)
+                text.truncate(width, overflow="ellipsis", pad=True)
                 strip = Strip(text.render(console, end=""), width)
             strips[key] = strip
             lines.append(strip)

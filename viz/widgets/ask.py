@@ -9,6 +9,8 @@ the answer already given.
 
 from __future__ import annotations
 
+import re
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -19,14 +21,31 @@ from models.lesson.schema import Ask
 from viz.widgets.onepass import OnePass
 
 
+EMPHASIS = re.compile(r"\*\*(.+?)\*\*|\*(.+?)\*")
+
+
+def _emphasis(text: str) -> list[Content]:
+    """**bold** and *italic* as lessons write them, the rest as is."""
+    out, at = [], 0
+    for m in EMPHASIS.finditer(text):
+        out.append(Content(text[at:m.start()]))
+        out.append(Content.styled(m.group(1), "bold") if m.group(1) else Content.styled(m.group(2), "italic"))
+        at = m.end()
+    out.append(Content(text[at:]))
+    return out
+
+
 def inline(text: str, lead: Content | None = None) -> Content:
-    """Plain text with `code` spans styled as code (lessons write kernel names in backticks)."""
+    """One line of lesson Markdown: `code` spans styled as code, **bold** and *italic*."""
     parts = text.split("`")
     if len(parts) % 2 == 0:           # an unmatched backtick: show the text as written
         parts = [text]
     out = [lead] if lead is not None else []
     for i, part in enumerate(parts):
-        out.append(Content.styled(part, "$text-warning") if i % 2 else Content(part))
+        if i % 2:
+            out.append(Content.styled(part, "$text-warning"))
+        else:
+            out.extend(_emphasis(part))
     return Content("").join(out)
 
 

@@ -70,6 +70,7 @@ class StatusLine(Widget):
     playing: reactive[bool] = reactive(False)
     speed: reactive[float] = reactive(1.0)
     busy: reactive[str] = reactive("")
+    hint: reactive[str] = reactive("")          # said instead of the last call (a question waits)
 
     def _s(self, name: str):
         return self.get_component_rich_style(f"status--{name}", partial=True)
@@ -83,6 +84,10 @@ class StatusLine(Widget):
             left.append("  " + (self.busy or "setting up the model…"), self._s("muted"))
             return left
         left.append(f"  {frame.shown}", self._s("variant"))
+        if self.hint:
+            left.append(f"  {self.hint}", self._s("ctx"))
+            left.truncate(width, overflow="ellipsis")
+            return left
         sim = frame.sims.get(frame.shown)
         right = Text()
         if sim is not None:
