@@ -49,7 +49,7 @@ async def test_prose_wraps_items_under_their_marker_and_keeps_line_breaks():
         assert lines[item + 1].startswith("  wrap onto")              # hanging indent under the text
         assert "1. one" in lines and "2. two" in lines
         assert "fenced code" in lines
-        assert all(len(line) <= 39 for line in lines)                 # one column for the indicator
+        assert all(len(line) <= 38 for line in lines)                 # a gap and the indicator
 
 
 async def test_prose_scrolls_and_draws_its_own_indicator():
@@ -97,3 +97,9 @@ async def test_tab_strip_marks_the_active_tab_hides_keys_and_reports_clicks():
         assert app.picked == [key] == ["code"]
         await pilot.click(strip, offset=(30, 0))                      # past the last tab: nothing
         assert app.picked == ["code"]
+
+
+def test_ordered_list_numbers_are_right_aligned():
+    source = "\n".join(f"{i}. step {i}" for i in range(1, 11))
+    markers = [marker for _, _, marker, _ in parse(source)]
+    assert markers[0] == " 1. " and markers[8] == " 9. " and markers[9] == "10. "

@@ -48,7 +48,7 @@ class HomeScreen(Screen):
         if progress is not None:
             seen = f" · [b $text-accent]seen {progress[0]}/{progress[1]}[/]"
         return Content.from_markup(
-            "[b]$title[/b]\n[i]$driver[/i] · $steps steps" + seen + "\n[dim]$summary[/dim]",
+            "[b]$title[/b]\n[i]$driver[/i] · $steps steps" + seen + "\n$summary",
             title=lesson.title, driver=lesson.driver, steps=str(len(lesson.steps)), summary=lesson.summary)
 
     def _options(self) -> list[Option | None]:

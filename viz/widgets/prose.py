@@ -43,19 +43,26 @@ def _parser() -> MarkdownIt:
 def parse(source: str) -> tuple[Block, ...]:
     """The blocks of `source`, in order (cached: lesson text is parsed once per process)."""
     blocks: list[Block] = []
-    lists: list[list] = []             # open lists: [ordered?, next number]
+    lists: list[list] = []             # open lists: [ordered?, next number, indexes of its items]
     marker = ""
     for tok in _parser().parse(source):
         if tok.type in ("bullet_list_open", "ordered_list_open"):
-            lists.append([tok.type == "ordered_list_open", int(tok.attrs.get("start", 1) or 1)])
+            lists.append([tok.type == "ordered_list_open", int(tok.attrs.get("start", 1) or 1), []])
         elif tok.type in ("bullet_list_close", "ordered_list_close"):
-            lists.pop()
+            items = lists.pop()[2]
+            # Numbers right-aligned (" 9. " over "10. "), so every item's text starts in one column.
+            wide = max((len(blocks[i][2]) for i in items), default=0)
+            for i in items:
+                kind, depth, mark, body = blocks[i]
+                blocks[i] = (kind, depth, mark.rjust(wide), body)
         elif tok.type == "list_item_open":
-            ordered, n = lists[-1]
+            ordered, n, _ = lists[-1]
             marker = f"{n}. " if ordered else "• "
             lists[-1][1] = n + 1
         elif tok.type == "inline":
             kind = "item" if marker else "p"
+            if marker:
+                lists[-1][2].append(len(blocks))
             blocks.append((kind, len(lists), marker, tok.children or []))
             marker = ""
         elif tok.type in ("fence", "code_block"):
@@ -102,13 +109,13 @@ class Prose(ScrollView, can_focus=False):
 
     @property
     def text_width(self) -> int:
-        """Columns for the text: the last one is the scroll indicator."""
-        return max(1, self.scrollable_content_region.width - 1)
+        """Columns for the text: the last two are a gap and the scroll indicator."""
+        return max(1, self.scrollable_content_region.width - 2)
 
     def _fit(self) -> None:
         """Virtual size = the wrapped text, so scrolling knows how far it can go."""
         width = self.text_width
-        self.virtual_size = Size(width + 1, len(self._strips(width)))
+        self.virtual_size = Size(width + 2, len(self._strips(width)))
 
     def notify_style_update(self) -> None:
         self._lines = None
@@ -184,12 +191,12 @@ class Prose(ScrollView, can_focus=False):
         """Row y of the scroll indicator: drawn in the text's own line, not by a ScrollBar widget,
         whose separate refresh after every new text would cost a second write to the terminal."""
         if total <= height or height <= 0:
-            return Strip.blank(1, self.rich_style)
+            return Strip.blank(2, self.rich_style)
         size = max(1, round(height * height / total))
         start = round(top * (height - size) / max(1, total - height))
         thumb = start <= y < start + size
         style = self.rich_style + self._style("thumb" if thumb else "track")
-        return Strip([Segment("┃" if thumb else "│", style)], 1)
+        return Strip([Segment(" ", self.rich_style), Segment("┃" if thumb else "│", style)], 2)
 
     @property
     def plain(self) -> str:
