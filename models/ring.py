@@ -39,6 +39,12 @@ class Ring:
         desc.done = False
         self.device_owned += 1
 
+    def stop(self) -> None:
+        """ifdown: the driver has stopped the RX engine; every descriptor is back with the driver."""
+        for d in self.descs:
+            d.owner = DRIVER
+        self.device_owned = 0
+
     def device_fill(self, length: int, t: int) -> Desc | None:
         """The device writes a frame; None when it has no descriptor (drop)."""
         d = self.descs[self.dev_idx]

@@ -42,6 +42,7 @@ def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
         st.tx_clean(1 << 30, rec.t, everything=True)
     if self.bus == "pcie":
         rec.call("ring_deinit", 0.0, "rx")
+        self.ring.stop()                # RX DMA is stopped before the buffers are taken back
         for d in self.ring.descs:
             if d.buf is not None:
                 if d.done:
