@@ -103,7 +103,7 @@ COUNTERS = (
 
 METRICS = (
     "throughput_mbps", "cpu_percent", "sim_time_s", "frames_delivered", "frames_dropped",
-    "cpu_ns_per_frame", "acks_per_segment", "segments_per_skb", "bus_percent",
+    "cpu_ns_per_frame", "app_ns_per_frame", "acks_per_segment", "segments_per_skb", "bus_percent",
     "app_cpu_percent", "frames_processed", "swiotlb_share", "cpu_percent_outside_swiotlb",
 )
 
