@@ -18,7 +18,7 @@ from viz.views.base import ViewState
 from viz.views.memory import MemoryView
 from viz.views.pool import PoolView
 from viz.views.ring import RingView
-from viz.views.skbcache import SkbCacheView
+from viz.views.skbcache import ROWS, SkbCacheView
 
 SIZES = [(80, 24), (160, 50), (20, 5)]
 
@@ -141,6 +141,33 @@ async def test_a_short_memory_view_keeps_the_map_and_drops_summaries():
     assert not any("B bounced  d direct" in ln for ln in lines)     # the legend went first
 
 
+def _row_labels(text: str) -> list[str]:
+    return [ln.split("│")[0].strip() for ln in text.splitlines() if ln.count("│") >= 2]
+
+
+@pytest.mark.parametrize("lesson_id,variant,frames,size", [
+    ("ath11k-36bit-dma-mask", "before", 100, (160, 50)), ("ath11k-36bit-dma-mask", "before", 100, (60, 30)),
+    ("atlantic-page-pool", "after", 200, (160, 50)), ("ath9k-page-pool", "after", 300, (80, 24))])
+async def test_memory_rows_are_labelled_at_round_addresses(lesson_id, variant, frames, size):
+    text, _ = await render(MemoryView, state(lesson_id, variant, frames), size)
+    labels = [lb for lb in _row_labels(text) if lb]
+    assert len(labels) >= 4
+    for lb in labels:              # 0, whole MiB, or GiB on a 256 MiB multiple: never 12.7G or 226M
+        if lb.endswith("G"):
+            assert (float(lb[:-1]) * 4).is_integer(), lb
+        elif lb != "0":
+            assert lb.endswith("M") and int(lb[:-1]) % 4 == 0, lb
+
+
+async def test_memory_says_1_page_mapped_in_the_singular():
+    sim = Sim(find_lesson("atlantic-page-pool").params_for("after-no-fix"), trace=400)
+    sim.run_frames(1)
+    sim.teardown()
+    assert sim.iommu.mapped_pages == 1
+    text, _ = await render(MemoryView, ViewState(sim=sim, variant="after-no-fix"), (160, 50))
+    assert "· 1 page mapped" in text and "1 pages" not in text
+
+
 # ---------------------------------------------------------------------- page_pool
 async def test_pool_shows_fill_bars_pages_and_pp_ref_counts():
     st = state("ath9k-page-pool", "after", 300)
@@ -160,6 +187,32 @@ async def test_pool_page_flip_shows_slices_and_page_refs():
     desc = st.sim.ring.descs[st.sim.ring.clean_idx]
     assert "page flip, no page_pool" in text
     assert f"p#{desc.buf.page.id:<5}+{desc.buf.offset:<5}{desc.buf.page.refs}" in text
+
+
+async def test_pool_with_no_room_for_a_page_row_does_not_count_unshown_pages():
+    st = state("atlantic-page-pool", "after", 200)
+    text, _ = await render(PoolView, st, (80, 10))      # 8 rows: the summaries and one row left
+    n = len(st.sim.pool.pages)
+    assert f"{n} pages: F" in text
+    assert "more" not in text and "too short to list the pages" in text
+
+
+async def test_pool_after_teardown_says_what_is_left_in_the_singular():
+    sim = Sim(find_lesson("atlantic-page-pool").params_for("after-no-fix"), trace=400)
+    sim.run_frames(1)
+    sim.teardown()
+    assert len(sim.pool.pages) == 1
+    text, _ = await render(PoolView, ViewState(sim=sim, variant="after-no-fix"), (160, 50))
+    assert "pool destroyed, 1 page still out: F 1" in text and "1 pages" not in text
+
+
+async def test_pool_destroyed_and_empty_says_so():
+    sim = Sim(find_lesson("ath9k-page-pool").params_for("after"), trace=400)
+    sim.run_frames(50)
+    sim.teardown()
+    assert not sim.pool.pages and sim.pool.destroyed
+    text, _ = await render(PoolView, ViewState(sim=sim, variant="after"), (80, 24))
+    assert "pool destroyed, every page released" in text and "0 pages" not in text
 
 
 async def test_pool_absent_says_which_strategy():
@@ -186,6 +239,25 @@ async def test_skbcache_before_uses_the_slab_each_frame():
     row = next(ln for ln in text.splitlines() if ln.startswith("build_skb "))
     assert row.split()[1] == "+1"
     assert "slab traffic:" in text
+
+
+@pytest.mark.parametrize("variant", ["before", "after"])
+@pytest.mark.parametrize("size", [(46, 17), (46, 14), (80, 12), (40, 30)])
+async def test_skbcache_tables_fit_and_never_leave_a_bare_header(variant, size):
+    st = state("bgmac-napi-skb-cache", variant, 300)
+    text, _ = await render(SkbCacheView, st, size)
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    calls = {c for pair in ROWS for c in pair}
+    shown = [part.split()[0] for ln in lines for part in ln.split("│") if part.split() and part.split()[0] in calls]
+    for i, ln in enumerate(lines):           # a call row under every header
+        if ln.endswith("total"):
+            assert lines[i + 1].split()[0] in calls, text
+    note = next((ln for ln in lines if "not shown" in ln), None)
+    if len(shown) < len(calls):              # what does not fit is counted, not dropped
+        assert note is not None and f"… {len(calls) - len(shown)} more call" in note, text
+    else:
+        assert note is None
+    assert lines[-1].startswith("█ cached")
 
 
 # ---------------------------------------------------------------------- every size, every kind of model

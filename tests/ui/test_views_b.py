@@ -13,7 +13,7 @@ import re
 import pytest
 from hosting import Host
 
-from models.calls import CALLS
+from models.calls import CALLS, CATEGORIES
 from models.lesson import find_lesson
 from models.lifecycle import MACHINES
 from models.replay import LessonRun
@@ -24,7 +24,7 @@ from viz.views.bus import BusView
 from viz.views.code import CodeView
 from viz.views.counters import CountersView, sparkline
 from viz.views.graph import GraphView
-from viz.views.log import LogView
+from viz.views.log import STAMP_W, LogView, stamp
 from viz.views.napi import NapiView
 
 SIZES = [(80, 24), (160, 50), (20, 5)]
@@ -87,6 +87,13 @@ async def test_napi_budget_chart_and_gro_hold():
     assert f"over {len(work)} polls" in text
 
 
+async def test_napi_says_1_poll_in_the_singular():
+    st = state("ath10k-sdio-napi", "after", 2, 1)
+    assert len(st.sim.poll_work) == 1
+    text = await render(NapiView, st, (80, 30))
+    assert "over 1 poll;" in text and "1 polls" not in text
+
+
 async def test_napi_marks_polls_that_used_the_whole_budget():
     st = state("atlantic-page-pool", "before")
     text = await render(NapiView, st, (160, 50))
@@ -118,6 +125,25 @@ async def test_bus_scale_is_the_same_for_both_variants():
     a = (await render(BusView, state("ath10k-sdio-napi", "before"))).splitlines()[0]
     b = (await render(BusView, state("ath10k-sdio-napi", "after"))).splitlines()[0]
     assert a == b and "ms wide" in a
+
+
+async def _bus_title(st: ViewState) -> tuple[str, str]:
+    app = Host(BusView)
+    async with app.run_test(size=(100, 20)) as pilot:
+        view = app.query_one(BusView)
+        view.state = st
+        await pilot.pause()
+        text = "\n".join(view.render_line(y).text for y in range(view.size.height))
+        return str(view.border_title), text
+
+
+@pytest.mark.parametrize("variant", ["after", "usb-first-revision"])
+async def test_bus_title_and_body_name_the_variants_bus(variant):
+    st = state("ath10k-sdio-napi", variant, 100, 10)
+    name = {"sdio": "SDIO", "usb": "USB"}[st.sim.bus]
+    title, text = await _bus_title(st)
+    assert title == f"{name} bus" and text.startswith(f"{name} bus")
+    assert ("CMD53" in text) == (st.sim.bus == "sdio")
 
 
 async def test_bus_on_pcie_has_no_host_transfers():
@@ -173,6 +199,55 @@ async def test_counters_show_deltas_bars_and_headline():
             assert any(f" {cat} " in f" {ln} " and f"{ns:,.0f} ns" in ln for ln in text.splitlines())
 
 
+def _bars(text: str) -> list[tuple[str, float]]:
+    """(category, ns) of each bar line, top down."""
+    out = []
+    for ln in text.splitlines():
+        m = re.search(r"(\w+) [ █▏▎▍▌▋▊▉]* ([\d,]+) ns$", ln)
+        if m and m.group(1) in CATEGORIES:
+            out.append((m.group(1), float(m.group(2).replace(",", ""))))
+    return out
+
+
+@pytest.mark.parametrize("size", [(60, 16), (100, 12), (160, 50)])
+async def test_counters_bars_are_largest_first_and_account_for_every_category(size):
+    st = state("bgmac-napi-skb-cache", "after", 300, 100)
+    cats = {c: ns for c, ns in st.sim.metrics()["cpu_ns_per_frame_by_category"].items() if ns >= 0.5}
+    text = await render(CountersView, st, size)
+    bars = _bars(text)
+    assert bars[0][0] == max(cats, key=cats.get)                # "stack", the biggest, always shows
+    assert [ns for _, ns in bars] == sorted((ns for _, ns in bars), reverse=True)
+    hidden = [c for c in cats if c not in dict(bars)]
+    more = re.search(r"… (\d+) more · ([\d,]+) ns", text)
+    if hidden:
+        assert more and int(more.group(1)) == len(hidden)
+        assert more.group(2) == f"{sum(cats[c] for c in hidden):,.0f}"
+    else:
+        assert more is None
+    assert abs(sum(ns for _, ns in bars) + sum(cats[c] for c in hidden) - sum(cats.values())) < len(cats)
+
+
+async def test_counters_rank_by_what_moved_this_step():
+    st = state("bgmac-napi-skb-cache", "after", 300, 100)
+    text = await render(CountersView, st, (60, 16))
+    first = next(ln for ln in text.splitlines()[2:] if ln.strip()).split()[0]
+    moved = {k: delta(st, k) for k in st.sim.rec.counts if k in st.prev_counts}
+    assert moved[first] == max(moved.values())
+
+
+async def test_counters_compare_rank_by_difference_on_the_same_rows():
+    before, after = state("ath11k-36bit-dma-mask", "before"), state("ath11k-36bit-dma-mask", "after")
+    before.other, after.other = after, before
+    left = (await render(CountersView, before, (40, 12))).splitlines()
+    right = (await render(CountersView, after, (40, 12))).splitlines()
+    names = set(CALLS) | {"swiotlb_bounce_bytes"}
+    rows_l = {ln.split()[0]: i for i, ln in enumerate(left) if ln.split() and ln.split()[0].rstrip("…") in names}
+    rows_r = {ln.split()[0]: i for i, ln in enumerate(right) if ln.split() and ln.split()[0].rstrip("…") in names}
+    assert rows_l and rows_l == rows_r                          # same counter, same row in both panels
+    assert "swiotlb_bounce" in rows_l                           # what the lesson is about, not hidden
+    assert right[rows_r["swiotlb_bounce"]].split()[1] == "0"
+
+
 def test_sparkline_scales_to_its_maximum():
     assert sparkline([0, 1, 2, 4], 10) == "▁▃▅█"
     assert sparkline([5, 5], 1) == "█"
@@ -210,9 +285,23 @@ async def test_log_shows_the_newest_calls_at_the_bottom():
     text = await render(LogView, st)
     lines = [ln for ln in text.splitlines() if ln.strip()]
     last = st.sim.rec.recent(1)[0]
-    assert last.call in lines[-2] and f"{last.t_ns / 1000:.3f}µs" in lines[-2]
+    assert last.call in lines[-2] and stamp(last.t_ns) in lines[-2]
     assert "SI softirq" in text or "HI hardirq" in text
     assert lines[-1].startswith("HI hardirq")          # the legend
+
+
+def test_log_stamps_are_short_and_one_width():
+    assert stamp(5_500) == "   5.500 µs"
+    assert stamp(820_751_055) == "820.7511 ms"
+    assert stamp(53_034_681_144) == "53.034681 s"
+    assert {len(stamp(t)) for t in (0, 999_999, 1_000_000, 999_999_999, 1e9, 99e9, 500e9)} == {STAMP_W}
+
+
+async def test_log_of_a_long_run_shows_readable_times():
+    st = state("ath10k-sdio-napi", "after")
+    text = await render(LogView, st)
+    assert st.sim.rec.recent(1)[0].t_ns > 1e6
+    assert " ms " in text and not re.search(r"\d{5,}\.\d+", text)
 
 
 async def test_log_reports_a_violation_with_its_message():

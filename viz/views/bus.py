@@ -10,7 +10,8 @@ time slice, with the counts and the fixed cost underneath.
 The time scale comes from the scenario (three full bundles wide), not from
 the traffic, so the before and after variants side by side share one scale.
 On PCIe the device masters its own DMA and there is nothing to draw but the
-counts.
+counts. The title names the shown variant's bus (`sim.bus`), which a lesson
+may switch between variants (ath10k's SDIO and USB).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from rich.text import Text
 from . import register
 from .base import ModelView
 
+# sim.bus -> how the title and the legend name it
+_BUS = {"sdio": ("SDIO", "one CMD53 transfer"), "usb": ("USB", "one USB transfer"), "pcie": ("PCIe", "")}
 _NICE = (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
 
 
@@ -34,7 +37,7 @@ def _nice_ceil(x: float) -> float:
 @register
 class BusView(ModelView):
     KEY = "bus"
-    TITLE = "SDIO bus"
+    TITLE = "Bus"            # until a state names it: "SDIO bus", "USB bus", "PCIe bus"
 
     COMPONENT_CLASSES = {"busview--rx", "busview--tx", "busview--muted", "busview--label", "busview--delta"}
     DEFAULT_CSS = """
@@ -47,6 +50,23 @@ class BusView(ModelView):
 
 
     # -- Line API -----------------------------------------------------------------
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._retitle()
+
+    def watch_state(self, state) -> None:
+        self._retitle()
+        super().watch_state(state)
+
+    def _retitle(self) -> None:
+        """Name the bus the shown variant uses: a lesson may compare an SDIO and a USB variant."""
+        if self.state is not None:
+            self.border_title = f"{self._bus_name()} bus"
+
+    def _bus_name(self) -> str:
+        bus = self.state.sim.bus
+        return _BUS.get(bus, (bus.upper(), ""))[0]
+
     def _count(self, name: str, label: str) -> list[tuple[str, str] | str]:
         total = self.state.sim.rec.counts.get(name, 0)
         d = self.delta(name)
@@ -116,7 +136,7 @@ class BusView(ModelView):
             i = j
         under = self._text(("".join(marks), "muted"))
         axis = self._axis(width, start, end, now, cell)
-        head = self._text((f"{sim.bus.upper()} bus", "label"), f"  {span / 1e6:g} ms wide, ",
+        head = self._text((f"{self._bus_name()} bus", "label"), f"  {span / 1e6:g} ms wide, ",
                           f"{cell / 1000:.0f} µs a cell")
         return [head, strip, under, axis]
 
@@ -190,7 +210,8 @@ class BusView(ModelView):
         key = self._text(("R", "rx"), (" RX bundle read  ", "muted"), ("t", "tx"), (" ACK write  · idle", "muted"))
         if width < 60:
             return [key]
-        return [key, self._text(("each is one CMD53 transfer; 32 = frames in a bundle, 16t = ACKs in a row", "muted"))]
+        xfer = _BUS.get(self.state.sim.bus, ("", "one transfer"))[1] or "one transfer"
+        return [key, self._text((f"each is {xfer}; 32 = frames in a bundle, 16t = ACKs in a row", "muted"))]
 
     def _pcie(self) -> list[Text]:
         return [

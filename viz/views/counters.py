@@ -1,10 +1,14 @@
 """Kernel-call counters and where the CPU time goes: the numbers behind every lesson's claim.
 
 Top: the headline metrics (throughput, CPU, ns per frame) with sparklines
-of the steps seen so far. Then the non-zero counters in the order `rxviz run
---json` reports them (documented ones first), each with what the last step
-added, highlighted, and beside or below them the CPU time per frame by cost
-category as bars with their ns values.
+of the steps seen so far. Then the non-zero counters, each with what the
+last step added, highlighted, the most telling first: those the last step
+moved most, or in compare mode those that differ most between the two
+variants (ranked the same way in both panels, so a counter sits on the same
+row in each). Beside or below them the CPU time per frame by cost category
+as bars with their ns values, largest first; categories that do not fit are
+counted and summed on the last line, so the bars never look complete when
+they are not.
 
 The sparkline history is the only state this view keeps: a value per
 (variant, step). On a step back the entries past the current step are
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from models.calls import CATEGORIES
+from models.calls import CALLS, CATEGORIES, COUNTERS
 
 from . import register
 from .base import ModelView
@@ -33,6 +37,42 @@ def sparkline(values: list[float], width: int) -> str:
     if top <= 0:
         return _SPARK[0] * len(values)
     return "".join(_SPARK[min(7, int(v / top * 7 + 0.5))] for v in values)
+
+
+def _canonical(name: str) -> tuple[int, int, str]:
+    """The order `rxviz run --json` reports counters in (documented ones first): the tie-break."""
+    if name in COUNTERS:
+        return (0, COUNTERS.index(name), name)
+    return (1, list(CALLS).index(name) if name in CALLS else len(CALLS), name)
+
+
+def step_counts(st) -> dict[str, tuple[int, int]]:
+    """Each counter's total and what the last step added (the bounce byte count has no step delta)."""
+    counts, prev = st.sim.rec.counts, st.prev_counts
+    return {k: (v, v - prev.get(k, 0) if k in counts else 0) for k, v in st.sim.rec.counters().items()}
+
+
+def rank_counters(mine: dict[str, tuple[int, int]],
+                  theirs: dict[str, tuple[int, int]] | None) -> list[str]:
+    """The non-zero counters, most telling first.
+
+    Alone: by how much the last step moved them. Compared: by how much the two
+    variants differ, as diff^2 / larger (a counter only one variant calls scores
+    its whole count, a large counter a few percent apart scores little), so the
+    counters a lesson is about (swiotlb_bounce, dma_map_page...) come first. The
+    key is symmetric, so both panels rank the same names the same way.
+    """
+    if theirs is None:
+        names = [k for k, (v, _) in mine.items() if v]
+        return sorted(names, key=lambda k: (-mine[k][1], _canonical(k)))
+    zero = (0, 0)
+    names = {k for k, (v, _) in (*mine.items(), *theirs.items()) if v}
+
+    def key(k: str):
+        (a, da), (b, db) = mine.get(k, zero), theirs.get(k, zero)
+        return (-(a - b) ** 2 / max(a, b), -max(abs(da), abs(db)), _canonical(k))
+
+    return sorted(names, key=key)
 
 
 def hbar(value: float, scale: float, width: int) -> str:
@@ -80,28 +120,31 @@ class CountersView(ModelView):
         if st is None:
             return [self._text(("no model yet", "muted"))]
         m = st.sim.metrics()
+        # The bars hold the reader's calls too; the headline is the RX path's: say both, so the
+        # bars add up to what is written.
+        reader = m.get("app_ns_per_frame", 0.0)
         head = [self._text((f"{m['throughput_mbps']:,.1f}", "label"), " Mbit/s  CPU ",
                            (f"{m['cpu_percent']:.1f}%", "label"), "  ",
-                           (f"{m['cpu_ns_per_frame']:,.0f}", "label"), " ns/frame")]
+                           (f"{m['cpu_ns_per_frame']:,.0f}", "label"), " ns/frame",
+                           *(("  + reader ", (f"{reader:,.0f}", "label")) if reader >= 0.5 else ()))]
         head += self._sparks(width)
-        legend = [self._text(("+N: since the previous step · bars: CPU ns per frame" if width >= 60
-                              else "+N this step · bars: CPU ns/frame", "muted"))]
+        legend = [self._text(("+N: since the previous step · bars: CPU ns per frame, reader included"
+                              if width >= 74 else "+N this step · bars: CPU ns/frame", "muted"))]
         room = max(0, height - len(head) - len(legend))
         if width >= 70:
             # Wide: the table on the left, the bars on the right, side by side.
             bars_w = min(44, max(30, width * 2 // 5))
             table_w = width - bars_w - 2
             table = self._table(table_w, room)
-            bars = self._bars(bars_w)[:room]
+            bars = self._bars(bars_w, room)
             body = []
             for i in range(max(len(table), len(bars))):
                 line = table[i].copy() if i < len(table) else self._text()
                 line.pad_right(table_w + 2 - line.cell_len)
                 body.append(line.append_text(bars[i]) if i < len(bars) else line)
         else:
-            bars = self._bars(width)
-            n_bars = min(len(bars), max(0, room // 2))
-            body = self._table(width, room - n_bars) + bars[:n_bars]
+            bars = self._bars(width, room // 2)
+            body = self._table(width, room - len(bars)) + bars
         return head + body + legend
 
     def _sparks(self, width: int) -> list[Text]:
@@ -115,20 +158,29 @@ class CountersView(ModelView):
             return [self._text(("Mbit/s ", "muted"), (sparkline(thr, w), "spark"),
                                ("   CPU% ", "muted"), (sparkline(cpu, w), "spark"),
                                (f"  {n} step{'s' if n != 1 else ''}", "muted"))]
+        if width >= 24:
+            # Both on one line: in a narrow panel (compare mode) the row goes to the counters.
+            w = max(1, min(n, (width - 14) // 2))
+            return [self._text(("Mbit/s ", "muted"), (sparkline(thr, w), "spark"),
+                               ("  CPU% ", "muted"), (sparkline(cpu, w), "spark"))]
         w = max(1, min(n, width - 8))
         return [self._text(("Mbit/s ", "muted"), (sparkline(thr, w), "spark")),
                 self._text(("CPU%   ", "muted"), (sparkline(cpu, w), "spark"))]
 
     def _table(self, width: int, rows: int) -> list[Text]:
-        """Non-zero counters, flowed into as many columns as fit, with the step's delta."""
+        """Non-zero counters, most telling first, flowed into as many columns as fit, with the step's delta."""
         if rows <= 0:
             return []
         st = self.state
-        items = [(k, v, v - st.prev_counts.get(k, 0) if k in st.sim.rec.counts else 0)
-                 for k, v in st.sim.rec.counters().items() if v]
-        name_w = min(28, max((len(k) for k, _, _ in items), default=8))
-        num_w = max((len(f"{v:,}") for _, v, _ in items), default=1)
-        d_w = max((len(f"+{d:,}") for _, _, d in items if d), default=0)
+        mine = step_counts(st)
+        theirs = step_counts(st.other) if st.other is not None else None
+        names = rank_counters(mine, theirs)
+        # Compare mode: widths from both panels too, so the columns (and rows) line up.
+        every = list(mine.values()) + list(theirs.values() if theirs else [])
+        items = [(k, *mine.get(k, (0, 0))) for k in names]
+        name_w = min(28, max((len(k) for k in names), default=8))
+        num_w = max((len(f"{v:,}") for v, _ in every if v), default=1)
+        d_w = max((len(f"+{d:,}") for _, d in every if d), default=0)
         col_w = name_w + 1 + num_w + 1 + d_w
         cols = max(1, min(3, (width + 2) // (col_w + 2)))
         name_w = max(6, min(name_w, (width + 2) // cols - 2 - num_w - d_w - 2))
@@ -157,20 +209,66 @@ class CountersView(ModelView):
             lines.append(line)
         return lines
 
-    def _bars(self, width: int) -> list[Text]:
-        """CPU ns per frame by cost category, in the fixed category order."""
+    def _bars(self, width: int, rows: int) -> list[Text]:
+        """CPU ns per frame by cost category, largest first, in at most `rows` lines.
+
+        When they do not all fit, the last line counts and sums the rest: a chart
+        that silently drops a category (often the biggest, "stack") reads as
+        complete and adds up to the wrong total.
+        """
         st = self.state
+        if rows <= 0:
+            return []
         cats = st.sim.metrics()["cpu_ns_per_frame_by_category"]
-        shown = [(c, cats.get(c, 0.0)) for c in CATEGORIES if cats.get(c, 0.0) >= 0.5]
-        if not shown:
+        other = st.other.sim.metrics()["cpu_ns_per_frame_by_category"] if st.other is not None else {}
+        order = _bar_order(cats, other)
+        if not order:
             return [self._text(("no frames yet", "muted"))]
-        scale = max(v for _, v in shown)
-        if st.other is not None:
-            # Compare mode: one scale for both panels.
-            other = st.other.sim.metrics()["cpu_ns_per_frame_by_category"]
-            scale = max([scale] + list(other.values()))
-        name_w = max(len(c) for c, _ in shown)
-        num_w = max(len(f"{v:,.0f}") for _, v in shown)
+        shown, hidden = _fit_bars(order, cats, rows)
+        rest = sum(cats.get(c, 0.0) for c in hidden)
+        if not shown:            # one line: the largest as a figure, the rest summed beside it
+            top = max(order, key=lambda c: cats.get(c, 0.0))
+            rest -= cats.get(top, 0.0)
+            return [self._text((top, "label"), f" {cats.get(top, 0.0):,.0f} ns",
+                               (f" · {len(hidden) - 1} more {rest:,.0f} ns", "muted"))]
+        # Compare mode: one scale for both panels.
+        scale = max([cats.get(c, 0.0) for c in order] + list(other.values()))
+        name_w = max(len(c) for c in shown)
+        num_w = max(len(f"{cats.get(c, 0.0):,.0f}") for c in shown)
         bar_w = max(1, width - name_w - num_w - 6)
-        return [self._text((c.ljust(name_w), "label"), " ", (hbar(v, scale, bar_w).ljust(bar_w), "bar"),
-                           f" {v:>{num_w},.0f} ns") for c, v in shown]
+        lines = [self._text((c.ljust(name_w), "label"), " ",
+                            (hbar(cats.get(c, 0.0), scale, bar_w).ljust(bar_w), "bar"),
+                            f" {cats.get(c, 0.0):>{num_w},.0f} ns") for c in shown]
+        if hidden:
+            lines.append(self._text((f"… {len(hidden)} more · {rest:,.0f} ns", "muted")))
+        return lines
+
+
+def _bar_order(cats: dict[str, float], other: dict[str, float]) -> list[str]:
+    """Categories worth a bar, largest first.
+
+    In compare mode by the larger of the two variants' costs, so a category sits
+    on the same row in both panels (a category only the other variant pays shows
+    an empty bar here); ties keep the fixed category order.
+    """
+    def cost(c: str) -> float:
+        return max(cats.get(c, 0.0), other.get(c, 0.0))
+    return sorted((c for c in CATEGORIES if cost(c) >= 0.5), key=lambda c: -cost(c))
+
+
+def _fit_bars(order: list[str], cats: dict[str, float], rows: int) -> tuple[list[str], list[str]]:
+    """(bars shown, categories summed on the "… N more" line), in `rows` lines.
+
+    This variant's largest category is always shown: in compare mode the order
+    follows both variants, and the other's big categories must not push it out.
+    No bar at all (`[]`) when only one line is left for several categories.
+    """
+    if len(order) <= rows:
+        return order, []
+    if rows < 2:
+        return [], order
+    shown = order[:rows - 1]
+    top = max(order, key=lambda c: cats.get(c, 0.0))
+    if top not in shown:
+        shown[-1] = top
+    return shown, [c for c in order if c not in shown]

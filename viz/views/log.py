@@ -1,6 +1,7 @@
 """The event log: the most recent kernel calls, one a line, newest at the bottom.
 
-Each line is one `models.trace.Event`: when (µs of simulated time), in which
+Each line is one `models.trace.Event`: when (simulated time, in µs, ms or s
+so the figure stays short; see `stamp`), in which
 context (a two-letter tag and its colour, so the context never rests on
 colour alone), the kernel call as the kernel spells it, the object it
 touched and what it did. A DMA-API-debug report ("VIOLATION") or a kernel
@@ -27,6 +28,24 @@ CONTEXTS = {
     "app": ("AP", "app"),
     "device": ("DV", "device"),
 }
+
+
+STAMP_W = 11         # "999.999 µs", "820.7511 ms", "53.034681 s": one column width for all
+
+
+def stamp(t_ns: float) -> str:
+    """Simulated time in µs, ms or s, whichever keeps it under 1000: short enough to read at a glance.
+
+    Calls are microseconds apart, so the digits kept go down to the microsecond
+    (0.1 µs in ms; 10 µs past 100 s, to keep the width).
+    """
+    for scale, decimals, unit in ((1e3, 3, "µs"), (1e6, 4, "ms")):
+        text = f"{t_ns / scale:.{decimals}f}"
+        if float(text) < 1000:           # as rounded: 999.9999 ms is "1.000000 s", not "1000.0000 ms"
+            return f"{text} {unit}".rjust(STAMP_W)
+    # past 100 s a digit of the fraction makes room for the integer part
+    text = f"{t_ns / 1e9:.{6 if t_ns < 99_999_999_500 else 5 if t_ns < 999_999_995_000 else 3}f} s"
+    return text.rjust(STAMP_W)
 
 
 @register
@@ -83,7 +102,7 @@ class LogView(ModelView):
         """One event's line; a report's message wraps under it, since it must be read whole."""
         tag, cls = CONTEXTS.get(e.ctx, (e.ctx[:2].upper(), "muted"))
         line = Text(no_wrap=True, end="")
-        line.append(f"{e.t_ns / 1000:>10.3f}µs ", self._s("muted"))
+        line.append(stamp(e.t_ns) + " ", self._s("muted"))
         line.append(tag, self._s(cls))
         if width >= 64:
             line.append(f" {e.ctx:<7}", self._s(cls))

@@ -36,6 +36,10 @@ def size_str(n: int) -> str:
     return f"{n} B"
 
 
+def _copies(n: int) -> str:
+    return f"{n} cop{'ies' if n != 1 else 'y'}"
+
+
 def bar(n: int, total: int, width: int) -> tuple[str, str]:
     """A fill bar as (filled, empty) strings; any n > 0 shows at least one cell."""
     fill = 0 if n <= 0 or total <= 0 else max(1, min(width, round(n * width / total)))
@@ -115,7 +119,7 @@ class MemoryView(ModelView):
         return [Text("bounce: buf ").append(f"{phys:#x}", self._s("bounced")),
                 Text(f"{arrow} slot ").append(f"{slot_addr:#x}", self._s("pool")),
                 Text(f"({nbytes} B)"), Text(what),
-                Text(f"· {sim.rec.counts.get('swiotlb_bounce', 0)} copies, {size_str(sim.rec.bounce_bytes)}")]
+                Text(f"· {_copies(sim.rec.counts.get('swiotlb_bounce', 0))}, {size_str(sim.rec.bounce_bytes)}")]
 
     def _last_bounce(self, sim):
         """The newest traced swiotlb_bounce whose buffer and slot are known, else a live bounced mapping."""
@@ -149,7 +153,7 @@ class MemoryView(ModelView):
     def _iommu_line(self, sim) -> list[Text]:
         io = sim.iommu
         parts = [Text().append("i", self._s("iommu")).append(f" IOMMU {'strict' if io.strict else 'lazy'}"),
-                 Text(f"· {io.mapped_pages} pages mapped")]
+                 Text(f"· {io.mapped_pages} page{'s' if io.mapped_pages != 1 else ''} mapped")]
         if io.strict:
             return parts + [Text("· iotlb_sync on every unmap")]
         full, empty = bar(len(io.fq), FQ_SIZE, 16)
@@ -189,11 +193,10 @@ class MemoryView(ModelView):
         # (lo, hi, zone label, hole?, rule above the row) from the top of RAM down
         spans = []
         for (s, e, name), k in zip(reversed(segs), reversed(rows)):
-            step = (e - s) / k
+            bounds = _row_bounds(s, e, k)
             for i in range(k):
-                lo = int(e - (i + 1) * step) if i < k - 1 else s
                 rule = rules[e] if i == 0 and e in rules and e < top else None
-                spans.append((lo, int(e - i * step), name if i == 0 else "", name == "hole", rule))
+                spans.append((bounds[i + 1], bounds[i], name if i == 0 else "", name == "hole", rule))
         counts = [Counter() for _ in spans]
         for m in sim.dma.live.values():
             glyph = "B" if m.slot >= 0 else "i" if m.pages else "d"
@@ -229,13 +232,34 @@ class MemoryView(ModelView):
 
 
 def _addr(a: int) -> str:
-    """A row label: the row's lowest address, short."""
+    """A row label: the row's lowest address, short; blank above 1 GiB off a 256 MiB multiple (8.375G is noise)."""
+    if a >= GiB and a % (GiB // 4):
+        return ""
     if a == 0:
         return "0"
     if a >= GiB:
         v = a / GiB
-        return f"{v:.0f}G" if v == int(v) or v >= 100 else f"{v:.1f}G"
+        # two decimals at most, and only those needed: row edges fall on 256 MiB multiples (6.25G)
+        return f"{v:.0f}G" if v == int(v) or v >= 100 else f"{v:.2f}".rstrip("0") + "G"
     return f"{a // MiB}M"
+
+
+def _row_bounds(s: int, e: int, k: int) -> list[int]:
+    """The k+1 edges of a segment's k rows, top down, the inner ones on round addresses.
+
+    An even split labels rows with addresses like 12.7G or 226M; rounding each
+    inner edge down to a multiple of the largest power of two (MiB or more) not
+    above the row height gives 12G, 224M. The edges stay distinct and inside
+    the segment, since a row is at least that multiple tall.
+    """
+    step = (e - s) / k
+    unit = MiB
+    while unit * 2 <= step:
+        unit *= 2
+    inner = [int(e - i * step) for i in range(1, k)]
+    if step >= MiB:
+        inner = [a // unit * unit for a in inner]
+    return [e, *inner, s]
 
 
 def _split(seg: tuple[int, int, str], cuts: list[int]) -> list[tuple[int, int, str]]:

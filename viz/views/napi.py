@@ -129,7 +129,8 @@ class NapiView(ModelView):
             lines.append(line)
         hits = sum(hit)
         mean = sum(work) / len(work)
-        lines.append(self._text(f"mean {mean:.1f} of {budget} over {len(work)} polls; ",
+        polls = f"{len(work)} poll{'s' if len(work) != 1 else ''}"
+        lines.append(self._text(f"mean {mean:.1f} of {budget} over {polls}; ",
                                 (f"{hits} used it all", "warn" if hits else "muted")))
         return lines
 

@@ -80,7 +80,8 @@ class PoolView(ModelView):
         frag = getattr(sim.strategy, "frag", pool.page_bytes)
         per = max(1, pool.page_bytes // frag)
         bar_w = max(4, min(30, width - 26))
-        out = [Text(f"page_pool#{pool.id} · {pool.page_bytes // 1024} KiB pages · {per} frags of {frag} B")]
+        frags = f"{per} frag{'s' if per != 1 else ''}"
+        out = [Text(f"page_pool#{pool.id} · {pool.page_bytes // 1024} KiB pages · {frags} of {frag} B")]
         for label, n, cap, style in (("alloc cache", len(pool.cache), 128, "cache"),
                                      ("ptr_ring", pool.ring_len(), pool.ring_cap, "ring")):
             full, empty = bar(n, cap, bar_w)
@@ -107,10 +108,21 @@ class PoolView(ModelView):
             line = Text("carving ").append_text(self._page_cell(page, per, carved))
             out.append(line.append(f" page#{page.id} +{pool.frag_offset}/{pool.page_bytes} · "
                                    f"pp_ref_count {page.outstanding()}"))
-        counts = Counter(STATES.get(p.state, ("?", "muted"))[0] for p in pool.pages.values())
-        out += _wrap_dot([Text(f"{len(pool.pages)} pages: " + " ".join(f"{k} {counts[k]}" for k in "FCARM" if counts[k])),
-                      Text(f"hold {pool.hold} − release {pool.release} = inflight {pool.inflight()}")], width, 1)
+        out += _wrap_dot([self._census(pool),
+                          Text(f"hold {pool.hold} − release {pool.release} = inflight {pool.inflight()}")], width, 1)
         return out + self._cells(pool, per, width, max(1, height - len(out)))
+
+    @staticmethod
+    def _census(pool) -> Text:
+        """How many pages the pool has and in which state; after page_pool_destroy, what is left."""
+        n = len(pool.pages)
+        if not n:
+            return Text("pool destroyed, every page released" if pool.destroyed else "no pages yet")
+        counts = Counter(STATES.get(p.state, ("?", "muted"))[0] for p in pool.pages.values())
+        head = f"{n} page{'s' if n != 1 else ''}"
+        if pool.destroyed:
+            head = f"pool destroyed, {head} still out"
+        return Text(f"{head}: " + " ".join(f"{k} {counts[k]}" for k in "FCARM" if counts[k]))
 
     def _page_cell(self, page, per: int, carved: int | None = None) -> Text:
         """State letter, then one cell per fragment (■ out, · back, □ not carved yet)."""
@@ -140,6 +152,9 @@ class PoolView(ModelView):
                     cell.stylize(CURRENT)
                 line.append_text(cell).append(" ")
             out.append(line)
+        if not out and pages:
+            # Not one row of pages fits: "… N more" would count pages never shown.
+            return [Text().append("(too short to list the pages)", self._s("muted"))]
         if len(pages) > room:
             rest = Counter(STATES.get(p.state, ("?", ""))[0] for p in pages[room:])
             out.append(Text().append(f"… {len(pages) - room} more: "

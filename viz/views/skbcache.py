@@ -74,19 +74,68 @@ class SkbCacheView(ModelView):
         else:
             out += [Text(refill), Text(f"▲ {flush}")]
         out.append(self._traffic(sim))
-        heads = ("slab path", "NAPI cache path")
-        if width >= 2 * (NAME_W + DELTA_W + TOTAL_W + 2) + 3:
-            out.append(self._head(heads[0]).append(" │ ").append_text(self._head(heads[1])))
-            for left, right in ROWS:
-                out.append(self._row(left).append(" │ ").append_text(self._row(right)))
-        else:
-            for col, head in enumerate(heads):
-                out.append(self._head(head))
-                out += [self._row(pair[col]) for pair in ROWS]
         legend = (Text().append("█", self._s("fill")).append(" cached  ").append("▲", self._s("mark"))
                   .append(" refill/flush level  ").append("+N", self._s("delta")).append(" this step  ")
                   .append("·", self._s("muted")).append(" none"))
-        return out[:height - 1] + [legend] if height >= 8 else out
+        if height < 8:
+            return out
+        out = out[:height - 1]
+        return out + self._tables(width, height - 1 - len(out)) + [legend]
+
+    # ------------------------------------------------------------------ the call tables
+    def _tables(self, width: int, room: int) -> list[Text]:
+        """The calls on both paths in at most `room` lines.
+
+        Side by side when wide, else one table under the other. When they do not
+        fit, the busiest rows stay (moved this step, then called at all) and a
+        last line counts the rest; a table's header never stands without a row.
+        """
+        if room <= 0:
+            return []
+        if width >= 2 * (NAME_W + DELTA_W + TOTAL_W + 2) + 3:
+            tables = [(self._head("slab path").append(" │ ").append_text(self._head("NAPI cache path")), list(ROWS))]
+        else:
+            tables = [(self._head(title), [(pair[col],) for pair in ROWS])
+                      for col, title in enumerate(("slab path", "NAPI cache path"))]
+        keep = {row for _, rows in tables for row in rows}
+        if len(tables) + len(keep) > room:
+            shown = tables
+            if room - 1 - len(tables) < len(tables):
+                # Not a row for each table: keep the path the driver uses (the other is mostly idle).
+                mine = self.state.sim.params["skb_alloc"]
+                shown = [t for t in tables if any(mine in row for row in t[1])][:1]
+            keep = self._busiest([rows for _, rows in shown], room - 1 - len(shown))
+        out, hidden = [], []
+        for head, rows in tables:
+            hidden += [call for row in rows if row not in keep for call in row]
+            if any(row in keep for row in rows):
+                out.append(head)
+                out += [self._pair(row) for row in rows if row in keep]
+        return out + [self._hidden(hidden)] if hidden else out
+
+    def _pair(self, row: tuple[str, ...]) -> Text:
+        line = self._row(row[0])
+        return line.append(" │ ").append_text(self._row(row[1])) if len(row) > 1 else line
+
+    def _busiest(self, tables: list[list[tuple[str, ...]]], n: int) -> set[tuple[str, ...]]:
+        """At most n rows worth showing, each table's best first, then by how busy they are."""
+        if n <= 0:
+            return set()
+        counts = self.state.sim.rec.counts
+
+        def busy(row: tuple[str, ...]) -> int:
+            return 2 if any(self.delta(c) for c in row) else 1 if any(counts.get(c, 0) for c in row) else 0
+
+        ranked = [sorted(rows, key=lambda r: -busy(r)) for rows in tables]
+        keep = [rows[0] for rows in ranked][:n]
+        rest = sorted((r for rows in ranked for r in rows[1:]), key=lambda r: -busy(r))
+        return set(keep + rest[:n - len(keep)])
+
+    def _hidden(self, calls: list[str]) -> Text:
+        counts = self.state.sim.rec.counts
+        idle = sum(1 for c in calls if not counts.get(c, 0))
+        what = f"… {len(calls)} more call{'s' if len(calls) != 1 else ''} not shown"
+        return Text().append(what + (f" ({idle} never made)" if idle else ""), self._s("muted"))
 
     def _head(self, title: str) -> Text:
         return (Text().append(title[:NAME_W], self._s("head")).append(" " * max(0, NAME_W - len(title)))
@@ -111,7 +160,7 @@ class SkbCacheView(ModelView):
         step = moved(self.delta)
         calls = sum(self.delta(c) for c in ("kmem_cache_alloc", "kmem_cache_free",
                                             "kmem_cache_alloc_bulk", "kmem_cache_free_bulk"))
-        line = Text(f"slab traffic: {total} heads · this step ")
+        line = Text(f"slab traffic: {total} head{'s' if total != 1 else ''} · this step ")
         if not step:
             return line.append("none", self._s("muted"))
         return line.append(f"+{step}", self._s("delta")).append(f" in {calls} call{'s' if calls != 1 else ''}")
