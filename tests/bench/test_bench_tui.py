@@ -96,8 +96,10 @@ async def _steps(lesson: str) -> list[float]:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         clock = PaintClock(app)
-        for _ in range(len(app.screen.lesson.steps)):
-            t0 = time.perf_counter()
+        screen = app.screen
+        total = len(screen.lesson.steps)
+        while screen.frame.step < total or screen.holding():
+            t0 = time.perf_counter()          # a step, or the reveal of a question's outcome
             await pilot.press("right")
             out.append(await clock.settled(t0))
             await settle(app, pilot)          # the reader reads while the next step computes
