@@ -19,7 +19,7 @@ from viz.screens.home import HomeScreen
 from viz.screens.player import PlayerScreen
 from viz.screens.prompt import NumberPrompt
 from viz.screens.too_small import TooSmallScreen
-from viz.session import views_for
+from viz.session import compare_pair, views_for
 from viz.widgets.ask import AskPanel
 from viz.widgets.compare import DiffLine
 from viz.widgets.deck import ViewDeck
@@ -415,6 +415,27 @@ async def test_play_each_lesson_to_its_end(lesson):
         assert heading(app).startswith(f"step {total}/{total} · ")
         assert not app.screen.playing
         await press(pilot, "right")
+        assert position(app) == (total, 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", LESSONS)
+async def test_play_each_lesson_to_its_end_in_compare(lesson):
+    """Compare mode from the first step to the last: both columns always show the two variants."""
+    app = app_for(lesson, compare=True)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        deck = screen.query_one(ViewDeck)
+        total = len(screen.lesson.steps)
+        while screen.frame.step < total or screen.holding():
+            app.simulate_key("right")
+            await settle(app, pilot)
+            names = compare_pair(screen.lesson, screen.frame.shown)
+            assert deck.compare and names is not None
+            assert (str(deck.query_one("#title-a").render()), str(deck.query_one("#title-b").render())) == names
+            diff = str(deck.query_one(DiffLine).render())
+            assert "Δ" in diff or "equal" in diff
         assert position(app) == (total, 0)
 
 
