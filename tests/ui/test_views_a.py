@@ -290,3 +290,23 @@ async def test_no_state_yet():
     async with app.run_test(size=(40, 10)) as pilot:
         await pilot.pause()
         assert "no model yet" in app.query_one(RingView).render_line(0).text
+
+
+import viz.views.all  # noqa: E402,F401  (registers every view, not only the four imported above)
+
+
+@pytest.mark.parametrize("view_cls", list(VIEW_CLASSES.values()), ids=list(VIEW_CLASSES))
+async def test_every_cell_has_the_views_background(view_cls):
+    """No cell falls back to the terminal's default colours (a line without styled parts once did)."""
+    lesson = "ath10k-sdio-napi" if view_cls.KEY == "bus" else "rx-basics"
+    variant = "napi" if lesson == "ath10k-sdio-napi" else "gro"
+    st = state(lesson, variant if variant in find_lesson(lesson).variants else next(iter(find_lesson(lesson).variants)))
+    app = Host(view_cls)
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(view_cls)
+        view.state = st
+        await pilot.pause()
+        base = view.rich_style.bgcolor
+        for y in range(view.size.height):
+            for seg in view.render_line(y):
+                assert seg.style is not None and seg.style.bgcolor == base, (y, seg.text)

@@ -112,10 +112,12 @@ class ModelView(OnePass, can_focus=True):
             key = (text.plain, tuple(text.spans), text.style, base, width)
             strip = old.get(key)
             if strip is None:
-                # The base style under the text's own, padded to the width; a line too long
-                # ends in "…", so a cut word never passes for a whole one.
-                text.style = base + console.get_style(text.style) if text.style else base
+                # Padded to the width; a line too long ends in "…", so a cut word never passes for
+                # a whole one. The base style goes under the text's own as a span: Text.render
+                # ignores Text.style on a line without spans.
                 text.truncate(width, overflow="ellipsis", pad=True)
+                text.stylize_before(base + console.get_style(text.style) if text.style else base)
+                text.style = ""
                 strip = Strip(text.render(console, end=""), width)
             strips[key] = strip
             lines.append(strip)

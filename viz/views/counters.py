@@ -123,10 +123,10 @@ class CountersView(ModelView):
         # The bars hold the reader's calls too; the headline is the RX path's: say both, so the
         # bars add up to what is written.
         reader = m.get("app_ns_per_frame", 0.0)
-        head = [self._text((f"{m['throughput_mbps']:,.1f}", "label"), " Mbit/s  CPU ",
-                           (f"{m['cpu_percent']:.1f}%", "label"), "  ",
-                           (f"{m['cpu_ns_per_frame']:,.0f}", "label"), " ns/frame",
-                           *(("  + reader ", (f"{reader:,.0f}", "label")) if reader >= 0.5 else ()))]
+        parts = [(f"{m['throughput_mbps']:,.1f}", "label"), " Mbit/s  CPU ", (f"{m['cpu_percent']:.1f}%", "label"),
+                 "  ", (f"{m['cpu_ns_per_frame']:,.0f}", "label"), " ns/frame"]
+        line = self._text(*parts, *(("  + reader ", (f"{reader:,.0f}", "label")) if reader >= 0.5 else ()))
+        head = [line if line.cell_len <= width else self._text(*parts)]      # the reader's share goes first
         head += self._sparks(width)
         legend = [self._text(("+N: since the previous step · bars: CPU ns per frame, reader included"
                               if width >= 74 else "+N this step · bars: CPU ns/frame", "muted"))]

@@ -94,7 +94,8 @@ class StatusLine(Widget):
             right.append(f"{fmt_int(sim.processed)} frames", self._s("muted"))
             if sim.dropped:
                 right.append(f" ({fmt_int(sim.dropped)} dropped)", self._s("error"))
-            right.append(f" · {fmt_ns(sim.engine.now)}", self._s("muted"))
+            # The CPU clock can run ahead of the event clock inside a poll: show the later, as the log does.
+            right.append(f" · {fmt_ns(max(sim.engine.now, sim.rec.t))}", self._s("muted"))
             bad = sim.rec.violations
             if bad:
                 left.append(f"  ⚠ {bad[-1].name}", self._s("error"))
