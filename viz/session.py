@@ -111,7 +111,7 @@ class Session:
     def _ensure(self) -> LessonRun:
         if self.run is None:
             self.run = LessonRun(self.lesson, trace=self.trace)
-            gc.freeze()                        # see frame_at
+            gc.freeze()                        # see _snapshot
         return self.run
 
     @property
@@ -119,18 +119,24 @@ class Session:
         """Lesson steps whose frames exist (-1 before the model is set up)."""
         return -1 if self.run is None else self.run.computed
 
-    def frame_at(self, k: int) -> Frame:
-        """The clean frame of lesson step k, computing up to it if needed."""
+    def _snapshot(self, k: int):
+        """Step k's stored state (sims, notes), running the model up to it if needed."""
         run = self._ensure()
-        k = max(0, min(run.total, k))
         known = run.computed
-        sims, notes = run.snapshot(k)
+        snap = run.snapshot(k)
         if run.computed != known:
             # Snapshots live as long as the session and never change; without this, Python's
             # full collections walk all of them again and again, pausing a repaint for up to
             # 50 ms. Frozen objects are skipped by the collector (reference counting still
             # frees them).
             gc.freeze()
+        return snap
+
+    def frame_at(self, k: int) -> Frame:
+        """The clean frame of lesson step k, computing up to it if needed."""
+        run = self._ensure()
+        k = max(0, min(run.total, k))
+        sims, notes = self._snapshot(k)
         prev = run.snapshot(k - 1)[0] if k else {}
         reached = notes[-1].reached if notes else True
         return Frame(self.lesson, k, run.total, 0, run.shown(k), sims,
@@ -144,7 +150,7 @@ class Session:
         while run.computed < k:
             if cancelled():
                 return None
-            self.frame_at(run.computed + 1)
+            self._snapshot(run.computed + 1)
         return self.frame_at(k)
 
     def fast_forward(self, n: int, cancelled=lambda: False) -> Frame | None:

@@ -165,8 +165,14 @@ class ViewDeck(Widget):
     def shown_keys(self) -> list[str]:
         """The views on screen, in order: the lead first, then the others, the active one always."""
         keys = self.pool()
-        lead = self.lead if self.lead in keys else keys[0]
-        shown = ([lead] + self._arrange(lead, keys))[: self.cap]
+        lead = self._lead(keys)
+        return self._shown(lead, self._arrange(lead, keys), keys)
+
+    def _lead(self, keys: list[str]) -> str:
+        return self.lead if self.lead in keys else keys[0]
+
+    def _shown(self, lead: str, slots: list[str], keys: list[str]) -> list[str]:
+        shown = ([lead] + slots)[: self.cap]
         if self.active in keys and self.active not in shown:
             shown[-1] = self.active
         return shown
@@ -196,26 +202,25 @@ class ViewDeck(Widget):
             return
         size = self.screen.size
         self.cap = 1 if self.compare else capacity(size.width, size.height)
-        self.set_class(self.cap > 1 and size.width >= WIDE, "-grid")
-        self.set_class(self.cap > 1 and size.width < WIDE, "-stack")
-        self.set_class(size.height >= TALL, "-rows-3")
-        self.set_class(self.compare, "-compare")
-        if self.active not in self.pool():
-            self.set_reactive(ViewDeck.active, self.shown_keys()[0])
+        wide = self.cap > 1 and size.width >= WIDE
+        set_flags(self, {"-grid": wide, "-stack": self.cap > 1 and not wide,
+                         "-rows-3": size.height >= TALL, "-compare": self.compare})
+        keys = self.pool()
+        lead = self._lead(keys)
+        if self.active not in keys:
+            self.set_reactive(ViewDeck.active, lead)
         tabs = self.query_one(TabStrip)
         tabs.active = self.active
-        tabs.hidden = frozenset(k for k in self.aside if k not in self.pool())
+        tabs.hidden = frozenset(k for k in self.aside if k not in keys)
         grid = self.query_one("#deck-views")
-        shown = self.shown_keys()
-        lead = shown[0]
-        self._slots, self._slots_lead = self._arrange(lead, self.pool()), lead
+        self._slots, self._slots_lead = self._arrange(lead, keys), lead
+        shown = self._shown(lead, self._slots, keys)
         self._laid_out = {k: (i, self.cap, size) for i, k in enumerate(shown)}
         aside = self.lead_aside
         if aside != self._was_aside:
             self._was_aside = aside
             self.post_message(self.LeadAside(aside))
         mark = "" if aside else self.active
-        wide = self.cap > 1 and size.width >= WIDE
         for view in grid.query_children(ModelView):
             key = (view.id or "")[2:]
             set_flags(view, {"-hidden": key not in shown, "-lead": wide and key == lead, "-active": key == mark})
