@@ -20,6 +20,7 @@ from textual.strip import Strip
 
 from models.lesson.schema import Lesson
 from models.sim import Sim
+from viz.widgets.lines import text_strip
 from viz.widgets.onepass import OnePass
 
 
@@ -112,13 +113,8 @@ class ModelView(OnePass, can_focus=True):
             key = (text.plain, tuple(text.spans), text.style, base, width)
             strip = old.get(key)
             if strip is None:
-                # Padded to the width; a line too long ends in "…", so a cut word never passes for
-                # a whole one. The base style goes under the text's own as a span: Text.render
-                # ignores Text.style on a line without spans.
-                text.truncate(width, overflow="ellipsis", pad=True)
-                text.stylize_before(base + console.get_style(text.style) if text.style else base)
-                text.style = ""
-                strip = Strip(text.render(console, end=""), width)
+                # A line too long ends in "…", so a cut word never passes for a whole one.
+                strip = text_strip(text, width, base, console)
             strips[key] = strip
             lines.append(strip)
         lines += [Strip.blank(width, base)] * (height - len(lines))

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from models.lesson.schema import Ask
-from viz.widgets.onepass import OnePass
+from viz.widgets.onepass import Line, OnePass
 
 
 EMPHASIS = re.compile(r"\*\*(.+?)\*\*|\*(.+?)\*")
@@ -47,10 +47,6 @@ def inline(text: str, lead: Content | None = None) -> Content:
         else:
             out.extend(_emphasis(part))
     return Content("").join(out)
-
-
-class Line(Static, OnePass):
-    """A Static that may change height from step to step (see viz.widgets.onepass)."""
 
 
 class AskPanel(VerticalScroll, OnePass, can_focus=False):

@@ -22,8 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from models.lesson.schema import Lesson
-from viz.widgets.ask import Line
-from viz.widgets.onepass import OnePass
+from viz.widgets.onepass import Line, OnePass
 from viz.widgets.prose import Prose
 
 

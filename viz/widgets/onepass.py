@@ -16,6 +16,7 @@ from __future__ import annotations
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widget import Widget
+from textual.widgets import Static
 
 
 class OnePass(Widget):
@@ -23,3 +24,7 @@ class OnePass(Widget):
     default CSS from its first base, so `OnePass` first would drop Static's `height: auto`."""
 
     virtual_size = Reactive(Size(0, 0), layout=False, repaint=False)
+
+
+class Line(Static, OnePass):
+    """A Static whose height may change from step to step (a heading, a question)."""

@@ -26,8 +26,10 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.reactive import reactive
-from textual.strip import Strip
 from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from viz.widgets.lines import text_strip
 
 # (kind, depth, marker, inline tokens): kind is "p" (paragraph), "item" (first
 # paragraph of a list item), "code" (a code block) or "hr".
@@ -173,8 +175,7 @@ class Prose(ScrollView, can_focus=False):
         if self._lines is None or self._lines[0] != key:
             base = self.rich_style
             console = self.app.console
-            strips = [Strip(t.render(console, end="")).crop_extend(0, width, base).apply_style(base)
-                      for t in self._wrap(width)]
+            strips = [text_strip(t, width, base, console) for t in self._wrap(width)]
             self._lines = (key, strips)
         return self._lines[1]
 
