@@ -184,8 +184,9 @@ class PlayerScreen(Screen):
             view.state = state
         status = self.query_one(StatusLine)
         status.busy = ""
-        status.hint = (f"predict first: the views show step {step - 1}, before this one ran · "
-                       f"answer 1–{len(spec.ask.choices)}, or → to see what happens") if hold and spec else ""
+        # Short enough for 80 columns: the keys are what a newcomer must not miss.
+        status.hint = (f"predict first (views: step {step - 1}) · 1–{len(spec.ask.choices)} to answer, "
+                       f"→ to reveal") if hold and spec else ""
         status.frame = seen
         self.app.progress[self.lesson.id] = (step, frame.total)
         if self.playing and step >= frame.total and not frame.extra:
