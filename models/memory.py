@@ -6,11 +6,20 @@ On x86 the firmware leaves a hole below 4 GiB for PCI; RAM beyond about
 GFP_ATOMIC allocation tries ZONE_NORMAL first: most RX buffers of a large-RAM
 machine sit above 4 GiB, which is what makes a 32-bit streaming mask bounce.
 
-Simplification (said once, here and in the lessons): within a zone, fresh
-pages are handed out from the top down and freed blocks are reused last-in
-first-out per order. That matches what a freshly booted buddy allocator tends
-to do (free lists fill in increasing pfn order, allocations pop the head) and
-keeps placement deterministic.
+Placement within a zone is that of a freshly booted kernel. At boot
+memblock hands every free range to the buddy allocator in increasing pfn
+order, and since v5.10 `__free_pages_core()` puts those pages at the *tail*
+of the free lists ("mm/page_alloc: place pages to tail in
+__free_pages_core()"), so the first allocations come from the lowest free
+pages of the preferred zone. The model therefore carves fresh blocks from the
+bottom of each zone upwards and reuses freed blocks last-in first-out per
+order. On a machine that has run for a while (page cache, fragmentation,
+page shuffling with `page_alloc.shuffle=1`) buffers can sit anywhere in the
+zone: the lessons say so where it matters (a 36-bit mask on an 80 GiB box).
+
+Boot-time reservations (the SWIOTLB pool) come from memblock, which
+allocates top-down below its limit (`memblock_alloc_low()`), so they sit at
+the top of low memory, before the buddy allocator sees those pages.
 """
 
 from __future__ import annotations
@@ -29,9 +38,14 @@ FOUR_GiB = 4 * GiB
 class Zone:
     name: str
     start: int          # physical address
-    end: int            # one past the last byte
-    top: int            # next fresh block is carved just below this address
+    end: int            # one past the last byte of the zone
+    next: int           # the next fresh block is carved at or above this address
     free: dict[int, list[int]]   # order -> stack of freed block addresses
+    avail_end: int = 0  # one past the last byte the buddy allocator manages (memblock keeps the rest)
+
+    def __post_init__(self) -> None:
+        if not self.avail_end:
+            self.avail_end = self.end
 
     @property
     def size(self) -> int:
@@ -45,19 +59,24 @@ class OutOfMemory(RuntimeError):
 class PhysMem:
     """RAM laid out as on x86 (or flat for small embedded boards), with zones."""
 
-    def __init__(self, ram: int, reserve_low: int = 16 * MiB) -> None:
+    def __init__(self, ram: int, reserve_low: int = 16 * MiB, placement: str = "bottom-up") -> None:
         self.ram = ram
+        # "bottom-up": v5.10+ after boot; "top-down": older kernels, whose boot-time frees
+        # went to the head of the free lists (the last, highest pages freed come out first).
+        self.top_down = placement == "top-down"
         self.zones: list[Zone] = []
         low_end = min(ram, PCI_HOLE_START)
-        self.zones.append(Zone("DMA", 0, min(16 * MiB, low_end), min(16 * MiB, low_end), {}))
+        dma_end = min(16 * MiB, low_end)
+        # The kernel image and early boot allocations sit at the bottom of RAM.
+        self.zones.append(Zone("DMA", 0, dma_end, min(reserve_low, dma_end), {}))
         if low_end > 16 * MiB:
-            self.zones.append(Zone("DMA32", 16 * MiB, low_end, low_end, {}))
+            self.zones.append(Zone("DMA32", 16 * MiB, low_end, 16 * MiB, {}))
         if ram > PCI_HOLE_START:
             end = FOUR_GiB + (ram - PCI_HOLE_START)
-            self.zones.append(Zone("Normal", FOUR_GiB, end, end, {}))
+            self.zones.append(Zone("Normal", FOUR_GiB, end, FOUR_GiB, {}))
         self.max_addr = self.zones[-1].end
         self.allocated_pages = 0
-        self.reserve_low = reserve_low
+        self.reserved: list[tuple[int, int, str]] = []   # (start, size, what) taken by memblock
 
     def zone_of(self, addr: int) -> str:
         for z in self.zones:
@@ -83,13 +102,29 @@ class PhysMem:
             if stack:
                 self.allocated_pages += 1 << order
                 return stack.pop()
-            floor = z.start + (self.reserve_low if z.name == "DMA" else 0)
-            addr = (z.top - size) & ~(size - 1)
-            if addr >= floor:
-                z.top = addr
+            if self.top_down:
+                addr = (z.avail_end - size) & ~(size - 1)
+                if addr >= z.next:
+                    z.avail_end = addr
+                    self.allocated_pages += 1 << order
+                    return addr
+                continue
+            addr = (z.next + size - 1) & ~(size - 1)     # buddy blocks are naturally aligned
+            if addr + size <= z.avail_end:
+                z.next = addr + size
                 self.allocated_pages += 1 << order
                 return addr
         raise OutOfMemory(f"no free order-{order} block" + (f" below {limit:#x}" if limit else ""))
+
+    def memblock_alloc_low(self, size: int, what: str) -> int:
+        """A boot-time reservation below 4 GiB, top-down as memblock does (SWIOTLB's pool)."""
+        for z in self._zones_for(FOUR_GiB):
+            addr = (z.avail_end - size) & ~(PAGE_SIZE - 1)
+            if addr >= z.next:
+                z.avail_end = addr
+                self.reserved.append((addr, size, what))
+                return addr
+        raise OutOfMemory(f"memblock: no {size} bytes below 4 GiB for {what}")
 
     def free(self, addr: int, order: int = 0) -> None:
         for z in self.zones:

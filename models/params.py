@@ -53,6 +53,9 @@ _P = [
           "x86-generic", "platform profile: CPU, memory and bus costs (models/platform.py)", "machine"),
     Param("ram", _ranged(units.parse_size, 64 << 20, 1 << 42, "RAM"), 16 << 30,
           "installed RAM; on x86 memory above 3 GiB is remapped above 4 GiB (the PCI hole)", "machine"),
+    Param("page_placement", _enum("bottom-up", "top-down"), "bottom-up",
+          "where the page allocator hands out fresh pages within a zone: bottom-up (a freshly booted v5.10+ "
+          "kernel: boot pages go to the tail of the free lists) or top-down (kernels before v5.10)", "machine"),
     Param("iommu", _enum("off", "passthrough", "lazy", "strict"), "off",
           "IOMMU mode: off, passthrough (identity), lazy (flush queue) or strict", "machine"),
     Param("untrusted", units.parse_bool, False,

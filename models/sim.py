@@ -56,7 +56,7 @@ class Sim(SdioHost):
         self.platform = p = make_platform(prm)
         self.rec = rec = Recorder(trace)
         self.engine = Engine()
-        self.mem = PhysMem(prm["ram"])
+        self.mem = PhysMem(prm["ram"], placement=prm["page_placement"])
         self.bus = prm["bus"]
         untrusted = prm["untrusted"]
         iommu_mode = "strict" if untrusted and prm["iommu"] in ("lazy", "strict", "off") else prm["iommu"]
@@ -69,9 +69,7 @@ class Sim(SdioHost):
         self.swiotlb = None
         if want_swiotlb:
             size = prm["swiotlb_size"]
-            order = max(0, (size // 4096 - 1).bit_length())
-            base = self.mem.alloc(order, limit=FOUR_GiB)     # memblock_alloc_low()
-            self.swiotlb = Swiotlb(base, size)
+            self.swiotlb = Swiotlb(self.mem.memblock_alloc_low(size, "SWIOTLB"), size)
         self.iommu = Iommu(strict=iommu_mode == "strict") if translated else None
         self.dma = DmaApi(self, mask_bits=prm["dma_mask"] if "mask-violation" not in self.faults else 64,
                           swiotlb=self.swiotlb, iommu=self.iommu, untrusted=untrusted,

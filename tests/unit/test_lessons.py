@@ -81,12 +81,15 @@ def test_ath11k_iommu_replaces_swiotlb() -> None:
     assert r["counters"]["iotlb_sync"] == 0          # lazy: batched flushes only
 
 
-def test_ath11k_36bit_mask_bounces_only_above_64GiB() -> None:
-    r = _metrics("ath11k-36bit-dma-mask", "after", ram=80 << 30)
-    # ZONE_NORMAL is handed out from the top, which is above 64 GiB on this machine.
-    assert r["counters"]["swiotlb_bounce"] > 0
-    small = _metrics("ath11k-36bit-dma-mask", "after", ram=32 << 30)
-    assert small["counters"]["swiotlb_bounce"] == 0
+def test_ath11k_36bit_mask_on_80GiB_fresh_boot_does_not_bounce() -> None:
+    # A freshly booted kernel hands out ZONE_NORMAL from its lowest pages (free lists are
+    # filled bottom-up, pages placed at the tail since v5.10): the RX buffers sit just above
+    # 4 GiB, far below the 64 GiB a 36-bit mask reaches, so even 80 GiB needs no bounce.
+    r = _metrics("ath11k-36bit-dma-mask", "after", frames=3000, ram=80 << 30)
+    assert r["counters"]["swiotlb_bounce"] == 0
+    # The 32-bit mask still bounces every buffer: ZONE_NORMAL starts at 4 GiB.
+    b = _metrics("ath11k-36bit-dma-mask", "before", frames=3000, ram=80 << 30)
+    assert b["counters"]["swiotlb_bounce"] >= b["counters"]["dma_map_single"] - b["counters"]["tcp_ack"]
 
 
 def test_atlantic_without_iommu_the_page_flip_is_fast_too() -> None:

@@ -150,20 +150,40 @@ def test_2GiB_machine_has_no_swiotlb_at_all():
     assert sim.swiotlb is None       # x86 pci_swiotlb_detect(): only when RAM reaches above 4 GiB
 
 
-def test_36bit_mask_with_80GiB_bounces_only_buffers_above_64GiB(recorded_maps):
+def test_36bit_mask_with_80GiB_fresh_boot_maps_in_place(recorded_maps):
+    # v5.10+: boot frees pages to the tail of the free lists, so the first RX buffers come
+    # from the bottom of ZONE_NORMAL, just above 4 GiB: far below what 36 bits reach.
     sim = run({"ram": 80 << 30, "dma_mask": 36, "traffic": "udp"}, 600)
+    assert recorded_maps and not any(m.bounced for m in recorded_maps)
+    assert all(FOUR_GiB <= m.phys < FOUR_GiB + GiB for m in recorded_maps)
+    assert sim.rec.counts["swiotlb_tbl_map_single"] == 0
+
+
+def test_36bit_mask_with_80GiB_top_down_placement_bounces_above_64GiB(recorded_maps):
+    # Kernels before v5.10 put boot pages at the head of the free lists: allocations come
+    # from the top of ZONE_NORMAL, which on 80 GiB is above 64 GiB: those buffers bounce.
+    sim = run({"ram": 80 << 30, "dma_mask": 36, "traffic": "udp", "page_placement": "top-down"}, 600)
     bounced = [m for m in recorded_maps if m.bounced]
     direct = [m for m in recorded_maps if not m.bounced]
-    assert bounced, "RAM above 64 GiB is handed out first, so some buffers must bounce"
+    assert bounced
     for m in bounced:
-        assert m.phys >= SIXTY_FOUR_GiB
         assert m.phys + m.size - 1 > (1 << 36) - 1
         assert m.dma < FOUR_GiB                    # the SWIOTLB pool is in low memory
     for m in direct:
         assert m.phys + m.size - 1 <= (1 << 36) - 1
-    c = sim.rec.counts
-    assert c["swiotlb_tbl_map_single"] == len(bounced)
+    assert sim.rec.counts["swiotlb_tbl_map_single"] == len(bounced)
     assert sim.rec.violations == []
+
+
+def test_swiotlb_pool_is_reserved_at_the_top_of_low_memory():
+    sim = Sim({"ram": 8 << 30, "dma_mask": 32})
+    assert sim.swiotlb is not None
+    # memblock_alloc_low() allocates top-down: the 64 MiB pool ends where low RAM ends
+    assert sim.swiotlb.base + sim.swiotlb.size == 3 * GiB
+    assert sim.mem.zone_of(sim.swiotlb.base) == "DMA32"
+    # and the buddy allocator never hands those pages out
+    dma32 = next(z for z in sim.mem.zones if z.name == "DMA32")
+    assert dma32.avail_end == sim.swiotlb.base
 
 
 def test_coherent_ring_follows_the_coherent_mask():
