@@ -59,11 +59,15 @@ class Sim(SdioHost):
         self.mem = PhysMem(prm["ram"], placement=prm["page_placement"])
         self.bus = prm["bus"]
         untrusted = prm["untrusted"]
-        iommu_mode = "strict" if untrusted and prm["iommu"] in ("lazy", "strict", "off") else prm["iommu"]
-        if untrusted and prm["iommu"] == "passthrough":
-            iommu_mode = "strict"      # the kernel refuses identity domains for untrusted devices
+        # An untrusted (external-facing) device forces a strict DMA domain, but only where there
+        # is an IOMMU domain at all (iommu_get_default_domain_type() in drivers/iommu/iommu.c);
+        # with the IOMMU off the device uses dma-direct and the flag changes nothing.
+        iommu_mode = prm["iommu"]
+        if untrusted and iommu_mode in ("lazy", "passthrough"):
+            iommu_mode = "strict"      # no flush queue and no identity domain for untrusted devices
         self.iommu_mode = iommu_mode
         translated = iommu_mode in ("lazy", "strict")
+        untrusted = untrusted and translated    # dev_use_swiotlb() bounces only inside dma-iommu
         want_swiotlb = (prm["swiotlb"] == "force"
                         or (prm["swiotlb"] == "auto" and (untrusted or self.mem.max_addr > FOUR_GiB)))
         self.swiotlb = None

@@ -361,6 +361,21 @@ def test_untrusted_passthrough_is_refused_and_forced_strict():
     assert sim.iommu_mode == "strict" and sim.iommu is not None and sim.iommu.strict
 
 
+@pytest.mark.parametrize("ram", [2 << 30, 16 << 30])
+def test_untrusted_device_without_an_iommu_is_plain_dma_direct(ram, recorded_maps):
+    # iommu=off: there is no DMA domain to force strict, and dev_use_swiotlb() is a dma-iommu
+    # test: an external-facing device is mapped like any other.
+    n = 400
+    sim = run({"ram": ram, "iommu": "off", "untrusted": True, "traffic": "udp", "forward": True}, n)
+    c = sim.rec.counts
+    assert sim.iommu is None and sim.iommu_mode == "off"
+    assert c["iommu_map"] == c["iommu_unmap"] == c["iotlb_sync"] == 0
+    assert c["swiotlb_bounce"] == 0 and c["swiotlb_tbl_map_single"] == 0
+    assert all(m.dma == m.phys for m in recorded_maps)
+    if ram <= 3 << 30:
+        assert sim.swiotlb is None      # x86 enables SWIOTLB only when RAM reaches above 4 GiB
+
+
 def test_iommu_hides_the_32bit_mask_problem():
     # translated DMA: IOVAs are below 4 GiB, so a 32-bit device on a 16 GiB machine does not bounce
     sim = run({"ram": 16 << 30, "dma_mask": 32, "iommu": "lazy", "traffic": "udp"}, 500)
