@@ -26,11 +26,16 @@ CALLS: dict[str, tuple[str, str]] = {
     "irq": ("irq", "the RX interrupt fires; the handler masks it"),
     "napi_schedule": ("irq", "queue the NAPI instance on this CPU's poll list, raise NET_RX_SOFTIRQ"),
     "napi_poll": ("driver", "net_rx_action calls the driver's poll with the budget"),
+    "tasklet_schedule": ("irq", "queue the driver's RX tasklet, raise TASKLET_SOFTIRQ"),
+    "tasklet_action": ("driver", "the softirq runs the RX tasklet (ath_rx_tasklet): no NAPI, no GRO"),
+    "irq_unmask": ("driver", "the driver re-enables its interrupt after the tasklet"),
+    "ieee80211_rx": ("stack", "mac80211 RX from softirq without NAPI (a tasklet): no GRO"),
     "napi_complete_done": ("gro", "poll did less than its budget: flush GRO, re-enable the IRQ"),
     "sdio_read_bundle": ("driver", "the host reads an RX bundle from the SDIO mailbox (CMD53)"),
     "sdio_write": ("tx", "the host writes a TX frame over SDIO (CMD53)"),
     # memory
     "alloc_pages": ("alloc", "take pages from the buddy allocator"),
+    "alloc_pages_bulk_node": ("alloc", "page_pool's slow path: take 64 order-0 pages in one call"),
     "put_page": ("alloc", "drop a page reference; the last one frees it"),
     "page_ref_inc": ("driver", "take an extra page reference (page-flip reuse)"),
     "kmalloc": ("alloc", "allocate an RX data buffer from slab / page_frag"),
@@ -87,6 +92,7 @@ CALLS: dict[str, tuple[str, str]] = {
     "tx_complete": ("tx", "the NIC finished sending a TX descriptor"),
     # teardown
     "napi_disable": ("driver", "ifdown: stop the NAPI instance"),
+    "tasklet_kill": ("driver", "ifdown: wait for the RX tasklet and stop it"),
     "ring_deinit": ("driver", "ifdown: free the buffers still on the rings"),
 }
 

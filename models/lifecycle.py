@@ -105,6 +105,14 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("idle", "napi_disable", "disabled"),
         ("scheduled", "napi_disable", "disabled"),
     ]),
+    "tasklet": ("RX tasklet (a driver without NAPI)", "idle", [
+        ("idle", "tasklet_schedule", "scheduled"),
+        ("scheduled", "tasklet_action", "running"),
+        ("running", "irq_unmask", "idle"),
+        ("idle", "tasklet_kill", "disabled"),
+        ("scheduled", "tasklet_kill", "disabled"),
+        ("running", "tasklet_kill", "disabled"),
+    ]),
     "gro_flow": ("GRO hold per flow", "empty", [
         ("empty", "napi_gro_receive", "held"),
         ("held", "napi_gro_receive", "held"),

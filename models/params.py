@@ -1,10 +1,17 @@
-"""The scenario parameters, one flat namespace with documented names.
+"""The scenario parameters, one flat namespace with documented names and the kernel's limits.
 
 A lesson's `scenario` and `variants`, the CLI's `--set KEY=VALUE` and the
 model all use these names, so a value a person writes (`ram=8GiB`,
 `iommu=strict`, `dma_mask=36`) means the same everywhere. Platform costs
 (`models/platform.py`) are parameters too: a lesson that fits one to a
 published figure sets it by the same name it would use on the command line.
+
+Each parameter carries its range and where the range comes from (a kernel
+constant, a driver's limit, or the model's own), so a value the kernel
+would refuse is refused here with one sentence that names the limit.
+Limits that depend on other parameters (a fragment that must fit its page,
+a bundle that only exists on SDIO) are checked by `check()` once the whole
+scenario is known.
 """
 
 from __future__ import annotations
@@ -22,6 +29,12 @@ class Param:
     default: Any
     doc: str
     group: str = "scenario"
+    unit: str = ""           # how values are written: "bytes", "bits", "ns", "bit/s", ...
+    limit: str = ""          # the accepted range and where it comes from, in words
+
+    def describe(self) -> str:
+        """The doc and, when there is one, the limit: what `--help` and the sandbox show."""
+        return f"{self.doc} ({self.limit})" if self.limit else self.doc
 
 
 def _enum(*choices: str) -> Callable[[object], str]:
@@ -33,88 +46,160 @@ def _enum(*choices: str) -> Callable[[object], str]:
     return parse
 
 
-def _ranged(parse: Callable[[object], Any], lo: float, hi: float, what: str) -> Callable[[object], Any]:
+def _ranged(parse: Callable[[object], Any], lo: float, hi: float, what: str, why: str = "",
+            fmt: Callable[[float], str] = lambda v: f"{v:g}") -> Callable[[object], Any]:
+    """A parser that refuses values outside [lo, hi], naming the limit and its source."""
+    because = f" ({why})" if why else ""
+
     def check(value: object) -> Any:
         v = parse(value)
         if not lo <= v <= hi:
-            raise ValueError(f"expected {what} between {lo:g} and {hi:g}, got {value!r}")
+            raise ValueError(f"expected {what} from {fmt(lo)} to {fmt(hi)}{because}, got {value!r}")
         return v
     return check
 
 
-def _mask(value: object) -> int:
-    return _ranged(units.parse_int, 24, 64, "a mask width in bits")(value)
+def _size_fmt(v: float) -> str:
+    return units.fmt_size(int(v))
 
+
+def _multiple_of(parse: Callable[[object], Any], step: int, what: str) -> Callable[[object], Any]:
+    def check(value: object) -> Any:
+        v = parse(value)
+        if v % step:
+            raise ValueError(f"expected {what}, got {value!r}")
+        return v
+    return check
+
+
+def _kernel_version(value: object) -> str:
+    from .kernel import parse_version
+    major, minor = parse_version(value)
+    return f"{major}.{minor}"
+
+
+MAX_PAGE_ORDER = 10                 # include/linux/mmzone.h on x86-64 (4 MiB blocks)
+NAPI_POLL_WEIGHT = 64               # include/linux/netdevice.h
+HTC_HOST_MAX_MSG_PER_RX_BUNDLE = 32  # drivers/net/wireless/ath/ath10k/htc.h
+PP_RING_MAX = 16384                 # page_pool_init(): min(pool_size, 16384)
+IO_TLB_SEGMENT_BYTES = 128 * 2048   # swiotlb rounds its pool to whole 128-slot segments
 
 _P = [
     # --- machine ---------------------------------------------------------------
     Param("platform", _enum("x86-generic", "x86-wcn6855", "ppc464-apm82181",
                             "mips74kc-bcm4716", "x86-strix-halo-tb", "arm-qca6174-sdio"),
-          "x86-generic", "platform profile: CPU, memory and bus costs (models/platform.py)", "machine"),
-    Param("ram", _ranged(units.parse_size, 64 << 20, 1 << 42, "RAM"), 16 << 30,
-          "installed RAM; on x86 memory above 3 GiB is remapped above 4 GiB (the PCI hole)", "machine"),
+          "x86-generic", "platform profile: the CPU, its costs, the NIC and its bus. One of x86-generic, "
+          "x86-wcn6855, ppc464-apm82181, mips74kc-bcm4716, x86-strix-halo-tb, arm-qca6174-sdio", "machine"),
+    Param("ram", _ranged(units.parse_size, 64 << 20, 1 << 42, "RAM", "the model's range", _size_fmt), 16 << 30,
+          "installed RAM; on x86 memory above 3 GiB is remapped above 4 GiB (the PCI hole)", "machine",
+          "bytes", "64 MiB to 4 TiB"),
     Param("page_placement", _enum("bottom-up", "top-down"), "bottom-up",
           "where the page allocator hands out fresh pages within a zone: bottom-up (a freshly booted v5.10+ "
           "kernel: boot pages go to the tail of the free lists) or top-down (kernels before v5.10)", "machine"),
     Param("iommu", _enum("off", "passthrough", "lazy", "strict"), "off",
           "IOMMU mode: off, passthrough (identity), lazy (flush queue) or strict", "machine"),
     Param("untrusted", units.parse_bool, False,
-          "device sits behind an external-facing port (Thunderbolt): forces strict and bounces sub-page buffers", "machine"),
+          "device sits behind an external-facing port (Thunderbolt): with an IOMMU, forces strict and bounces "
+          "sub-page buffers; without one it changes nothing", "machine"),
     Param("swiotlb", _enum("auto", "off", "force"), "auto",
           "SWIOTLB: auto (x86: enabled when RAM reaches above 4 GiB), off, or force (bounce everything)", "machine"),
-    Param("swiotlb_size", _ranged(units.parse_size, 1 << 20, 1 << 32, "a SWIOTLB size"), 64 << 20,
-          "SWIOTLB pool size (IO_TLB_DEFAULT_SIZE = 64 MiB)", "machine"),
+    Param("swiotlb_size",
+          _multiple_of(_ranged(units.parse_size, 1 << 20, 1 << 30, "a SWIOTLB size",
+                               "IO_TLB_MIN_SLABS is 1 MiB; the pool must fit in low memory", _size_fmt),
+                       IO_TLB_SEGMENT_BYTES, "a multiple of 256KiB (the pool is whole 128-slot segments)"),
+          64 << 20, "SWIOTLB pool size (IO_TLB_DEFAULT_SIZE = 64 MiB)", "machine",
+          "bytes", "1 MiB to 1 GiB, whole 256 KiB segments"),
     # --- device ----------------------------------------------------------------
     Param("bus", _enum("pcie", "sdio", "usb"), "pcie", "bus the NIC sits on", "device"),
-    Param("dma_mask", _mask, 64, "streaming DMA mask in bits (dma_set_mask)", "device"),
-    Param("coherent_mask", _mask, 64, "coherent DMA mask in bits (dma_set_coherent_mask)", "device"),
-    Param("ring_size", _ranged(units.parse_int, 2, 8192, "a ring size"), 256, "RX descriptors", "device"),
-    Param("tx_ring_size", _ranged(units.parse_int, 2, 8192, "a ring size"), 256, "TX descriptors", "device"),
-    Param("mtu", _ranged(units.parse_int, 576, 9216, "an MTU"), 1500, "MTU in bytes", "device"),
-    Param("rx_usecs", units.parse_time, 0,
-          "interrupt coalescing: the RX interrupt fires this long after the first frame (ethtool -C rx-usecs); "
-          "for Wi-Fi it stands for an A-MPDU arriving as one burst", "device"),
-    Param("bundle", _ranged(units.parse_int, 1, 128, "a bundle size"), 1,
-          "SDIO RX bundle: frames the host reads in one transfer (HTC_HOST_MAX_MSG_PER_RX_BUNDLE)", "device"),
+    Param("dma_mask", _ranged(units.parse_int, 24, 64, "a mask width", "dma_set_mask() fails below 24 bits on x86"),
+          64, "streaming DMA mask in bits (dma_set_mask)", "device", "bits", "24 to 64"),
+    Param("coherent_mask", _ranged(units.parse_int, 24, 64, "a mask width",
+                                   "dma_set_coherent_mask() fails below 24 bits on x86"),
+          64, "coherent DMA mask in bits (dma_set_coherent_mask)", "device", "bits", "24 to 64"),
+    Param("ring_size", _ranged(units.parse_int, 8, 8192, "a ring size", "the model's range; the NIC's own "
+                               "limits are checked against the platform"), None,
+          "RX descriptors (default: what the platform's NIC driver sets up)", "device", "descriptors",
+          "what the platform's NIC accepts"),
+    Param("mtu", _ranged(units.parse_int, 576, 16334, "an MTU", "the model's range; the NIC's own maximum is "
+                         "checked against the platform"), 1500, "MTU in bytes", "device", "bytes",
+          "up to the platform's NIC maximum"),
+    Param("rx_usecs", _ranged(units.parse_time, 0, 10_000_000, "a coalescing delay", "the model's range: 0 to 10ms"),
+          0, "interrupt coalescing: the RX interrupt fires this long after the first frame (ethtool -C rx-usecs); "
+          "for Wi-Fi it stands for an A-MPDU arriving as one burst", "device", "ns", "0 to 10 ms"),
+    Param("bundle", _ranged(units.parse_int, 1, HTC_HOST_MAX_MSG_PER_RX_BUNDLE, "a bundle size",
+                            "HTC_HOST_MAX_MSG_PER_RX_BUNDLE in ath10k's htc.h is 32"), 1,
+          "SDIO RX bundle: frames the host reads in one transfer", "device", "frames", "1 to 32"),
     # --- driver ----------------------------------------------------------------
     Param("strategy", _enum("per-frame", "page-flip", "page-pool"), "per-frame",
-          "RX buffer strategy: per-frame skb alloc + dma_map_single, page-flip reuse, or page_pool fragments", "driver"),
-    Param("rx_buf_size", _ranged(units.parse_size, 256, 65536, "a buffer size"), 2048,
-          "bytes the driver maps per RX buffer", "driver"),
+          "RX buffer strategy: per-frame buffer alloc + dma_map_single, page-flip reuse, or page_pool fragments",
+          "driver"),
+    Param("rx_alloc", _enum("frag", "skb", "kmalloc"), "frag",
+          "per-frame strategy: where a buffer comes from. frag: netdev_alloc_frag(), wrapped with build_skb() "
+          "when the frame arrives (bgmac); skb: netdev_alloc_skb(), an skb with its data from the start "
+          "(ath9k, ath11k); kmalloc: kmalloc(), wrapped with slab_build_skb()", "driver"),
+    Param("rx_buf_size", _ranged(units.parse_size, 256, 65536, "a buffer size", "the model's range", _size_fmt),
+          2048, "bytes the driver maps per RX buffer", "driver", "bytes", "256 B to 64 KiB"),
     Param("dma_dir", _enum("from_device", "bidirectional"), "from_device",
           "DMA direction of RX mappings (ath9k EDMA chips need bidirectional)", "driver"),
-    Param("page_order", _ranged(units.parse_int, 0, 5, "a page order"), 0,
-          "order of RX pages (page-flip and page-pool strategies)", "driver"),
-    Param("frag_size", _ranged(units.parse_size, 0, 65536, "a fragment size"), 0,
-          "page_pool fragment size (0: rx_buf_size rounded to the cache line)", "driver"),
-    Param("pool_size", _ranged(units.parse_int, 0, 16384, "a ptr_ring size"), 1024,
-          "page_pool ptr_ring size (page_pool_params.pool_size; 0 means the default 1024)", "driver"),
+    Param("page_order", _ranged(units.parse_int, 0, MAX_PAGE_ORDER, "a page order",
+                                "page_pool_init() refuses orders above MAX_PAGE_ORDER, 10 on x86-64"), 0,
+          "order of RX pages (page-flip and page-pool strategies)", "driver", "", "0 to 10"),
+    Param("frag_size", _ranged(units.parse_size, 0, 4096 << MAX_PAGE_ORDER, "a fragment size",
+                               "at most one page of the largest order", _size_fmt), 0,
+          "page_pool fragment size (0: rx_buf_size rounded to the cache line); it must fit a page", "driver",
+          "bytes", "0 to the page size"),
+    Param("pool_size", _ranged(units.parse_int, 0, PP_RING_MAX, "a ptr_ring size",
+                               "page_pool_init() caps the ring at 16384"), 1024,
+          "page_pool ptr_ring size (page_pool_params.pool_size; 0 means the default 1024)", "driver",
+          "pages", "0 to 16384"),
     Param("skb_alloc", _enum("build_skb", "napi_build_skb"), "build_skb",
           "how the driver wraps a received buffer in an skb", "driver"),
     Param("tx_free", _enum("dev_kfree_skb", "napi_consume_skb"), "dev_kfree_skb",
           "how the driver frees completed TX skbs", "driver"),
     Param("tx_clean", _enum("full", "budgeted"), "full",
-          "TX ring clean at ring deinit: full, or one budgeted pass that strands the rest (atlantic before patch 1)", "driver"),
-    Param("xdp", _enum("off", "pass", "tx"), "off", "XDP program: off, XDP_PASS or XDP_TX (MAC-swap reflector)", "driver"),
-    Param("napi", units.parse_bool, True,
-          "deliver from a NAPI poll (true) or per frame from process context (false: ieee80211_rx_ni)", "driver"),
-    Param("napi_fallback", units.parse_bool, True,
-          "ath10k: use ieee80211_rx_napi only when ar->napi.dev is set, else ieee80211_rx_ni", "driver"),
+          "TX ring clean at ring deinit: full, or one budgeted pass that strands the rest (atlantic before patch 1)",
+          "driver"),
+    Param("xdp", _enum("off", "pass", "tx"), "off", "XDP program: off, XDP_PASS or XDP_TX (MAC-swap reflector)",
+          "driver"),
+    Param("delivery", _enum("napi", "tasklet", "workqueue"), "napi",
+          "where the driver hands RX frames up: a NAPI poll (softirq, GRO possible), a tasklet (softirq, no NAPI: "
+          "ath9k's ath_rx_tasklet) or a workqueue (process context: USB and SDIO RX work)", "driver"),
+    Param("tasklet_budget", _ranged(units.parse_int, 1, 4096, "a tasklet budget", "the model's range"), 512,
+          "frames one run of the RX tasklet takes before it stops (ath_rx_tasklet: 512)", "driver", "frames",
+          "1 to 4096"),
+    Param("mac80211_rx", _enum("auto", "ieee80211_rx_napi", "if-napi-registered"), "auto",
+          "Wi-Fi: how frames go to mac80211. auto: ieee80211_rx_napi from a NAPI poll, ieee80211_rx from a tasklet, "
+          "ieee80211_rx_ni from a workqueue; ieee80211_rx_napi: always with the driver's napi (ath10k v5's hunk); "
+          "if-napi-registered: ieee80211_rx_napi only when netif_napi_add() set ar->napi.dev (ath10k v6)", "driver"),
     # --- kernel ----------------------------------------------------------------
-    Param("budget", _ranged(units.parse_int, 1, 256, "a NAPI budget"), 64, "NAPI poll budget (NAPI_POLL_WEIGHT = 64)", "kernel"),
+    Param("kernel", _kernel_version, "6.19",
+          "kernel version: where freed skb heads go, GRO's frag_list free, the NAPI skb cache sizes and "
+          "deferred frees follow the release that changed them (5.12, 5.19, 6.3, 6.5, 6.10, 6.19); "
+          "a later version behaves as 6.19", "kernel", "", "5.4 or later"),
+    Param("budget", _ranged(units.parse_int, 1, NAPI_POLL_WEIGHT, "a NAPI budget",
+                            "NAPI_POLL_WEIGHT is 64; netif_napi_add_weight() complains above it"), 64,
+          "NAPI poll budget (the weight given to netif_napi_add_weight)", "kernel", "frames", "1 to 64"),
     Param("gro", units.parse_bool, True, "GRO on the NAPI instance (ethtool -K gro)", "kernel"),
-    Param("napi_skb_cache_size", _ranged(units.parse_int, 2, 1024, "a cache size"), 64,
-          "NAPI_SKB_CACHE_SIZE (64 up to v6.18; 128 from v6.19)", "kernel"),
-    Param("napi_skb_cache_bulk", _ranged(units.parse_int, 1, 512, "a bulk size"), 16,
-          "NAPI_SKB_CACHE_BULK refill (16 up to v6.18; 32 from v6.19)", "kernel"),
-    Param("napi_skb_cache_free", _ranged(units.parse_int, 1, 512, "a free count"), 32,
-          "heads freed when the NAPI cache is full (NAPI_SKB_CACHE_HALF = 32 up to v6.18; NAPI_SKB_CACHE_FREE = 32 from v6.19)", "kernel"),
+    Param("gro_normal_batch", _ranged(units.parse_int, 1, 1024, "a batch size",
+                                      "the sysctl net.core.gro_normal_batch takes 1 or more"), 8,
+          "segments gro_normal_one() collects on napi->rx_list before netif_receive_skb_list_internal() "
+          "(net.core.gro_normal_batch)", "kernel", "segments", "1 or more"),
+    Param("napi_skb_cache_size", _ranged(units.parse_int, 2, 1024, "a cache size", "the model's range"), None,
+          "NAPI_SKB_CACHE_SIZE (default: from the kernel version, 64 up to v6.18, 128 from v6.19)", "kernel",
+          "heads", "2 to 1024"),
+    Param("napi_skb_cache_bulk", _ranged(units.parse_int, 1, 512, "a bulk size", "the model's range"), None,
+          "NAPI_SKB_CACHE_BULK refill (default: from the kernel version, 16 up to v6.18, 32 from v6.19)", "kernel",
+          "heads", "1 to the cache size"),
+    Param("napi_skb_cache_free", _ranged(units.parse_int, 1, 512, "a free count", "the model's range"), None,
+          "heads freed when the NAPI cache is full (default: from the kernel version, NAPI_SKB_CACHE_HALF = 32 "
+          "up to v6.18, NAPI_SKB_CACHE_FREE = 32 from v6.19)", "kernel", "heads", "1 to the cache size"),
     # --- traffic ---------------------------------------------------------------
-    Param("traffic", _enum("tcp", "udp"), "tcp", "tcp (ACK-clocked bulk receive) or udp (open loop at `rate`)", "traffic"),
-    Param("rate", _ranged(units.parse_rate, 1_000, 400 * 10**9, "a rate"), 1 * 10**9,
-          "offered rate for udp; for tcp, the sender's cap", "traffic"),
-    Param("window", _ranged(units.parse_int, 2, 65536, "a window in segments"), 512,
-          "TCP sender window in segments", "traffic"),
+    Param("traffic", _enum("tcp", "udp"), "tcp", "tcp (ACK-clocked bulk receive) or udp (open loop at `rate`)",
+          "traffic"),
+    Param("rate", _ranged(units.parse_rate, 1_000, 400 * 10**9, "a rate", "the model's range"), 1 * 10**9,
+          "offered rate for udp; for tcp, the sender's cap", "traffic", "bit/s", "1 kbit/s to 400 Gbit/s"),
+    Param("window", _ranged(units.parse_int, 2, 65536, "a window in segments", "the model's range"), 512,
+          "TCP sender window in segments", "traffic", "segments", "2 to 65536"),
     Param("forward", units.parse_bool, False,
           "frames are forwarded out another port (routing) instead of consumed by a local socket", "traffic"),
 ]
@@ -141,6 +226,21 @@ def suggest(name: str) -> str | None:
     return hits[0] if hits else None
 
 
+def defaults() -> dict[str, Any]:
+    return {name: p.default for name, p in PARAMS.items()}
+
+
+def full(values: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every parameter: the defaults, then `values`; defaults that depend on the platform filled in."""
+    from .nic import NICS
+    out = defaults()
+    out.update(values or {})
+    if out["ring_size"] is None:
+        out["ring_size"] = NICS[out["platform"]].default_ring
+    return out
+
+
 # Platform cost fields register themselves as parameters on import; done here so
 # that anyone holding PARAMS sees the whole namespace.
 from . import platform as _platform  # noqa: E402,F401
+from .scenario_checks import check  # noqa: E402,F401

@@ -12,7 +12,8 @@ from typing import Any, Iterable
 
 from . import params as P
 from .lesson.schema import Lesson
-from .sim import FAULTS, Sim
+from .scenario_checks import ScenarioError
+from .sim import FAULTS, Sim, full_params
 
 WARMUP_FRACTION = 0.1
 MAX_LISTED = 20          # violations and warnings listed per variant; `violation_counts` has them all
@@ -68,6 +69,14 @@ def variant_params(lesson: Lesson, variant: str, sets: dict[str, Any] | None = N
     return prm
 
 
+def check_variants(lesson: Lesson, names: Iterable[str], sets: dict[str, Any] | None = None) -> None:
+    """Refuse, before anything runs, a variant the kernel or the hardware could not have."""
+    for n in names:
+        problems = P.check(full_params(variant_params(lesson, n, sets)))
+        if problems:
+            raise ScenarioError(problems, f"{lesson.id}, variant {n}")
+
+
 def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
                faults: Iterable[str] = (), teardown: bool = True) -> VariantResult:
     sim = Sim(prm, seed=seed, faults=tuple(faults))
@@ -107,6 +116,7 @@ def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames:
     """The `rxviz run --json` object."""
     names = list(variants) if variants else list(lesson.variants)
     frames = frames or lesson.headline.frames
+    check_variants(lesson, names, sets)
     results = {n: run_params(n, variant_params(lesson, n, sets), frames, seed=seed, faults=faults) for n in names}
     return {
         "lesson": lesson.id,

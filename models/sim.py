@@ -25,6 +25,8 @@ from . import lifecycle, params as P
 from .dma import DmaApi
 from .engine import Engine
 from .iommu import Iommu
+from .scenario_checks import ScenarioError
+from .kernel import Kernel, parse_version
 from .memory import FOUR_GiB, PhysMem
 from .ring import Ring
 from .rxpath import STRATEGIES, PagePoolFrag, move
@@ -41,16 +43,16 @@ SIM_TIME_CAP_NS = 600 * 1_000_000_000
 STALL_EVENTS = 200_000
 
 
-def full_params(values: dict[str, Any] | None = None) -> dict[str, Any]:
-    out = {name: p.default for name, p in P.PARAMS.items()}
-    out.update(values or {})
-    return out
+full_params = P.full
 
 
 class Sim(SdioHost):
     def __init__(self, values: dict[str, Any] | None = None, *, seed: int = 0, trace: int = 0,
                  faults: tuple[str, ...] | list[str] = ()) -> None:
         self.params = prm = full_params(values)
+        problems = P.check(prm)
+        if problems:
+            raise ScenarioError(problems)
         self.seed = seed
         self.faults = frozenset(faults)
         self.platform = p = make_platform(prm)
@@ -81,20 +83,26 @@ class Sim(SdioHost):
         self.device_reach = (1 << min(prm["dma_mask"], 32 if "mask-violation" in self.faults else 64)) - 1
         # Only a driver that lies about its mask can make the device write beyond its reach.
         self.check_reach = "mask-violation" in self.faults
-        self.heads = SkbHeads(self, prm["napi_skb_cache_size"], prm["napi_skb_cache_bulk"], prm["napi_skb_cache_free"])
+        self.kernel = kernel = Kernel(parse_version(prm["kernel"]))
+        size, bulk, free_n = kernel.napi_skb_cache
+        self.heads = SkbHeads(self, prm["napi_skb_cache_size"] or size, prm["napi_skb_cache_bulk"] or bulk,
+                              prm["napi_skb_cache_free"] or free_n)
         # Coherent memory (descriptor rings) follows the coherent mask: ZONE_DMA32 when <= 32 bits.
         limit = FOUR_GiB if prm["coherent_mask"] <= 32 else None
         self.ring_phys = self.mem.alloc(1, limit=limit) if self.bus == "pcie" else -1
         self.ring = Ring(prm["ring_size"])
         rcvbuf = max(prm["window"], 2 * prm["ring_size"])
         self.wire = Wire(prm["traffic"], prm["mtu"], p.link_bps, prm["rate"], p.rtt_ns, prm["window"], rcvbuf)
-        if self.bus == "usb":
-            self.napi_api = prm["napi"] and not prm["napi_fallback"]
-            self.napi_polled = False
+        self.delivery = prm["delivery"]
+        self.napi_polled = self.delivery == "napi"      # netif_napi_add() was called: ar->napi.dev set
+        # Whether frames are handed to napi_gro_receive() (GRO's entry point) at all.
+        if self.platform.mac80211_ns > 0:
+            rx_api = prm["mac80211_rx"]
+            self.napi_api = rx_api == "ieee80211_rx_napi" or self.napi_polled
         else:
-            self.napi_api = prm["napi"]
-            self.napi_polled = prm["napi"]
+            self.napi_api = self.napi_polled
         self.napi_state = "idle"
+        self.tasklet_state = "idle"
         self.irq_on = True
         self.irq_pending = False
         self.dev_running = True
@@ -237,6 +245,11 @@ class Sim(SdioHost):
         elif self.napi_polled:
             self._napi_schedule()
             self.cpu_free = rec.t
+        elif self.delivery == "tasklet":
+            if self.tasklet_state == "idle":
+                self.tasklet_state = lifecycle.step("tasklet", "idle", "tasklet_schedule")
+                rec.call("tasklet_schedule", 0.0, "rx tasklet|raise TASKLET_SOFTIRQ")
+            self.cpu_free = rec.t
         else:
             self.cpu_free = rec.t
             if not self.proc_rx_queued:
@@ -253,7 +266,7 @@ class Sim(SdioHost):
     def kick(self) -> None:
         if self.cpu_queued:
             return
-        if self.napi_state in ("scheduled", "polling") or self.proc_q:
+        if self.napi_state in ("scheduled", "polling") or self.tasklet_state != "idle" or self.proc_q:
             self.cpu_queued = True
             self.engine.at(int(max(self.engine.now, self.cpu_free)), self._cpu, None)
 
@@ -267,6 +280,10 @@ class Sim(SdioHost):
         if self.napi_state in ("scheduled", "polling"):
             rec.ctx = "softirq"
             if not self._poll():
+                return
+        elif self.tasklet_state != "idle":
+            rec.ctx = "softirq"
+            if not self._tasklet():
                 return
         elif self.proc_q:
             rec.ctx = "process"
@@ -338,6 +355,42 @@ class Sim(SdioHost):
     def _resume_poll(self) -> bool:
         self.rec.ctx = "softirq"
         return self._poll()
+
+    def _tasklet(self) -> bool:
+        """One run of the driver's RX tasklet (ath_rx_tasklet): softirq, no NAPI, no GRO.
+
+        It takes up to `tasklet_budget` completed descriptors, then the driver re-enables its
+        interrupt; frames still waiting raise the next one.
+        """
+        rec = self.rec
+        budget = self.params["tasklet_budget"]
+        if self.tasklet_state == "scheduled":
+            self.tasklet_state = lifecycle.step("tasklet", "scheduled", "tasklet_action")
+            self.polls += 1
+            self.work = 0
+            rec.call("tasklet_action", self.platform.napi_poll_ns, "rx tasklet|up to %s frames", budget)
+        ring = self.ring
+        descs = ring.descs
+        while self.work < budget:
+            if self.processed >= self.stop_at:
+                return self._suspend(self._resume_tasklet)
+            if self.wire.next_t <= rec.t:
+                self.dev_advance(rec.t)
+            desc = descs[ring.clean_idx]
+            if not desc.done:
+                break
+            self._rx_desc(desc, False)
+            self.work += 1
+        self.poll_work.append(self.work)
+        self.tasklet_state = lifecycle.step("tasklet", "running", "irq_unmask")
+        rec.call("irq_unmask", 0.0, "|%s frames: the driver re-enables its interrupt", self.work)
+        self.irq_on = True
+        self.device_wake()
+        return True
+
+    def _resume_tasklet(self) -> bool:
+        self.rec.ctx = "softirq"
+        return self._tasklet()
 
     def _rx_desc(self, desc, in_napi: bool) -> None:
         self.rec.charge("napi_poll", self.driver_rx_ns)

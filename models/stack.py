@@ -88,8 +88,12 @@ class Stack:
         """Hand one skb up: mac80211 for Wi-Fi, then GRO or straight to the stack."""
         rec = self.rec
         if self.wifi:
-            rec.call("ieee80211_rx_napi" if in_napi or self.sim.napi_api else "ieee80211_rx_ni",
-                     self.p.mac80211_ns, "skb#%s", skb.id)
+            sim = self.sim
+            if sim.napi_api:
+                call = "ieee80211_rx_napi"
+            else:
+                call = "ieee80211_rx" if sim.delivery == "tasklet" else "ieee80211_rx_ni"
+            rec.call(call, self.p.mac80211_ns, "skb#%s", skb.id)
         if self.gro and self.sim.napi_api:
             self.gro_receive(skb, in_napi)
         else:

@@ -27,11 +27,13 @@ def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
     rec.t = max(self.engine.now, self.cpu_free)
     self.dev_running = False
     self.irq_on = False
-    if self.napi_state in ("idle", "scheduled"):
-        self.napi_state = "disabled"
+    # Between two poll units the poll is abandoned, so every state ends disabled.
+    if self.delivery == "tasklet":
+        self.tasklet_state = "disabled"
+        rec.call("tasklet_kill", 0.0, "rx tasklet")
     else:
-        self.napi_state = "disabled"      # between two poll units: the poll is abandoned
-    rec.call("napi_disable", 0.0, "napi")
+        self.napi_state = "disabled"
+        rec.call("napi_disable", 0.0, "napi")
     st = self.stack
     st.gro_flush()
     budgeted = self.params["tx_clean"] == "budgeted" or "leak-at-teardown" in self.faults

@@ -96,7 +96,9 @@ def _run_epilog() -> str:
     for group, params in groups.items():
         out.append(f"\n  {group}:")
         for p in params:
-            default, doc = _fmt_default(p), p.doc
+            default, doc = _fmt_default(p), p.describe()
+            if p.default is None and p.group != "platform":
+                default = "from the kernel version" if p.group == "kernel" else "from the platform"
             if p.default is None and p.group == "platform":
                 # Cost fields default to the chosen profile; show the generic profile's value.
                 from models.platform import PROFILES
@@ -220,6 +222,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except CliError as e:
             print(f"rxviz: {e.message}", file=sys.stderr)
             return e.code
+        except ValueError as e:
+            from models.scenario_checks import ScenarioError
+            if not isinstance(e, ScenarioError):
+                raise
+            print(f"rxviz: {e}", file=sys.stderr)
+            return 2
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:

@@ -155,6 +155,27 @@ class _Map:
         self.v.fail((self.keys if key else self.vals)[name], self.at(name) if not key else self.where, message)
 
 
+def _param_key(node: Node | None, name: str) -> Node | None:
+    if isinstance(node, MappingNode):
+        for k, _ in node.value:
+            if k.value == name:
+                return k
+    return None
+
+
+def _check_scenario(v: _V, key: Node, val: Node, scenario: Node, values: dict[str, Any]) -> None:
+    """A variant the kernel or its NIC would refuse, reported where the offending value is set."""
+    problems = params.check(params.full(values))
+    if problems:
+        name, message = problems[0]
+        where = _param_key(val, name)
+        field = f"variants.{key.value}.{name}" if where is not None else f"scenario.{name}"
+        if where is None:
+            where = _param_key(scenario, name) or key
+            field = f"scenario.{name}" if where is not key else f"variants.{key.value}"
+        v.fail(where, field, f"{message} (in variant {key.value})")
+
+
 def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson:
     v = _V(loader, path)
     top = _Map(v, root, "", ("id", "title", "driver", "summary", "scenario", "variants", "steps"),
@@ -178,6 +199,8 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
         if not _VARIANT.fullmatch(key.value):
             v.fail(key, "variants", f"expected a lowercase letter then up to 23 of a-z, 0-9, '-', got {key.value!r}")
         variants[key.value] = {} if _null(val) else v.params(val, f"variants.{key.value}")[0]
+    for key, val in entries:
+        _check_scenario(v, key, val, top.vals["scenario"], {**scenario, **variants[key.value]})
 
     patch = None
     if (node := top.opt("patch")) is not None:

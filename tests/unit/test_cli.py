@@ -160,10 +160,23 @@ def test_run_only_some_variants(capsys, lessons):
 
 
 def test_run_set_applies_to_every_variant(capsys):
-    code, out, _ = run(capsys, "run", DEMO, "--json", "--frames", "300", "--set", "ram=2GiB", "--set", "mtu=9000")
+    code, out, _ = run(capsys, "run", DEMO, "--json", "--frames", "300", "--set", "ram=2GiB", "--set", "mtu=1400")
     assert code == 0
     for v in json.loads(out)["variants"].values():
-        assert v["params"]["ram"] == 2 << 30 and v["params"]["mtu"] == 9000
+        assert v["params"]["ram"] == 2 << 30 and v["params"]["mtu"] == 1400
+
+
+@pytest.mark.parametrize("setting,expect", [
+    ("mtu=9000", "rx_buf_size 2048 cannot hold a 9014-byte frame"),
+    ("ring_size=100", "ring_size 100: a generic 10GbE NIC (ixgbe-like) takes 64 to 4096 RX descriptors in multiples of 8"),
+    ("budget=128", "expected a NAPI budget from 1 to 64 (NAPI_POLL_WEIGHT is 64"),
+    ("page_order=11", "MAX_PAGE_ORDER, 10 on x86-64"),
+    ("bundle=2", "bundle is the SDIO/USB RX bundle"),
+])
+def test_run_refuses_what_the_kernel_would(capsys, setting, expect):
+    code, out, err = run(capsys, "run", DEMO, "--frames", "100", "--set", setting)
+    line = one_line(err)
+    assert code == 2 and expect in line and out == ""
 
 
 @pytest.mark.parametrize("setting,expect", [
@@ -252,7 +265,8 @@ def test_run_help_lists_every_parameter_and_fault(capsys):
         assert f"    {name}" in out, name
     for group in {p.group for p in PARAMS.values()}:
         assert f"  {group}:" in out
-    assert "[default: 16GiB]" in out and "[default: 1Gbit]" in out and "[default: 256]" in out
+    flat = " ".join(out.split())       # defaults may wrap onto the next line
+    assert "[default: 16GiB]" in flat and "[default: 1Gbit]" in flat and "[default: 512]" in flat
     for fault in FAULTS:
         assert f"    {fault}" in out
 

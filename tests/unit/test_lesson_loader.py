@@ -121,7 +121,12 @@ BAD_CASES = {
     "unknown-param": (7, 3, "scenario", "unknown parameter 'dma_mask2' (did you mean 'dma_mask'?)"),
     "bad-param-value": (6, 10, "scenario.ram", "expected a size such as 8GiB, 64MiB or 2048, got 'lots'"),
     "bad-variant-value": (8, 21, "variants.after.dma_mask",
-                          "expected a mask width in bits between 24 and 64, got 99"),
+                          "expected a mask width from 24 to 64 (dma_set_mask() fails below 24 bits on x86), got 99"),
+    "nic-ring": (8, 11, "variants.after.ring_size",
+                 "ring_size 300: atlantic (AQC100) takes 40 to 8184 RX descriptors in multiples of 8"),
+    "frag-too-big": (5, 33, "scenario.frag_size",
+                     "a 8192-byte fragment does not fit an order-0 page (4096 bytes): page_pool_alloc_frag() "
+                     "warns and fails (in variant after)"),
     "anchor": (5, 11, "", "YAML anchors and aliases are not allowed in lessons"),
     "billion-laughs": (5, 4, "", "YAML anchors and aliases are not allowed in lessons"),
     "python-tag": (7, 17, "", "YAML tag '!!python/object/apply:os.system' is not allowed"),
@@ -405,10 +410,12 @@ def test_readme_example_is_a_valid_lesson():
 
 
 def test_readme_documents_every_scenario_parameter():
-    from models.params import PARAMS
+    # The table is generated from models.params: the README must hold it as generated.
+    from models.param_docs import BEGIN, END, table
     text = README.read_text()
-    missing = [p.name for p in PARAMS.values() if p.group != "platform" and f"| `{p.name}` |" not in text]
-    assert missing == []
+    assert text.count(BEGIN) == 1 and text.count(END) == 1
+    assert text[text.index(BEGIN):text.index(END) + len(END)] == table(), \
+        "lessons/README.md is stale: paste `python -m models.param_docs`"
 
 
 def test_lessons_dir_prefers_the_packaged_copy(tmp_path, monkeypatch):

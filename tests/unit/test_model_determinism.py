@@ -17,9 +17,9 @@ SCENARIOS = [
     {"ram": 16 << 30, "dma_mask": 32, "iommu": "lazy", "rate": TEN_G},
     {"skb_alloc": "napi_build_skb", "tx_free": "napi_consume_skb", "rx_usecs": 50_000, "rate": TEN_G},
     {"strategy": "page-pool", "xdp": "tx", "traffic": "udp"},
-    {"napi": False},
-    {"bus": "sdio", "napi": True, "bundle": 32, "platform": "arm-qca6174-sdio"},
-    {"bus": "sdio", "napi": False, "bundle": 32, "platform": "arm-qca6174-sdio"},
+    {"delivery": "workqueue"},
+    {"bus": "sdio", "bundle": 32, "platform": "arm-qca6174-sdio"},
+    {"bus": "sdio", "delivery": "workqueue", "bundle": 32, "platform": "arm-qca6174-sdio"},
     {"bus": "usb", "platform": "arm-qca6174-sdio"},
     {"platform": "ppc464-apm82181", "dma_dir": "bidirectional", "strategy": "page-pool"},
 ]

@@ -161,7 +161,7 @@ CLEAN = [
     {"dma_dir": "bidirectional", "platform": "ppc464-apm82181"},
     {"platform": "mips74kc-bcm4716", "skb_alloc": "napi_build_skb", "forward": True},
     {"platform": "x86-wcn6855", "dma_mask": 36, "coherent_mask": 32, "ram": 80 << 30},
-    {"napi": False},
+    {"delivery": "workqueue"},
     ATLANTIC,
 ]
 
@@ -176,8 +176,8 @@ def test_no_violation_and_everything_accounted_without_faults(params):
 
 
 SDIO_USB = [
-    {"bus": "sdio", "napi": True, "bundle": 32, "platform": "arm-qca6174-sdio"},
-    {"bus": "sdio", "napi": False, "bundle": 32, "platform": "arm-qca6174-sdio"},
+    {"bus": "sdio", "bundle": 32, "platform": "arm-qca6174-sdio"},
+    {"bus": "sdio", "delivery": "workqueue", "bundle": 32, "platform": "arm-qca6174-sdio"},
     {"bus": "usb", "platform": "arm-qca6174-sdio"},
 ]
 

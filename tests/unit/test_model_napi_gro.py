@@ -10,7 +10,7 @@ import pytest
 from models.sim import Sim
 
 TEN_G = 10 * 10**9
-SDIO32 = {"bus": "sdio", "napi": True, "bundle": 32, "platform": "arm-qca6174-sdio"}
+SDIO32 = {"bus": "sdio", "bundle": 32, "platform": "arm-qca6174-sdio"}
 
 
 def make(params: dict, **kw) -> Sim:
@@ -61,7 +61,7 @@ def test_light_load_polls_complete_every_time():
 
 
 def test_without_napi_there_is_no_poll_and_no_gro():
-    sim = run({"napi": False}, 1000)
+    sim = run({"delivery": "workqueue"}, 1000)
     c = sim.rec.counts
     assert c["napi_poll"] == c["napi_schedule"] == c["napi_gro_receive"] == 0
     assert c["netif_receive_skb"] == 1000
@@ -191,7 +191,7 @@ def test_sdio_bundle_32_with_napi_gro_acks_once_per_32_segments():
 
 
 def test_sdio_without_napi_acks_every_second_segment():
-    sim = run({**SDIO32, "napi": False}, 1000)
+    sim = run({**SDIO32, "delivery": "workqueue"}, 1000)
     sim.mark()
     sim.run_frames(6000)
     m = sim.metrics()
@@ -203,8 +203,8 @@ def test_sdio_without_napi_acks_every_second_segment():
 
 def test_usb_gro_without_a_polled_napi_is_reported():
     # "Doesn't this break USB?": ieee80211_rx_napi on a napi_struct nothing ever polls
-    sim = run({"bus": "usb", "napi": True, "napi_fallback": False, "platform": "arm-qca6174-sdio"}, 500)
+    sim = run({"bus": "usb", "delivery": "workqueue", "mac80211_rx": "ieee80211_rx_napi", "platform": "arm-qca6174-sdio"}, 500)
     names = [v.name for v in sim.rec.violations]
     assert names == ["gro-outside-napi"]
-    ok = run({"bus": "usb", "napi": True, "napi_fallback": True, "platform": "arm-qca6174-sdio"}, 500)
+    ok = run({"bus": "usb", "delivery": "workqueue", "mac80211_rx": "if-napi-registered", "platform": "arm-qca6174-sdio"}, 500)
     assert ok.rec.violations == [] and ok.rec.counts["napi_gro_receive"] == 0

@@ -6,6 +6,7 @@ import pytest
 
 from models.dma import BIDIRECTIONAL, FROM_DEVICE
 from models.page_pool import BIAS_MAX, PP_ALLOC_CACHE_REFILL
+from models.scenario_checks import ScenarioError
 from models.sim import Sim
 
 STEADY = ("dma_map_page", "dma_unmap_page", "alloc_pages", "page_pool_dma_map", "put_page",
@@ -50,7 +51,12 @@ def check_pool(sim: Sim) -> None:
 def test_pages_are_mapped_once_when_they_enter_the_pool(params):
     sim = run(params, 2500)
     c = sim.rec.counts
-    assert c["dma_map_page"] == c["alloc_pages"] == c["page_pool_dma_map"] == sim.pool.hold > 0
+    assert c["dma_map_page"] == c["page_pool_dma_map"] == sim.pool.hold > 0
+    # order 0: one alloc_pages_bulk_node() call per 64 pages; higher orders: one alloc_pages() each
+    if sim.pool.order == 0:
+        assert c["alloc_pages"] == 0 and c["alloc_pages_bulk_node"] * 64 == sim.pool.hold
+    else:
+        assert c["alloc_pages_bulk_node"] == 0 and c["alloc_pages"] == sim.pool.hold
     assert c["dma_unmap_page"] == c["page_pool_release_page"] == sim.pool.release
     assert all(m.size == sim.pool.page_bytes for m in sim.dma.live.values() if m.kind == "page")
     check_pool(sim)
@@ -74,11 +80,11 @@ def test_steady_state_has_no_map_or_unmap(params):
 
 def test_order0_slow_path_allocates_in_bulk_of_64():
     # 100 descriptors of 2 KiB frags need 50 pages: one bulk of 64, 14 left in the alloc cache
-    sim = Sim({"strategy": "page-pool", "ring_size": 100})
-    assert sim.rec.counts["alloc_pages"] == PP_ALLOC_CACHE_REFILL == 64
-    assert len(sim.pool.cache) == 64 - 50
+    sim = Sim({"strategy": "page-pool", "ring_size": 96})
+    assert sim.rec.counts["alloc_pages_bulk_node"] == 1 and sim.pool.hold == PP_ALLOC_CACHE_REFILL == 64
+    assert len(sim.pool.cache) == 64 - 48
     big = Sim({"strategy": "page-pool", "ring_size": 256})
-    assert big.rec.counts["alloc_pages"] == 128
+    assert big.rec.counts["alloc_pages_bulk_node"] == 2 and big.pool.hold == 128
 
 
 def test_higher_order_slow_path_allocates_one_page_at_a_time():
@@ -120,9 +126,12 @@ def test_fragments_per_page(platform, order, rx_buf_size, frag):
 
 
 def test_fragment_never_larger_than_its_page():
-    sim = Sim({"strategy": "page-pool", "rx_buf_size": 9216, "page_order": 0})
+    # A fragment bigger than the page is refused before anything runs, naming the limit.
+    with pytest.raises(ScenarioError, match="does not fit an order-0 page .4096 bytes.: page_pool_alloc_frag"):
+        Sim({"strategy": "page-pool", "rx_buf_size": 9216, "page_order": 0})
+    sim = Sim({"strategy": "page-pool", "rx_buf_size": 3000, "page_order": 0})
     bufs = [d.buf for d in sim.ring.descs if d.buf is not None]
-    assert all(b.offset + b.size <= sim.pool.page_bytes for b in bufs)
+    assert bufs and all(b.offset + b.size <= sim.pool.page_bytes for b in bufs)
 
 
 def test_pp_ref_count_never_negative_and_matches_outstanding_frags():

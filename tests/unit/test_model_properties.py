@@ -8,9 +8,11 @@ what the counters say. After teardown everything is returned.
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from models.sim import Sim
+from models.nic import NICS
+from models.params import check
+from models.sim import Sim, full_params
 
 GiB = 1 << 30
 ZERO = {"live_mappings": 0, "swiotlb_used_slots": 0, "pool_inflight": 0, "skb_heads_in_use": 0,
@@ -23,8 +25,11 @@ PAIRS = (("dma_unmap_single", "dma_map_single"), ("dma_unmap_page", "dma_map_pag
 @st.composite
 def scenarios(draw):
     strategy = draw(st.sampled_from(["per-frame", "page-flip", "page-pool"]))
+    platform = draw(st.sampled_from(["x86-generic", "x86-generic", "mips74kc-bcm4716", "x86-strix-halo-tb"]))
+    nic = NICS[platform]
     # page-flip slices are a fixed 2 KiB (AQ_CFG_RX_FRAME_MAX): jumbo frames need other strategies
-    mtu = 1500 if strategy == "page-flip" else draw(st.sampled_from([1500, 9000]))
+    jumbo = strategy != "page-flip" and nic.mtu_max >= 9000
+    mtu = draw(st.sampled_from([1500, 9000])) if jumbo else 1500
     page_order = draw(st.integers(0, 3))
     if strategy == "page-pool" and mtu == 9000:
         page_order = max(page_order, 2)          # a 9 KiB fragment needs a 16 KiB page
@@ -36,7 +41,8 @@ def scenarios(draw):
         "dma_mask": draw(st.sampled_from([32, 36, 64])),
         "iommu": draw(st.sampled_from(["off", "lazy", "strict"])),
         "untrusted": draw(st.booleans()),
-        "ring_size": draw(st.integers(16, 512)),
+        "ring_size": draw(st.integers(nic.ring_min, min(nic.ring_max, 512)).map(
+            lambda n: max(nic.ring_min, n - n % nic.ring_step))),
         "budget": draw(st.integers(8, 64)),
         "gro": draw(st.booleans()),
         "traffic": traffic,
@@ -49,13 +55,14 @@ def scenarios(draw):
         "dma_dir": draw(st.sampled_from(["from_device", "bidirectional"])),
         "forward": draw(st.booleans()),
         "rx_usecs": draw(st.sampled_from([0, 0, 20_000])),
-        "platform": draw(st.sampled_from(["x86-generic", "x86-generic", "mips74kc-bcm4716", "x86-strix-halo-tb"])),
+        "platform": platform,
     }
     if strategy == "page-pool":
         # XDP_TX with TCP would reflect the sender's segments and never ACK them
         p["xdp"] = draw(st.sampled_from(["off", "pass", "tx"] if traffic == "udp" else ["off", "pass"]))
     frames = draw(st.integers(1, 400))
     chunks = draw(st.integers(1, 4))
+    assume(not check(full_params(p)))       # only scenarios the kernel and the NIC allow
     return p, frames, chunks
 
 

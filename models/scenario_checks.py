@@ -1,0 +1,73 @@
+"""Limits that involve more than one parameter, checked once the whole scenario is known.
+
+Each check returns the parameter to blame and one sentence naming the limit
+and where it comes from. `Sim` refuses a scenario that fails one; the lesson
+validator reports it at the offending line; `rxviz run --set` prints it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .memory import PCI_HOLE_START
+from .nic import NICS
+
+ETH_HLEN = 14
+
+
+class ScenarioError(ValueError):
+    """A scenario the kernel or the hardware would refuse: (parameter, one sentence) each.
+
+    `where` says which variant of which lesson, when known, so the one line the
+    CLI prints points at it.
+    """
+
+    def __init__(self, problems: list[tuple[str, str]], where: str = "") -> None:
+        self.problems = problems
+        self.where = where
+        text = "; ".join(msg for _, msg in problems)
+        super().__init__(f"{where}: {text}" if where else text)
+
+
+def check(prm: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every cross-parameter problem of a full parameter dict, as (parameter, message)."""
+    out: list[tuple[str, str]] = []
+    nic = NICS.get(prm["platform"])
+    pcie = prm["bus"] == "pcie"
+    if nic is not None and pcie:
+        why = nic.ring_problem(prm["ring_size"])
+        if why:
+            out.append(("ring_size", f"ring_size {prm['ring_size']}: {why}"))
+    if nic is not None and prm["mtu"] > nic.mtu_max:
+        out.append(("mtu", f"mtu {prm['mtu']}: {nic.name} takes at most {nic.mtu_max} ({nic.mtu_source})"))
+    frame = prm["mtu"] + ETH_HLEN
+    if pcie and prm["strategy"] == "per-frame" and prm["rx_buf_size"] < frame:
+        out.append(("rx_buf_size", f"rx_buf_size {prm['rx_buf_size']} cannot hold a {frame}-byte frame: a driver "
+                    "that maps one buffer per frame sizes it for the MTU (set rx_buf_size to at least mtu + 14)"))
+    page = 4096 << prm["page_order"]
+    if pcie and prm["strategy"] == "page-pool" and (prm["frag_size"] or prm["rx_buf_size"]) > page:
+        size = prm["frag_size"] or prm["rx_buf_size"]
+        out.append(("frag_size", f"a {size}-byte fragment does not fit an order-{prm['page_order']} page "
+                    f"({page} bytes): page_pool_alloc_frag() warns and fails"))
+    if prm["bundle"] != 1 and pcie:
+        out.append(("bundle", "bundle is the SDIO/USB RX bundle (HTC); a PCIe NIC has a descriptor ring instead"))
+    if prm["delivery"] == "tasklet" and not pcie:
+        out.append(("delivery", "the model's SDIO and USB RX work runs in a workqueue or a NAPI poll, not a tasklet"))
+    if prm["skb_alloc"] == "napi_build_skb" and prm["delivery"] != "napi":
+        out.append(("skb_alloc", "napi_build_skb() takes heads from the NAPI cache and may only run inside a "
+                    "NAPI poll; this driver delivers from a " + prm["delivery"]))
+    if prm["xdp"] != "off" and prm["strategy"] != "page-pool":
+        out.append(("xdp", "the model runs XDP programs on page_pool buffers only (strategy page-pool)"))
+    size = prm["napi_skb_cache_size"]
+    if size is not None:
+        for name in ("napi_skb_cache_bulk", "napi_skb_cache_free"):
+            if prm[name] is not None and prm[name] > size:
+                out.append((name, f"{name} {prm[name]} is larger than the cache itself "
+                            f"(napi_skb_cache_size {size})"))
+    low = min(prm["ram"], PCI_HOLE_START)
+    if prm["swiotlb"] != "off" and prm["swiotlb_size"] > low // 2:
+        out.append(("swiotlb_size", f"a {prm['swiotlb_size'] >> 20} MiB SWIOTLB pool does not fit in the "
+                    f"{low >> 20} MiB of low memory memblock_alloc_low() can use (at most half of it here)"))
+    if prm["mac80211_rx"] != "auto" and not prm.get("_wifi", True):
+        out.append(("mac80211_rx", "mac80211_rx applies to Wi-Fi platforms only"))
+    return out
