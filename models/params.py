@@ -137,6 +137,10 @@ _P = [
           "per-frame strategy: where a buffer comes from. frag: netdev_alloc_frag(), wrapped with build_skb() "
           "when the frame arrives (bgmac); skb: netdev_alloc_skb(), an skb with its data from the start "
           "(ath9k, ath11k); kmalloc: kmalloc(), wrapped with slab_build_skb()", "driver"),
+    Param("rx_build", _enum("build_skb", "napi_alloc_skb"), "build_skb",
+          "page strategies: how a received buffer becomes an skb. build_skb: around the buffer; napi_alloc_skb: "
+          "a small skb for the copied headers with the buffer attached as a page frag (atlantic's aq_ring_rx_clean)",
+          "driver"),
     Param("rx_buf_size", _ranged(units.parse_size, 256, 65536, "a buffer size", "the model's range", _size_fmt),
           2048, "bytes the driver maps per RX buffer", "driver", "bytes", "256 B to 64 KiB"),
     Param("dma_dir", _enum("from_device", "bidirectional"), "from_device",

@@ -12,7 +12,7 @@ DEVICE, DRIVER = "device", "driver"
 
 
 class Desc:
-    __slots__ = ("idx", "owner", "buf", "done", "len", "t_done")
+    __slots__ = ("idx", "owner", "buf", "done", "len", "t_done", "eop")
 
     def __init__(self, idx: int) -> None:
         self.idx = idx
@@ -21,6 +21,7 @@ class Desc:
         self.done = False
         self.len = 0
         self.t_done = 0
+        self.eop = True          # the last descriptor of its frame
 
 
 class Ring:
@@ -45,22 +46,48 @@ class Ring:
             d.owner = DRIVER
         self.device_owned = 0
 
-    def device_fill(self, length: int, t: int) -> Desc | None:
-        """The device writes a frame; None when it has no descriptor (drop)."""
-        d = self.descs[self.dev_idx]
-        if d.owner != DEVICE:
-            return None
-        d.owner = DRIVER
-        d.done = True
-        d.len = length
-        d.t_done = t
-        self.device_owned -= 1
-        self.dev_idx = (self.dev_idx + 1) % self.size
-        return d
+    def device_fill(self, length: int, t: int) -> list[Desc] | None:
+        """The device writes a frame over as many descriptors as it needs; None when it has too few (drop).
+
+        Each descriptor takes at most its own buffer's size; the last one is marked
+        end-of-packet. The hardware checks it owns them all before it writes.
+        """
+        descs, size = self.descs, self.size
+        chain: list[Desc] = []
+        need, i = length, self.dev_idx
+        while need > 0:
+            d = descs[i]
+            if d.owner != DEVICE or len(chain) == size:
+                return None
+            chain.append(d)
+            need -= d.buf.size
+            i = (i + 1) % size
+        left = length
+        for d in chain:
+            d.owner = DRIVER
+            d.done = True
+            d.len = min(left, d.buf.size)
+            left -= d.len
+            d.t_done = t
+            d.eop = False
+        chain[-1].eop = True
+        self.device_owned -= len(chain)
+        self.dev_idx = i
+        return chain
 
     def next_done(self) -> Desc | None:
         d = self.descs[self.clean_idx]
         return d if d.done else None
+
+    def take_frame(self) -> list[Desc]:
+        """The driver takes the frame at clean_idx: its descriptors up to end-of-packet."""
+        out = []
+        while True:
+            d = self.descs[self.clean_idx]
+            out.append(d)
+            self.clean_idx = (self.clean_idx + 1) % self.size
+            if d.eop:
+                return out
 
     def advance_clean(self) -> None:
         self.clean_idx = (self.clean_idx + 1) % self.size

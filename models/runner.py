@@ -61,6 +61,7 @@ class VariantResult:
     warnings: list[dict[str, Any]]
     accounting: dict[str, int] = field(default_factory=dict)
     violation_counts: dict[str, int] = field(default_factory=dict)
+    page_pool_stats: dict[str, int] | None = None    # struct page_pool_stats, for page_pool variants
 
 
 def variant_params(lesson: Lesson, variant: str, sets: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -86,6 +87,7 @@ def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
     sim.run_frames(frames)
     metrics = sim.metrics()
     counters = sim.rec.counters()
+    pp_stats = dict(sim.pool.stats) if sim.pool is not None else None
     if teardown:
         sim.teardown()
     return VariantResult(
@@ -97,7 +99,17 @@ def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
         warnings=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.warnings[:MAX_LISTED]],
         violation_counts=_count(sim.rec.violations),
         accounting=sim.accounting(),
+        page_pool_stats=pp_stats,
     )
+
+
+def _variant_json(r: VariantResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"params": r.params, "counters": r.counters, "metrics": r.metrics,
+                           "violations": r.violations, "violation_counts": r.violation_counts,
+                           "warnings": r.warnings, "accounting": r.accounting}
+    if r.page_pool_stats is not None:
+        out["page_pool_stats"] = r.page_pool_stats
+    return out
 
 
 def _count(items) -> dict[str, int]:
@@ -122,10 +134,7 @@ def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames:
         "lesson": lesson.id,
         "frames": frames,
         "seed": seed,
-        "variants": {n: {"params": r.params, "counters": r.counters, "metrics": r.metrics,
-                         "violations": r.violations, "violation_counts": r.violation_counts,
-                         "warnings": r.warnings, "accounting": r.accounting}
-                     for n, r in results.items()},
+        "variants": {n: _variant_json(r) for n, r in results.items()},
         "headline": headline(lesson, {n: r.metrics for n, r in results.items()}),
     }
 

@@ -1,10 +1,15 @@
 """Driver RX strategies: what the driver does with each received descriptor.
 
-- PerFrame: an skb-sized buffer allocated and dma_map_single()d for every
-  frame; the replacement is allocated and mapped first, then the filled one is
-  unmapped and wrapped with build_skb() (ath9k, bgmac, ath11k before their
-  patches; the DMA direction and whether status is read through a sync are
-  parameters).
+- PerFrame: a buffer allocated and dma_map_single()d for every frame; the
+  replacement is allocated and mapped first, then the filled one is unmapped
+  (ath9k, bgmac, ath11k before their patches). Where the buffer comes from is
+  `rx_alloc`, and it decides how the frame becomes an skb:
+    frag     netdev_alloc_frag() (a page fragment), wrapped with build_skb()
+             or napi_build_skb() when the frame arrives (bgmac);
+    skb      __netdev_alloc_skb(): the sk_buff exists from the refill, the
+             frame only needs its length set (ath9k, ath11k);
+    kmalloc  kmalloc(), wrapped with slab_build_skb() (head_frag = 0, so GRO
+             cannot steal the head).
 - PageFlip: whole pages mapped with dma_map_page(); a page whose slice is
   still held by the stack (page_ref_count > 1) moves to its next slice
   ("flip"), a page the stack has let go is reused at offset 0, and a page
@@ -12,6 +17,13 @@
 - PagePoolFrag: fragments from a page_pool; the pool maps pages once; the
   driver syncs each fragment for the CPU before reading it and for the device
   when it posts it.
+
+The page strategies build the skb either around the buffer (`rx_build:
+build_skb`) or as atlantic's aq_ring_rx_clean() does, with
+napi_alloc_skb() of a small header, the headers copied into it and the page
+slice attached as a frag (`rx_build: napi_alloc_skb`). A frame longer than
+one descriptor's buffer (a jumbo frame) spans several descriptors; the
+driver attaches the later ones as frags of the first (skb_add_rx_frag).
 """
 
 from __future__ import annotations
@@ -23,12 +35,19 @@ from .page_pool import PagePool
 
 _T = lifecycle.TRANSITIONS
 
+AQ_CFG_RX_HDR_SIZE = 256      # atlantic: napi_alloc_skb() size for the copied headers
+HEADERS = 14 + 52             # Ethernet + IPv4 + TCP with timestamps: what eth_get_headlen() finds
+
 
 class Buf:
-    """An RX data area posted on a descriptor."""
-    __slots__ = ("id", "phys", "size", "map", "state", "machine", "page", "offset")
+    """An RX data area: on a descriptor, then the linear data or one frag of an skb.
 
-    def __init__(self, id: int, phys: int, size: int, machine: str, state: str) -> None:
+    kind says where it came from and so how it is freed and whether GRO may steal
+    it as a frag (every kind but kmalloc is a page fragment: skb->head_frag).
+    """
+    __slots__ = ("id", "phys", "size", "map", "state", "machine", "page", "offset", "kind", "head")
+
+    def __init__(self, id: int, phys: int, size: int, machine: str, state: str, kind: str) -> None:
         self.id = id
         self.phys = phys
         self.size = size
@@ -37,6 +56,12 @@ class Buf:
         self.machine = machine
         self.page = None
         self.offset = 0
+        self.kind = kind
+        self.head = None            # rx_alloc=skb: the sk_buff allocated with the buffer
+
+    @property
+    def head_frag(self) -> bool:
+        return self.kind != "kmalloc"
 
 
 def move(obj, call: str) -> None:
@@ -49,6 +74,7 @@ def move(obj, call: str) -> None:
 
 class Strategy:
     name = ""
+    builds_at_rx = True          # False: the skb exists from the refill (rx_alloc=skb)
 
     def __init__(self, sim) -> None:
         self.sim = sim
@@ -58,6 +84,7 @@ class Strategy:
         self.dir = BIDIRECTIONAL if sim.params["dma_dir"] == "bidirectional" else FROM_DEVICE
         self.size = sim.params["rx_buf_size"]
         self.faults = sim.faults
+        self.napi_alloc = sim.params["rx_build"] == "napi_alloc_skb"
         self._ids = 0
 
     def _new_id(self) -> int:
@@ -71,27 +98,42 @@ class Strategy:
         move(buf, "post")
         self.sim.ring.post(desc, buf)
 
-    # Interface: fill(desc) -> bool; receive(desc) -> (buf for the skb | None, xdp_tx: bool);
-    # free_data(buf, in_napi); deinit(desc)
+    def header_skb(self, bufs: list[Buf], length: int) -> tuple[Buf, list[Buf]]:
+        """aq_ring_rx_clean(): napi_alloc_skb() for the headers, copy them, attach the buffers as frags."""
+        rec = self.rec
+        hdr = Buf(self._new_id(), -1, AQ_CFG_RX_HDR_SIZE, "", "", "hdr")
+        hdr.head = self.sim.heads.alloc_napi(via="napi_alloc_skb")
+        rec.call("napi_alloc_skb", self.p.kmalloc_ns + HEADERS / self.p.memcpy_gbs,
+                 "head#%s|%s-byte header copied, %s frag(s) attached", hdr.head.id, HEADERS, len(bufs))
+        return hdr, bufs
+
+    # Interface: fill(desc) -> bool; receive(descs) -> ((data, frags) | None, xdp_tx: bool);
+    # free_buf(buf, allow_direct); deinit(desc)
 
 
 class PerFrame(Strategy):
     name = "per-frame"
+    ALLOC = {"frag": "netdev_alloc_frag", "skb": "__netdev_alloc_skb", "kmalloc": "kmalloc"}
+    FREE = {"frag": "skb_free_frag", "skb": "skb_free_frag", "kmalloc": "kfree"}
 
     def __init__(self, sim) -> None:
         super().__init__(sim)
+        self.kind = sim.params["rx_alloc"]
+        self.builds_at_rx = self.kind != "skb"
         self.slab = Slab(sim.mem, self.size)
 
     def _alloc_mapped(self) -> Buf | None:
         rec = self.rec
         phys = self.slab.alloc()
-        buf = Buf(self._new_id(), phys, self.size, "rx_buffer", "free")
-        rec.call("kmalloc", self.p.kmalloc_ns, "buf#%s|%s bytes at %#x", buf.id, self.size, phys)
-        move(buf, "kmalloc")
+        call = self.ALLOC[self.kind]
+        buf = Buf(self._new_id(), phys, self.size, "rx_buffer", "free", self.kind)
+        if self.kind == "skb":
+            buf.head = self.sim.heads.alloc_slab()    # the sk_buff comes with the buffer
+        rec.call(call, self.p.kmalloc_ns, "buf#%s|%s bytes at %#x", buf.id, self.size, phys)
+        move(buf, call)
         m = self.dma.map(phys, self.size, self.dir, "dma_map_single")
         if m is None:
-            rec.call("kfree", self.p.kfree_ns, "buf#%s", buf.id)
-            self.slab.free(phys)
+            self._free_data(buf)
             return None
         buf.map = m
         move(buf, "dma_map_single")
@@ -104,13 +146,14 @@ class PerFrame(Strategy):
         self._post(desc, buf)
         return True
 
-    def receive(self, desc):
+    def receive(self, descs):
+        desc = descs[0]
         dma, rec = self.dma, self.rec
         old = desc.buf
         if "no-sync-for-cpu" in self.faults:
             dma.cpu_read(old.map, f"the RX status in buf#{old.id}")
         elif self.dir == BIDIRECTIONAL:
-            # EDMA chips write the RX status into the buffer head: sync, then read it.
+            # EDMA chips write the RX status into the buffer head: sync the whole buffer, then read it.
             dma.sync_for_cpu(old.map, 0, self.size)
             move(old, "dma_sync_single_for_cpu")
             dma.cpu_read(old.map, f"the RX status in buf#{old.id}")
@@ -130,18 +173,25 @@ class PerFrame(Strategy):
         move(old, "dma_unmap_single")
         dma.cpu_read(old.map, f"the frame in buf#{old.id}")
         self._post(desc, new)
-        return old, False
+        return (old, []), False
 
-    def free_data(self, buf, in_napi: bool) -> None:
-        self.rec.call("kfree", self.p.kfree_ns, "buf#%s", buf.id)
+    def _free_data(self, buf: Buf) -> None:
+        self.rec.call(self.FREE[self.kind], self.p.kfree_ns, "buf#%s", buf.id)
+        self.slab.free(buf.phys)
+        if buf.head is not None and buf.state != "in-skb":
+            self.sim.heads.free(buf.head, in_napi=False)
+            buf.head = None
+
+    def free_buf(self, buf, allow_direct: bool) -> None:
+        self.rec.call(self.FREE[self.kind], self.p.kfree_ns, "buf#%s", buf.id)
         self.slab.free(buf.phys)
 
     def deinit(self, desc) -> None:
         buf = desc.buf
         self.dma.unmap(buf.map, self.size, self.dir, "dma_unmap_single")
         move(buf, "ring_deinit")
-        move(buf, "kfree")
-        self.free_data(buf, False)
+        move(buf, self.FREE[self.kind])
+        self._free_data(buf)
         desc.buf = None
 
 
@@ -160,7 +210,7 @@ class FlipPage:
 
 
 class PageFlip(Strategy):
-    """aq_get_rxpages(): whole pages, one 2 KiB slice (AQ_CFG_RX_FRAME_MAX) per frame."""
+    """aq_get_rxpages(): whole pages, one 2 KiB slice (AQ_CFG_RX_FRAME_MAX) per descriptor."""
     name = "page-flip"
     SLICE = 2048
 
@@ -185,7 +235,7 @@ class PageFlip(Strategy):
         return pg
 
     def _slice(self, pg: FlipPage) -> Buf:
-        buf = Buf(self._new_id(), pg.phys + pg.off, self.SLICE, "", "")
+        buf = Buf(self._new_id(), pg.phys + pg.off, self.SLICE, "", "", "slice")
         buf.page = pg
         buf.offset = pg.off
         buf.map = pg.map
@@ -203,18 +253,23 @@ class PageFlip(Strategy):
         self.sim.ring.post(desc, self._slice(pg))
         return True
 
-    def receive(self, desc):
-        buf = desc.buf
-        pg = buf.page
-        if "no-sync-for-cpu" in self.faults:
-            self.dma.cpu_read(pg.map, f"the frame in page#{pg.id}")
-        else:
-            self.dma.sync_for_cpu(pg.map, buf.offset, desc.len, self._sync_dir(FROM_DEVICE))
-        move(pg, "dma_sync_single_for_cpu")
-        pg.refs += 1                       # the skb's reference to its slice
-        self.rec.call("page_ref_inc", 0.0, "page#%s|page_ref_count %s", pg.id, pg.refs)
-        self._refill(desc, pg)
-        return buf, False
+    def receive(self, descs):
+        bufs = []
+        for desc in descs:
+            buf = desc.buf
+            pg = buf.page
+            if "no-sync-for-cpu" in self.faults:
+                self.dma.cpu_read(pg.map, f"the frame in page#{pg.id}")
+            else:
+                self.dma.sync_for_cpu(pg.map, buf.offset, desc.len, self._sync_dir(FROM_DEVICE))
+            move(pg, "dma_sync_single_for_cpu")
+            pg.refs += 1                       # the skb's reference to its slice
+            self.rec.call("page_ref_inc", 0.0, "page#%s|page_ref_count %s", pg.id, pg.refs)
+            self._refill(desc, pg)
+            bufs.append(buf)
+        if self.napi_alloc:
+            return self.header_skb(bufs, descs[0].len), False
+        return (bufs[0], bufs[1:]), False
 
     def _refill(self, desc, pg: FlipPage) -> None:
         if pg.refs > 1:
@@ -249,7 +304,7 @@ class PageFlip(Strategy):
             move(pg, "put_page")
             self.sim.mem.free(pg.phys, self.order)
 
-    def free_data(self, buf, in_napi: bool) -> None:
+    def free_buf(self, buf, allow_direct: bool) -> None:
         self._put(buf.page)
 
     def deinit(self, desc) -> None:
@@ -274,14 +329,15 @@ class PagePoolFrag(Strategy):
         pp_dir = BIDIRECTIONAL if (self.dir == BIDIRECTIONAL or params["xdp"] == "tx") else FROM_DEVICE
         self.status_in_buffer = self.dir == BIDIRECTIONAL     # the driver asked for it (ath9k EDMA)
         self.dir = pp_dir
-        self.pool = PagePool(sim, params["page_order"], params["pool_size"], pp_dir, self.size, sync_dev=False)
+        self.pool = PagePool(sim, params["page_order"], params["pool_size"], pp_dir, self.size, sync_dev=False,
+                             napi=sim.napi_polled)
 
     def fill(self, desc) -> bool:
         got = self.pool.alloc_frag(self.frag)
         if got is None:
             return False
         page, off = got
-        buf = Buf(self._new_id(), page.phys + off, self.frag, "pp_frag", "carved")
+        buf = Buf(self._new_id(), page.phys + off, self.frag, "pp_frag", "carved", "pp")
         buf.page = page
         buf.offset = off
         buf.map = page.map
@@ -289,29 +345,34 @@ class PagePoolFrag(Strategy):
         self._post(desc, buf)
         return True
 
-    def receive(self, desc):
-        buf = desc.buf
-        if "no-sync-for-cpu" not in self.faults:
-            # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
-            length = self.size if self.status_in_buffer else desc.len
-            self.dma.sync_for_cpu(buf.map, buf.offset, length, self._sync_dir(self.dir))
-            move(buf, "dma_sync_single_for_cpu")
-        if buf.state != "cpu-synced":
-            self.rec.violate("no-sync-for-cpu",
-                             f"CPU reads fragment buf#{buf.id} of page#{buf.page.id} without "
-                             f"dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
-                             f"buf#{buf.id}")
-            buf.state = "cpu-synced"
-        if "double-unmap" in self.faults and buf.page.map.live:
-            # The classic bug: the driver unmaps a page the pool mapped (PP_FLAG_DMA_MAP);
-            # the pool unmaps it again when the page leaves.
-            self.dma.unmap(buf.page.map, self.pool.page_bytes, self.pool.dma_dir, "dma_unmap_page")
+    def receive(self, descs):
+        bufs = []
+        for desc in descs:
+            buf = desc.buf
+            if "no-sync-for-cpu" not in self.faults:
+                # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
+                length = self.size if self.status_in_buffer else desc.len
+                self.dma.sync_for_cpu(buf.map, buf.offset, length, self._sync_dir(self.dir))
+                move(buf, "dma_sync_single_for_cpu")
+            if buf.state != "cpu-synced":
+                self.rec.violate("no-sync-for-cpu",
+                                 f"CPU reads fragment buf#{buf.id} of page#{buf.page.id} without "
+                                 f"dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
+                                 f"buf#{buf.id}")
+                buf.state = "cpu-synced"
+            if "double-unmap" in self.faults and buf.page.map.live:
+                # The classic bug: the driver unmaps a page the pool mapped (PP_FLAG_DMA_MAP);
+                # the pool unmaps it again when the page leaves.
+                self.dma.unmap(buf.page.map, self.pool.page_bytes, self.pool.dma_dir, "dma_unmap_page")
+            self.fill(desc)
+            bufs.append(buf)
         xdp_tx = self.sim.params["xdp"] == "tx"
-        self.fill(desc)
-        return buf, xdp_tx
+        if self.napi_alloc and not xdp_tx:
+            return self.header_skb(bufs, descs[0].len), False
+        return (bufs[0], bufs[1:]), xdp_tx
 
-    def free_data(self, buf, in_napi: bool) -> None:
-        self.pool.put_frag(buf.page, allow_direct=in_napi)
+    def free_buf(self, buf, allow_direct: bool) -> None:
+        self.pool.put_frag(buf.page, allow_direct=allow_direct)
 
     def deinit(self, desc) -> None:
         buf = desc.buf

@@ -90,7 +90,9 @@ class SdioHost:
 
 
 class SdioBuffers:
-    """ath10k_sdio_mbox_alloc_rx_pkt: one dev_alloc_skb-sized buffer per frame (the MMC core's DMA is not modelled)."""
+    """ath10k_sdio_mbox_rx_alloc(): one dev_alloc_skb() per message (the MMC core's DMA is not modelled)."""
+
+    name = "sdio"
 
     def __init__(self, sim: Any) -> None:
         self.sim = sim
@@ -98,11 +100,14 @@ class SdioBuffers:
 
     def alloc(self) -> Buf:
         self._ids += 1
-        phys = self.sim.sdio_slab.alloc()
-        self.sim.rec.call("kmalloc", self.sim.platform.kmalloc_ns, "buf#%s|RX skb data", self._ids)
-        return Buf(self._ids, phys, self.sim.sdio_slab.obj_size, "", "")
+        sim = self.sim
+        phys = sim.sdio_slab.alloc()
+        buf = Buf(self._ids, phys, sim.sdio_slab.obj_size, "", "", "skb")
+        buf.head = sim.heads.alloc_slab()
+        sim.rec.call("__netdev_alloc_skb", sim.platform.kmalloc_ns, "buf#%s|RX skb for one message", self._ids)
+        return buf
 
-    def free_data(self, buf: Buf, in_napi: bool) -> None:
-        self.sim.rec.call("kfree", self.sim.platform.kfree_ns, "buf#%s", buf.id)
+    def free_buf(self, buf: Buf, allow_direct: bool) -> None:
+        self.sim.rec.call("skb_free_frag", self.sim.platform.kfree_ns, "buf#%s", buf.id)
         self.sim.sdio_slab.free(buf.phys)
 

@@ -103,6 +103,7 @@ class Sim(SdioHost):
             self.napi_api = self.napi_polled
         self.napi_state = "idle"
         self.tasklet_state = "idle"
+        self.defer_kick = False
         self.irq_on = True
         self.irq_pending = False
         self.dev_running = True
@@ -184,25 +185,33 @@ class Sim(SdioHost):
                 return
             wire.take()
             self.frames += 1
-            desc = ring.device_fill(length, int(ta))
-            if desc is None:
+            chain = ring.device_fill(length, int(ta))
+            if chain is None:
                 self.dropped += 1
                 wire.on_drop()
                 self._device_call("rx_dropped", ta, "|no free descriptor")
                 continue
-            buf = desc.buf
-            if buf.machine:
-                move(buf, "rx_frame")
-            elif buf.page is not None:
-                move(buf.page, "rx_frame")
-            if self.check_reach and buf.map is not None and buf.map.dma + length - 1 > self.device_reach:
-                self.rec.violate("mask-violation",
-                                 f"device writes to bus address {buf.map.dma:#x}, beyond the "
-                                 f"{self.device_reach.bit_length()} address bits it drives", f"desc {desc.idx}")
-            if self.rec.events is not None:
-                self._device_call("rx_frame", ta, "desc %d|%d bytes into buf#%d", desc.idx, length, buf.id)
-            else:
-                self.rec.counts["rx_frame"] += 1
+            for desc in chain:
+                buf = desc.buf
+                if buf.machine:
+                    move(buf, "rx_frame")
+                elif buf.page is not None:
+                    move(buf.page, "rx_frame")
+                m = buf.map
+                if m is not None:
+                    off = buf.offset if buf.page is not None else 0
+                    if off + desc.len > m.size:
+                        self.dma.device_wrote_beyond(m, off, desc.len, f"desc {desc.idx}")
+                    if self.check_reach and m.dma + off + desc.len - 1 > self.device_reach:
+                        self.rec.violate("mask-violation",
+                                         f"device writes to bus address {m.dma:#x}, beyond the "
+                                         f"{self.device_reach.bit_length()} address bits it drives",
+                                         f"desc {desc.idx}")
+                if self.rec.events is not None:
+                    self._device_call("rx_frame", ta, "desc %d|%d bytes into buf#%d%s", desc.idx, desc.len, buf.id,
+                                      "" if desc.eop else " (more descriptors follow)")
+                else:
+                    self.rec.counts["rx_frame"] += 1
 
     def device_wake(self) -> None:
         """Something changed (IRQ unmasked, an ACK or a read opened the window): when is the next interrupt?"""
@@ -266,7 +275,8 @@ class Sim(SdioHost):
     def kick(self) -> None:
         if self.cpu_queued:
             return
-        if self.napi_state in ("scheduled", "polling") or self.tasklet_state != "idle" or self.proc_q:
+        if (self.napi_state in ("scheduled", "polling") or self.tasklet_state != "idle" or self.proc_q
+                or self.defer_kick):
             self.cpu_queued = True
             self.engine.at(int(max(self.engine.now, self.cpu_free)), self._cpu, None)
 
@@ -285,6 +295,11 @@ class Sim(SdioHost):
             rec.ctx = "softirq"
             if not self._tasklet():
                 return
+        elif self.defer_kick:
+            # net_rx_action() with no NAPI to poll: only skb_defer_free_flush() runs
+            self.defer_kick = False
+            rec.ctx = "softirq"
+            self.stack.defer_flush()
         elif self.proc_q:
             rec.ctx = "process"
             if self.proc_q.popleft()() is False:
@@ -310,6 +325,10 @@ class Sim(SdioHost):
         rec = self.rec
         budget = self.params["budget"]
         if self.napi_state == "scheduled":
+            # net_rx_action() flushes the skbs other CPUs freed back to this one before each poll
+            self.defer_kick = False
+            if self.stack.defer:
+                self.stack.defer_flush()
             self.napi_state = lifecycle.step("napi", self.napi_state, "napi_poll")
             self.polls += 1
             self.work = 0
@@ -341,6 +360,7 @@ class Sim(SdioHost):
         self.poll_work.append(self.work)
         if self.work < budget:
             self.stack.gro_flush()
+            self.stack.gro_normal_list()
             self.napi_state = lifecycle.step("napi", self.napi_state, "napi_complete_done")
             rec.call("napi_complete_done", 0.0, "napi|work %s < budget %s: unmask the IRQ", self.work, budget)
             if pcie:
@@ -350,6 +370,7 @@ class Sim(SdioHost):
             self.napi_state = lifecycle.step("napi", self.napi_state, "budget_exhausted")
             # __napi_poll(): with HZ >= 1000 only packets a jiffy old, otherwise everything
             self.stack.gro_flush(old_only=self.platform.hz >= 1000)
+            self.stack.gro_normal_list()
         return True
 
     def _resume_poll(self) -> bool:
@@ -393,26 +414,44 @@ class Sim(SdioHost):
         return self._tasklet()
 
     def _rx_desc(self, desc, in_napi: bool) -> None:
+        """The driver cleans one frame: its descriptors up to end-of-packet, refilled as it goes."""
         self.rec.charge("napi_poll", self.driver_rx_ns)
-        length = desc.len
-        buf, xdp = self.strategy.receive(desc)
-        ring = self.ring
-        ring.clean_idx = (ring.clean_idx + 1) % ring.size
+        descs = self.ring.take_frame() if not desc.eop else [desc]
+        if len(descs) == 1:
+            self.ring.clean_idx = (self.ring.clean_idx + 1) % self.ring.size
+        length = sum(d.len for d in descs)
+        got, xdp = self.strategy.receive(descs)
         self.processed += 1
-        if buf is None:
+        if got is None:
             self.dropped += 1
             return
+        data, frags = got
         if xdp:
-            self.stack.xdp_tx(buf, length)
+            self.stack.xdp_tx(data, length)
             return
-        skb = self.stack.build(buf, length, in_napi, self.pool is not None)
+        skb = self.stack.build(data, frags, length, in_napi, self.pool is not None)
         self.stack.rx(skb, in_napi)
 
     def _rx_buf(self, buf, length: int, in_napi: bool) -> None:
         self.rec.charge("napi_poll", self.platform.driver_rx_ns)
         self.processed += 1
-        skb = self.stack.build(buf, length, in_napi, False)
+        skb = self.stack.build(buf, [], length, in_napi, False)
         self.stack.rx(skb, in_napi)
+
+    def pp_direct_ok(self) -> bool:
+        """page_pool_napi_local() for a free happening now: the lockless cache may take the page.
+
+        Only from v6.5 (skb frees), in softirq, with the pool's NAPI on this CPU's poll list
+        (napi->list_owner: from napi_schedule to napi_complete_done).
+        """
+        return (self.kernel.pp_direct_from_skb_free and self.pool is not None and self.pool.napi
+                and self.rec.ctx in ("softirq", "process") and self.napi_state in ("scheduled", "polling"))
+
+    def kick_defer(self) -> None:
+        """The reader's defer list reached half of skb_defer_max: an IPI raises NET_RX_SOFTIRQ here."""
+        if not self.defer_kick:
+            self.defer_kick = True
+            self.kick()
 
     def _proc_rx_unit(self):
         """Delivery from process context (no NAPI): a workqueue drains what the device handed over."""

@@ -1,16 +1,19 @@
-"""skb heads: the skbuff_cache slab versus the per-CPU NAPI skb cache.
+"""sk_buffs: the struct sk_buff from the skbuff_cache slab or the per-CPU NAPI skb cache, and what it holds.
 
-The "head" is the struct sk_buff itself; the data it points at is a separate
-buffer (an RX buffer, a page_pool fragment). `build_skb()` takes the head from
-the slab with kmem_cache_alloc; `napi_build_skb()` pops it from the NAPI
-cache, which refills NAPI_SKB_CACHE_BULK heads at a time with
-kmem_cache_alloc_bulk when empty. Heads freed inside NAPI (napi_consume_skb,
-GRO's stolen heads) are pushed onto the cache; when it is full,
-NAPI_SKB_CACHE_HALF (32) go back with one kmem_cache_free_bulk.
-`napi_consume_skb(skb, 0)` means "not in NAPI" and frees to the slab.
+The sk_buff ("head" here, as the NAPI cache calls it) is the metadata; the
+data it points at is separate: the linear data area (an RX buffer, a
+page_pool fragment, or the small header napi_alloc_skb() made), page frags
+attached after it, and, for a GRO super-packet, other skbs chained on its
+frag_list.
 
-Sizes are parameters (napi_skb_cache_size/bulk/free): 64/16/32 up to v6.18,
-128/32/32 from v6.19 (Jason Xing's series).
+`build_skb()` takes the sk_buff from the slab with kmem_cache_alloc;
+`napi_build_skb()` and `napi_alloc_skb()` pop it from the NAPI cache, which
+refills NAPI_SKB_CACHE_BULK at a time with kmem_cache_alloc_bulk when
+empty. Heads freed in NAPI context (napi_consume_skb, GRO's merged shells,
+deferred frees) are pushed onto the cache; when it is full, a batch goes back
+with one kmem_cache_free_bulk. frag_list members are freed to the slab by
+kfree_skb_list_reason(), in bulk from v6.3. The sizes follow the kernel
+version (64/16/32 up to v6.18, 128/32/32 from v6.19) unless set.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from . import lifecycle
 
 _SKB = lifecycle.TRANSITIONS["skb_head"]
+KFREE_SKB_BULK_SIZE = 16      # net/core/skbuff.c: frag_list members freed 16 at a time
 
 
 class Head:
@@ -29,15 +33,26 @@ class Head:
 
 
 class Skb:
-    __slots__ = ("id", "head", "bufs", "len", "segs", "t_rx")
+    """An skb on its way up: its sk_buff, linear data, page frags and (GRO) frag_list members."""
+    __slots__ = ("id", "head", "data", "frags", "frag_list", "last", "len", "segs", "t_rx")
 
-    def __init__(self, id: int, head: Head, buf, length: int, t: int) -> None:
+    def __init__(self, id: int, head: Head, data, frags: list, length: int, t: int) -> None:
         self.id = id
         self.head = head
-        self.bufs = [buf]          # data areas: the first buffer plus frags merged by GRO
+        self.data = data           # the linear data area (a Buf)
+        self.frags = frags         # page frags (Bufs), skb_shinfo(skb)->frags
+        self.frag_list: list[Skb] = []
+        self.last: Skb = self      # NAPI_GRO_CB(p)->last: where the next segment's data goes
         self.len = length
         self.segs = 1
         self.t_rx = t
+
+    def buffers(self):
+        """Every data area this skb holds, its frag_list members' included."""
+        yield self.data
+        yield from self.frags
+        for m in self.frag_list:
+            yield from m.buffers()
 
 
 def _move(head: Head, call: str) -> None:
@@ -60,6 +75,7 @@ class SkbHeads:
         self._ids = 0
         self._skb_ids = 0
         self.in_use = 0
+        self._bulk_free: list[Head] = []   # frag_list members waiting for kmem_cache_free_bulk
 
     def _from_slab(self) -> Head:
         if self.slab:
@@ -68,14 +84,14 @@ class SkbHeads:
         return Head(self._ids)
 
     def alloc_slab(self) -> Head:
-        """kmem_cache_alloc(skbuff_cache): what build_skb and the TCP stack do."""
+        """kmem_cache_alloc(skbuff_cache): what build_skb, __netdev_alloc_skb and the TCP stack do."""
         h = self._from_slab()
         self.rec.call("kmem_cache_alloc", self.p.kmem_cache_alloc_ns, "head#%s", h.id)
         _move(h, "kmem_cache_alloc")
         self.in_use += 1
         return h
 
-    def alloc_napi(self) -> Head:
+    def alloc_napi(self, via: str = "napi_build_skb") -> Head:
         """napi_skb_cache_get(): pop the per-CPU cache, refilling in bulk when empty."""
         rec = self.rec
         if not self.cache:
@@ -86,13 +102,13 @@ class SkbHeads:
                 _move(h, "kmem_cache_alloc_bulk")
                 self.cache.append(h)
         h = self.cache.pop()
-        rec.call("napi_skb_cache_get", self.p.napi_cache_ns, "head#%s|%s left", h.id, len(self.cache))
+        rec.call("napi_skb_cache_get", self.p.napi_cache_ns, "head#%s|%s left (%s)", h.id, len(self.cache), via)
         _move(h, "napi_skb_cache_get")
         self.in_use += 1
         return h
 
     def free(self, h: Head, in_napi: bool) -> None:
-        """Free a head: to the NAPI cache inside NAPI, else to the slab."""
+        """Free a head: to the NAPI cache inside NAPI (or with BHs off), else to the slab."""
         rec = self.rec
         self.in_use -= 1
         if not in_napi:
@@ -111,6 +127,29 @@ class SkbHeads:
                 _move(x, "kmem_cache_free_bulk")
                 self.slab.append(x)
 
-    def new_skb(self, head: Head, buf, length: int, t: int) -> Skb:
+    def free_list_member(self, h: Head) -> None:
+        """kfree_skb_list_reason(): a frag_list member's sk_buff, batched for kmem_cache_free_bulk."""
+        if not self.sim.kernel.frag_list_bulk_free:
+            self.free(h, in_napi=False)
+            return
+        self.in_use -= 1
+        _move(h, "kfree_skb_list")
+        self._bulk_free.append(h)
+        if len(self._bulk_free) == KFREE_SKB_BULK_SIZE:
+            self.flush_list_free()
+
+    def flush_list_free(self) -> None:
+        """The end of kfree_skb_list_reason(): what is batched goes back in one kmem_cache_free_bulk."""
+        batch = self._bulk_free
+        if not batch:
+            return
+        self.rec.call("kmem_cache_free_bulk", len(batch) * self.p.kmem_cache_bulk_ns,
+                      "|%s frag_list skbs back to the slab", len(batch))
+        for h in batch:
+            _move(h, "kmem_cache_free_bulk")
+            self.slab.append(h)
+        self._bulk_free = []
+
+    def new_skb(self, head: Head, data, frags: list, length: int, t: int) -> Skb:
         self._skb_ids += 1
-        return Skb(self._skb_ids, head, buf, length, t)
+        return Skb(self._skb_ids, head, data, frags, length, t)

@@ -1,16 +1,23 @@
-"""Above the driver: skb construction, GRO, the protocol stack, TCP's ACKs, the reader.
+"""Above the driver: skb construction, GRO, batched delivery, the protocol stack, TCP's ACKs, the reader.
 
-- GRO (net/core/gro.c): one TCP flow is held per NAPI; each segment merges
-  into the held skb until the next would reach GRO_LEGACY_MAX_SIZE (64 KiB),
-  and everything held is completed at napi_complete_done(). The absorbed
-  segment's head goes to the NAPI skb cache (napi_skb_free_stolen_head).
+- Building: build_skb() / napi_build_skb() / slab_build_skb() wrap a received
+  buffer; an skb from __netdev_alloc_skb() only has its length set
+  (skb_put); atlantic's napi_alloc_skb() path copies the headers and
+  attaches the buffer as a frag.
+- GRO (models/gro.py) builds the held chain; a completed GRO skb, and with GRO
+  off every skb, is queued by gro_normal_one() on napi->rx_list and handed to
+  the stack by gro_normal_list() once gro_normal_batch (8) segments wait, and
+  at napi_complete_done() or the end of a full poll.
 - TCP receive (__tcp_ack_snd_check): an ACK goes out at once when more than
   one full segment has arrived since the last one, otherwise a delayed ACK is
-  armed (40 ms). Per-frame delivery gives one ACK per two segments; a GRO
-  super-packet of 32 segments gets one.
-- The reader copies data to user space (tcp_recvmsg) and frees the skb: its
-  data goes back to the driver's allocator or the page_pool, its head to
-  the slab.
+  armed (40 ms).
+- The reader copies data to user space (tcp_recvmsg) and frees the skb with
+  skb_attempt_defer_free() (v5.19+): back to the CPU that allocated it, which
+  frees it in its next net_rx_action with napi_consume_skb(); on the same
+  CPU at once, to the NAPI cache from v6.10 (kfree_skb_napi_cache) and to the
+  slab before. Freeing releases the data (the driver's allocator, or
+  page_pool), the frag_list members (to the slab, in bulk from v6.3) and the
+  sk_buff.
 - ACKs are transmitted: on PCIe an skb mapped TO_DEVICE on the TX ring and
   reclaimed in the next poll (dev_kfree_skb or napi_consume_skb); on SDIO a
   CMD53 write on the shared bus.
@@ -21,14 +28,17 @@ from __future__ import annotations
 from collections import deque
 
 from .dma import TO_DEVICE
+from .gro import Gro
 from .memory import Slab
 from .rxpath import move
 
-GRO_LEGACY_MAX_SIZE = 65536
 ETH_HLEN = 14
 DELACK_NS = 40_000_000
 ACK_BYTES = 66
 TX_LATENCY_NS = 2_000
+
+_BUILD_EDGE = {"build_skb": "build_skb", "napi_build_skb": "napi_build_skb", "slab_build_skb": "slab_build_skb",
+               "skb_put": "skb_put", "napi_alloc_skb": "skb_add_rx_frag"}
 
 
 class TxEntry:
@@ -51,15 +61,18 @@ class Stack:
         prm = sim.params
         self.tcp = prm["traffic"] == "tcp"
         self.forward = prm["forward"]
-        self.gro = prm["gro"]
+        self.gro_on = prm["gro"]
+        self.gro = Gro(self)
+        self.batch = prm["gro_normal_batch"]
+        self.rx_list: list = []       # napi->rx_list: skbs gro_normal_one() queued
+        self.rx_count = 0             # segments on it (counted in segments since v5.11)
         self.napi_build = prm["skb_alloc"] == "napi_build_skb"
         self.tx_napi_consume = prm["tx_free"] == "napi_consume_skb"
         self.wifi = self.p.mac80211_ns > 0
-        self.held = None
-        self.gro_state = "empty"
         self.unacked = 0
         self.rcv_level = 0
         self.sockq: deque = deque()
+        self.defer: list = []         # this CPU's skb defer list (skb_attempt_defer_free)
         self.delack_t = -1
         self.ack_slab = Slab(sim.mem, 512)
         self.tx: deque[TxEntry] = deque()
@@ -68,78 +81,101 @@ class Stack:
         self.gro_warned = False
         self.copy_ns_per_byte = 1.0 / self.p.copy_user_gbs
 
+    @property
+    def held(self):
+        return self.gro.held
+
     # -- building the skb --------------------------------------------------------------
-    def build(self, buf, length: int, in_napi: bool, pp: bool):
+    def build(self, data, frags: list, length: int, in_napi: bool, pp: bool):
+        """Wrap what the driver received in an skb, the way its driver does."""
         rec = self.rec
         heads = self.sim.heads
-        if self.napi_build and in_napi:
-            head = heads.alloc_napi()
-            rec.call("napi_build_skb", self.p.build_skb_ns, "buf#%s|head#%s from the NAPI cache", buf.id, head.id)
-            move(buf, "napi_build_skb") if buf.machine else None
+        if data.kind == "hdr":
+            head, how = data.head, "napi_alloc_skb"           # made by header_skb(): frags attached
+            data.head = None
+        elif data.head is not None:
+            head, how = data.head, "skb_put"                  # __netdev_alloc_skb: the skb came with it
+            data.head = None
+            rec.call("skb_put", 0.0, "head#%s|buf#%s: %s bytes", head.id, data.id, length)
+        elif data.kind == "kmalloc":
+            head, how = heads.alloc_slab(), "slab_build_skb"
+            rec.call("slab_build_skb", self.p.build_skb_ns, "buf#%s|head#%s from the slab", data.id, head.id)
+        elif self.napi_build and in_napi:
+            head, how = heads.alloc_napi(), "napi_build_skb"
+            rec.call("napi_build_skb", self.p.build_skb_ns, "buf#%s|head#%s from the NAPI cache", data.id, head.id)
         else:
-            head = heads.alloc_slab()
-            rec.call("build_skb", self.p.build_skb_ns, "buf#%s|head#%s from the slab", buf.id, head.id)
-            move(buf, "build_skb") if buf.machine else None
+            head, how = heads.alloc_slab(), "build_skb"
+            rec.call("build_skb", self.p.build_skb_ns, "buf#%s|head#%s from the slab", data.id, head.id)
+        edge = _BUILD_EDGE[how]
+        for buf in (data, *frags):
+            if buf.machine:
+                move(buf, edge if buf is data else "skb_add_rx_frag")
         if pp:
             rec.call("skb_mark_for_recycle", 0.0, "head#%s", head.id)
-        return heads.new_skb(head, buf, length, int(rec.t))
+        return heads.new_skb(head, data, list(frags), length, int(rec.t))
 
     def rx(self, skb, in_napi: bool) -> None:
-        """Hand one skb up: mac80211 for Wi-Fi, then GRO or straight to the stack."""
+        """Hand one skb up: mac80211 for Wi-Fi, then GRO, or straight to the stack."""
         rec = self.rec
+        sim = self.sim
         if self.wifi:
-            sim = self.sim
             if sim.napi_api:
                 call = "ieee80211_rx_napi"
             else:
                 call = "ieee80211_rx" if sim.delivery == "tasklet" else "ieee80211_rx_ni"
             rec.call(call, self.p.mac80211_ns, "skb#%s", skb.id)
-        if self.gro and self.sim.napi_api:
-            self.gro_receive(skb, in_napi)
+        if sim.napi_api:
+            self.napi_gro_receive(skb, in_napi)
         else:
             self.netif_receive_skb(skb)
 
     # -- GRO -----------------------------------------------------------------------------
-    def gro_receive(self, skb, in_napi: bool) -> None:
+    def napi_gro_receive(self, skb, in_napi: bool) -> None:
         rec = self.rec
+        held = self.gro.held
         rec.call("napi_gro_receive", self.p.gro_ns, "skb#%s|%s segment(s) of the flow held before it", skb.id,
-                 self.held.segs if self.held else 0)
+                 held.segs if held else 0)
         if not in_napi and not self.gro_warned:
             self.gro_warned = True
             rec.violate("gro-outside-napi",
                         "napi_gro_receive() called from process context on a napi_struct that is never "
                         "polled: GRO state is unlocked and nothing flushes what it holds", f"skb#{skb.id}")
-        if not self.tcp:
-            self.netif_receive_skb(skb)
+        if not self.gro_on or not self.tcp:
+            self.gro_normal_one(skb)      # GRO_NORMAL: queued alone (netif_elide_gro, or not TCP)
             return
-        held = self.held
-        if held is None:
-            self.held = skb
-            self.gro_state = "held"
-            return
-        # skb_gro_receive(): p->len counts from the network header; the new segment adds
-        # its TCP payload (ETH_HLEN and the 52 bytes of IP/TCP headers are not merged).
-        payload = skb.len - ETH_HLEN - 52
-        if held.len - ETH_HLEN + payload >= GRO_LEGACY_MAX_SIZE:
-            self.held = skb
-            self.netif_receive_skb(held)
-            return
-        held.bufs.extend(skb.bufs)
-        held.len += payload
-        held.segs += 1
-        # napi_skb_free_stolen_head(): the absorbed skb's head goes to the NAPI cache
-        self.sim.heads.free(skb.head, in_napi=in_napi)
+        self.gro.receive(skb, in_napi)
+
+    def gro_complete(self, skb) -> None:
+        """napi_gro_complete(): the finished chain goes onto rx_list like any other skb."""
+        self.rec.call("napi_gro_complete", 0.0, "skb#%s|%s segment(s), %s bytes, %s frags, %s on frag_list",
+                      skb.id, skb.segs, skb.len, len(skb.frags), len(skb.frag_list))
+        self.gro_normal_one(skb)
 
     def gro_flush(self, old_only: bool = False) -> None:
-        held = self.held
+        held = self.gro.held
         if held is None:
             return
         if old_only and self.rec.t - held.t_rx < 1_000_000_000 / self.p.hz:
             return
         self.rec.call("napi_gro_flush", 0.0, "skb#%s|%s segment(s), %s bytes", held.id, held.segs, held.len)
-        self.held = None
-        self.gro_state = "empty"
-        self.netif_receive_skb(held)
+        self.gro_complete(self.gro.flush())
+
+    def gro_normal_one(self, skb) -> None:
+        """Queue on napi->rx_list; at gro_normal_batch segments the list goes up."""
+        self.rx_list.append(skb)
+        self.rx_count += skb.segs
+        if self.rx_count >= self.batch:
+            self.gro_normal_list()
+
+    def gro_normal_list(self) -> None:
+        """netif_receive_skb_list_internal() for what rx_list holds."""
+        if not self.rx_list:
+            return
+        batch, self.rx_list, self.rx_count = self.rx_list, [], 0
+        self.rec.call("gro_normal_list", self.p.napi_cache_ns * 4, "|%s skb(s) to netif_receive_skb_list_internal",
+                      len(batch))
+        for skb in batch:
+            self.netif_receive_skb(skb)
 
     # -- the protocol stack ----------------------------------------------------------------
     def netif_receive_skb(self, skb) -> None:
@@ -148,13 +184,14 @@ class Stack:
         # segment's data needs whichever way it arrives (accounting, queueing, checksums).
         rec.call("netif_receive_skb", self.p.stack_skb_ns + skb.segs * self.p.stack_seg_ns,
                  "skb#%s|len %s segs %s", skb.id, skb.len, skb.segs)
-        for buf in skb.bufs:
+        for buf in skb.buffers():
             if buf.machine:
                 move(buf, "deliver")
         self.delivered += skb.segs
         if self.forward or not self.tcp:
             rec.call("ip_forward", self.p.forward_ns, "skb#%s", skb.id)
-            self.free_skb(skb, head_in_napi=False, pp_direct=False)
+            # The egress driver frees it at TX completion, outside this NAPI (dev_consume_skb_any).
+            self.free_skb(skb, head="slab", allow_direct=False)
             if self.tcp:
                 # Routed TCP: the receiver behind us reads and ACKs; its ACKs open the window.
                 self.rcv_level += skb.segs
@@ -172,13 +209,31 @@ class Stack:
             self.sim.engine.at(self.delack_t, self.sim.delack_timer, None)
         self.sim.wake_reader()
 
-    def free_skb(self, skb, head_in_napi: bool, pp_direct: bool) -> None:
-        strategy = self.sim.strategy
-        for buf in skb.bufs:
+    # -- freeing -----------------------------------------------------------------------
+    def free_data(self, buf, allow_direct: bool) -> None:
+        """One data area back to where it came from (skb_free_frag, kfree, page_pool, put_page)."""
+        if buf.kind == "hdr":
+            self.rec.call("skb_free_frag", self.p.kfree_ns, "napi_alloc_skb header")
+            return
+        self.sim.strategy.free_buf(buf, allow_direct)
+
+    def free_skb(self, skb, head: str, allow_direct: bool) -> None:
+        """skb_release_data() then the sk_buff: head is "napi" (NAPI cache) or "slab"."""
+        heads = self.sim.heads
+        self._release_data(skb, allow_direct)
+        if skb.frag_list:                       # kfree_skb_list_reason()
+            self.rec.call("kfree_skb_list", 0.0, "skb#%s|%s frag_list member(s)", skb.id, len(skb.frag_list))
+            for m in skb.frag_list:
+                self._release_data(m, allow_direct)
+                heads.free_list_member(m.head)
+            heads.flush_list_free()
+        heads.free(skb.head, in_napi=head == "napi")
+
+    def _release_data(self, skb, allow_direct: bool) -> None:
+        for buf in (skb.data, *skb.frags):
             if buf.machine:
-                move(buf, "consume_skb")
-            strategy.free_data(buf, pp_direct)
-        self.sim.heads.free(skb.head, in_napi=head_in_napi)
+                move(buf, "skb_release_data")
+            self.free_data(buf, allow_direct)
 
     def read_one(self) -> bool:
         """The application reads one skb (tcp_recvmsg) and frees it. False when the queue is empty."""
@@ -187,12 +242,45 @@ class Stack:
         skb = self.sockq.popleft()
         nbytes = skb.segs * self.sim.wire.mss
         self.rec.call("tcp_recvmsg", self.p.recv_ns + nbytes * self.copy_ns_per_byte, "skb#%s|%s bytes", skb.id, nbytes)
-        self.rec.call("consume_skb", 0.0, "skb#%s", skb.id)
-        self.free_skb(skb, head_in_napi=False, pp_direct=False)
+        self.reader_free(skb)
         self.read_segs += skb.segs
         self.sim.wire.on_read(skb.segs)
         self.sim.device_wake()
         return True
+
+    def reader_free(self, skb) -> None:
+        """tcp_eat_recv_skb() -> skb_attempt_defer_free(), as the kernel version does it."""
+        rec = self.rec
+        k = self.sim.kernel
+        same_cpu = self.p.reader_same_cpu
+        if k.defer_free and not same_cpu and len(self.defer) < k.defer_max:
+            # Back to the CPU that allocated it: freed in its next net_rx_action.
+            rec.call("skb_attempt_defer_free", self.p.pp_ring_ns, "skb#%s|%s on the RX CPU's defer list",
+                     skb.id, len(self.defer) + 1)
+            self.defer.append(skb)
+            if len(self.defer) == k.defer_max >> 1:
+                self.sim.kick_defer()       # the IPI that raises NET_RX_SOFTIRQ over there
+            return
+        if k.defer_free and k.same_cpu_free_to_napi_cache and same_cpu:
+            # kfree_skb_napi_cache(): BHs off, the sk_buff into this CPU's NAPI cache.
+            rec.call("kfree_skb_napi_cache", 0.0, "skb#%s", skb.id)
+            self.free_skb(skb, head="napi", allow_direct=self.sim.pp_direct_ok())
+            return
+        rec.call("__kfree_skb", 0.0, "skb#%s", skb.id)
+        self.free_skb(skb, head="slab", allow_direct=False)
+
+    def defer_flush(self) -> int:
+        """skb_defer_free_flush(): on the RX CPU in softirq, napi_consume_skb(skb, 1) for each."""
+        batch, self.defer = self.defer, []
+        if not batch:
+            return 0
+        rec = self.rec
+        rec.call("skb_defer_free_flush", self.p.pp_ring_ns, "|%s skb(s) the reader freed", len(batch))
+        direct = self.sim.pp_direct_ok()
+        for skb in batch:
+            rec.call("napi_consume_skb", 0.0, "skb#%s", skb.id)
+            self.free_skb(skb, head="napi", allow_direct=direct)
+        return len(batch)
 
     # -- ACKs and TX -------------------------------------------------------------------
     def send_ack(self) -> None:
@@ -243,7 +331,7 @@ class Stack:
             self.rec.call("tx_complete", self.p.driver_tx_ns, "%s", e.kind)
             if e.kind == "xdp":
                 move(e.buf, "tx_complete" if not everything else "ring_deinit")
-                self.sim.strategy.free_data(e.buf, not everything)
+                self.sim.strategy.free_buf(e.buf, not everything)     # xdp_return_frame_rx_napi in the poll
                 continue
             self.sim.dma.unmap(e.map, ACK_BYTES, TO_DEVICE, "dma_unmap_single")
             in_napi = self.tx_napi_consume and not everything

@@ -53,11 +53,15 @@ def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
     for queue in (self.rx_ind, self.proc_rx):
         while queue:
             buf, _ = queue.popleft()
-            self.strategy.free_data(buf, False)
+            self.strategy.free_buf(buf, False)
+            if buf.head is not None:
+                self.heads.free(buf.head, in_napi=False)
+    st.gro_normal_list()                # what napi_disable() left on rx_list goes up first
     while st.sockq:                     # the socket is closed: unread skbs are freed
         skb = st.sockq.popleft()
         rec.call("consume_skb", 0.0, "skb#%s|socket closed", skb.id)
-        st.free_skb(skb, head_in_napi=False, pp_direct=False)
+        st.free_skb(skb, head="slab", allow_direct=False)
+    st.defer_flush()                    # the RX CPU's last net_rx_action takes the deferred frees
     if self.pool is not None:
         self.pool.destroy()
         if self.pool.inflight() > 0:

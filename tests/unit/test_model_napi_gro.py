@@ -100,7 +100,8 @@ def test_gro_holds_nothing_after_napi_complete_done(params):
     assert c["napi_gro_flush"] == flushes
     # every TCP segment handed to GRO reaches the stack exactly once (or is still held)
     held_segs = sim.stack.held.segs if sim.stack.held is not None else 0
-    assert sim.stack.delivered + held_segs == c["napi_gro_receive"] == sim.processed
+    waiting = sim.stack.rx_count          # completed, on napi->rx_list until gro_normal_list()
+    assert sim.stack.delivered + held_segs + waiting == c["napi_gro_receive"] == sim.processed
     assert sum(skb_segments(sim)) == sim.stack.delivered
 
 
@@ -115,16 +116,28 @@ def test_gro_flush_count_equals_completes_when_tcp_polls_always_receive():
 def test_udp_is_never_held():
     sim = run({"traffic": "udp", "rate": TEN_G}, 2000)
     c = sim.rec.counts
-    assert c["napi_gro_flush"] == 0
-    assert c["netif_receive_skb"] == c["napi_gro_receive"] == 2000
+    assert c["napi_gro_flush"] == 0 and sim.stack.held is None
+    assert c["napi_gro_receive"] == 2000
+    assert c["netif_receive_skb"] + len(sim.stack.rx_list) == 2000
 
 
-def test_gro_off_delivers_every_frame_alone():
-    sim = run({"gro": False, "rate": TEN_G}, 2000)
+def test_gro_off_delivers_every_frame_alone_in_batches_of_8():
+    # ethtool -K gro off: the driver still calls napi_gro_receive(); netif_elide_gro() makes every
+    # skb GRO_NORMAL, and gro_normal_one() hands them up 8 at a time (gro_normal_batch) or at
+    # napi_complete_done().
+    sim = run({"gro": False, "rate": TEN_G}, 2000, trace=2_000_000)
     c = sim.rec.counts
-    assert c["napi_gro_receive"] == c["napi_gro_flush"] == 0
-    assert c["netif_receive_skb"] == 2000
+    assert c["napi_gro_receive"] == 2000 and c["napi_gro_flush"] == 0
+    assert c["netif_receive_skb"] + len(sim.stack.rx_list) == 2000
     assert sim.metrics()["segments_per_skb"] == 1.0
+    sizes, run_len = [], 0
+    for e in sim.rec.events:
+        if e.call == "netif_receive_skb":
+            run_len += 1
+        elif e.call == "gro_normal_list":
+            sizes.append(int(e.detail.split()[0]))
+    assert sizes and max(sizes) == 8
+    assert sum(sizes) == c["netif_receive_skb"]
 
 
 def test_gro_super_packets_stay_under_64KiB():
@@ -208,3 +221,71 @@ def test_usb_gro_without_a_polled_napi_is_reported():
     assert names == ["gro-outside-napi"]
     ok = run({"bus": "usb", "delivery": "workqueue", "mac80211_rx": "if-napi-registered", "platform": "arm-qca6174-sdio"}, 500)
     assert ok.rec.violations == [] and ok.rec.counts["napi_gro_receive"] == 0
+
+
+# ---------------------------------------------------------------------------- the GRO chain
+BIG = {"rate": TEN_G, "rx_usecs": 100_000}      # polls of 45+ segments: full 64 KiB super-packets
+
+
+def flushes(sim: Sim) -> list[tuple[int, int, int]]:
+    """(segments, frags of p, frag_list members) of every completed GRO chain."""
+    out = []
+    for e in sim.rec.events:
+        if e.call == "napi_gro_complete":
+            m = re.search(r"(\d+) segment\(s\), \d+ bytes, (\d+) frags, (\d+) on frag_list", e.detail)
+            out.append(tuple(int(x) for x in m.groups()))
+    return out
+
+
+def test_stolen_heads_fill_17_frags_then_chain_a_container():
+    # head_frag buffers (netdev_alloc_frag + build_skb): p keeps its own data and takes 17
+    # segments' data as frags; the 19th segment is chained on frag_list with its sk_buff and
+    # fills its own 17 frags; a 45-segment super-packet is p(18) + 18 + 9.
+    sim = run({**BIG, "rx_alloc": "frag"}, 4000, trace=4_000_000)
+    done = flushes(sim)
+    full = [f for f in done if f[0] == 45]
+    assert full and all(f[1:] == (17, 2) for f in full)
+    # one stolen shell per segment that was neither the first of its chain nor chained
+    held = sim.stack.held
+    in_held = (held.segs - 1 - len(held.frag_list)) if held is not None else 0
+    assert sim.rec.counts["napi_skb_free_stolen_head"] == sum(s - 1 - n for s, _, n in done) + in_held
+
+
+def test_kmalloc_heads_cannot_be_stolen_every_segment_is_chained():
+    # slab_build_skb(): head_frag = 0, so skb_gro_receive() takes the merge path every time
+    sim = run({**BIG, "rx_alloc": "kmalloc"}, 3000, trace=4_000_000)
+    full = [f for f in flushes(sim) if f[0] == 45]
+    assert full and all(f[1:] == (0, 44) for f in full)
+    assert sim.rec.counts["napi_skb_free_stolen_head"] == 0
+
+
+def test_napi_alloc_skb_frames_move_their_frags():
+    # atlantic: napi_alloc_skb() header + one page frag per frame: NAPI_GRO_FREE moves the frag,
+    # so p holds its own frag plus 16 more before a container is chained (17 frags at most)
+    sim = run({**BIG, "strategy": "page-flip", "rx_build": "napi_alloc_skb"}, 3000, trace=4_000_000)
+    full = [f for f in flushes(sim) if f[0] == 45]
+    assert full and all(f[1:] == (17, 2) for f in full)
+    c = sim.rec.counts
+    assert c["__napi_kfree_skb"] > 0 and c["napi_skb_free_stolen_head"] == 0
+
+
+@pytest.mark.parametrize("kernel,bulk", [("6.1", False), ("6.3", True)])
+def test_frag_list_members_go_back_to_the_slab(kernel, bulk):
+    # consume of a super-packet: kfree_skb_list_reason() frees the chained containers to the
+    # slab, 16 at a time with kmem_cache_free_bulk from v6.3, one kmem_cache_free each before
+    sim = run({**BIG, "rx_alloc": "kmalloc", "kernel": kernel}, 3000, trace=4_000_000)
+    lists = [int(e.detail.split()[0]) for e in sim.rec.events if e.call == "kfree_skb_list"]
+    assert lists and max(lists) == 44
+    bulks = [e for e in sim.rec.events if e.call == "kmem_cache_free_bulk" and "frag_list" in e.detail]
+    if bulk:
+        sizes = [int(e.detail.split()[0]) for e in bulks]
+        assert max(sizes) == 16 and sum(sizes) == sum(lists)
+    else:
+        assert bulks == []
+
+
+@pytest.mark.parametrize("kernel,to", [("5.10", "slab"), ("5.12", "napi")])
+def test_stolen_shells_go_to_the_napi_cache_from_5_12(kernel, to):
+    sim = run({**BIG, "kernel": kernel}, 2000, trace=4_000_000)
+    ev = [e for e in sim.rec.events if e.call == "napi_skb_free_stolen_head"]
+    assert ev and all(("NAPI cache" if to == "napi" else "slab") in e.detail for e in ev)

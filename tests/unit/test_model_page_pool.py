@@ -22,11 +22,11 @@ def run(params: dict, frames: int, **kw) -> Sim:
 
 def live_frags(sim: Sim) -> int:
     """Fragments the pool has handed out and not had back: on the ring, in skbs, on the TX ring."""
+    st = sim.stack
     n = sum(1 for d in sim.ring.descs if d.buf is not None)
-    n += sum(len(skb.bufs) for skb in sim.stack.sockq)
-    if sim.stack.held is not None:
-        n += len(sim.stack.held.bufs)
-    n += sum(1 for e in sim.stack.tx if e.kind == "xdp")
+    skbs = [*st.sockq, *st.rx_list, *st.defer] + ([st.held] if st.held is not None else [])
+    n += sum(1 for skb in skbs for b in skb.buffers() if b.kind == "pp")
+    n += sum(1 for e in st.tx if e.kind == "xdp")
     return n
 
 
@@ -108,7 +108,9 @@ def test_fragments_per_page(platform, order, rx_buf_size, frag):
     page_bytes = 4096 << order
     per_page = page_bytes // frag
     assert sim.strategy.frag == frag
-    assert sim.rec.counts["page_pool_alloc_frag"] == sim.ring.size + 1500
+    # a 1514-byte frame larger than one fragment spans several descriptors, each refilled
+    per_frame = -(-1514 // frag)
+    assert sim.rec.counts["page_pool_alloc_frag"] == sim.ring.size + 1500 * per_frame
     sessions: list[list[int]] = []
     last = None
     for e in sim.rec.events:
@@ -145,19 +147,31 @@ def test_pp_ref_count_never_negative_and_matches_outstanding_frags():
 
 
 # ---------------------------------------------------------------------------- recycling
-def test_process_context_frees_recycle_through_the_ptr_ring():
-    # the TCP reader frees skbs in process context: page_pool_napi_local() is false
-    sim = run({}, 3000)
+@pytest.mark.parametrize("kernel,direct", [("5.15", False), ("6.1", False), ("6.12", True)])
+def test_where_the_readers_frees_recycle_depends_on_the_kernel(kernel, direct):
+    # The TCP reader runs on another CPU. Before v5.19 it frees the skb there, outside any NAPI:
+    # the page goes to the ptr_ring. From v5.19 skb_attempt_defer_free() hands it back to the RX
+    # CPU, whose net_rx_action frees it before the next poll; from v6.5 that free may use the
+    # lockless cache, because the pool's NAPI is on this CPU's poll list (page_pool_napi_local).
+    sim = run({"kernel": kernel}, 3000)
     c = sim.rec.counts
-    assert c["page_pool_recycle_ring"] > 0
-    assert c["page_pool_recycle_direct"] == 0
-    assert c["page_pool_refill_alloc_cache"] > 0            # the alloc side pulls them back
+    deferred = c["skb_attempt_defer_free"]
+    assert (deferred > 0) == (kernel != "5.15")
+    if direct:
+        assert c["page_pool_recycle_direct"] > 0 and c["page_pool_recycle_ring"] == 0
+    else:
+        assert c["page_pool_recycle_ring"] > 0 and c["page_pool_recycle_direct"] == 0
+        assert c["page_pool_refill_alloc_cache"] > 0            # the alloc side pulls them back
+    st = sim.pool.stats
+    assert st["recycle_cached"] == c["page_pool_recycle_direct"]
+    assert st["recycle_ring"] == c["page_pool_recycle_ring"]
     # every recycle returns one whole page: 2 frags of 2 KiB each per 4 KiB page
     freed_frags = c["page_pool_alloc_frag"] - live_frags(sim)
     returned = c["page_pool_recycle_ring"] + c["page_pool_recycle_direct"] + c["page_pool_release_page"]
     pages_in_flight_partly = sum(1 for p in sim.pool.pages.values()
                                  if p.state == "in-flight" and p.outstanding() == 1)
-    assert freed_frags == 2 * returned + pages_in_flight_partly
+    drained_and_reused = st["recycle_cached"] - c["page_pool_recycle_direct"]
+    assert freed_frags == 2 * (returned + drained_and_reused) + pages_in_flight_partly
 
 
 def test_xdp_tx_completion_in_napi_recycles_directly():
@@ -172,7 +186,9 @@ def test_xdp_tx_completion_in_napi_recycles_directly():
 
 
 def test_full_ptr_ring_releases_the_page():
-    sim = run({"pool_size": 16}, 3000)
+    # v6.1: frees come back to the RX CPU but never into the lockless cache, so they all go
+    # through the ptr_ring, and a 16-entry ring overflows
+    sim = run({"pool_size": 16, "kernel": "6.1"}, 3000)
     c = sim.rec.counts
     assert sim.pool.ring_cap == 16
     assert c["page_pool_release_page"] > 0
@@ -228,3 +244,75 @@ def test_inflight_is_zero_after_teardown(params):
     assert c["page_pool_release_retry"] == 0
     assert sim.accounting()["live_mappings"] == 0
     assert sim.rec.violations == []
+
+
+# ---------------------------------------------------------------------------- page_pool statistics
+def _stats_after_fill(ring: int) -> tuple[Sim, dict]:
+    sim = Sim({"strategy": "page-pool", "ring_size": ring, "traffic": "udp"})
+    return sim, dict(sim.pool.stats)
+
+
+def test_stats_of_the_ring_fill_count_pages_not_fragments():
+    # 64 descriptors of 2 KiB fragments: 32 order-0 pages. The first allocation finds the cache
+    # and the ptr_ring empty (alloc_empty), takes the slow path once (alloc_slow: one bulk of 64,
+    # the last returned), and the next 31 pages come from the cache (alloc_fast). Fragments
+    # carved from a page that still has room count nothing.
+    _, st = _stats_after_fill(64)
+    assert st == {**dict.fromkeys(st, 0), "alloc_empty": 1, "alloc_slow": 1, "alloc_fast": 31}
+
+
+def test_stats_of_a_second_bulk_and_of_high_order_pages():
+    _, st = _stats_after_fill(256)                 # 128 pages: two bulk refills
+    assert st["alloc_slow"] == 2 and st["alloc_empty"] == 2 and st["alloc_fast"] == 126
+    sim = Sim({"strategy": "page-pool", "ring_size": 64, "page_order": 1, "traffic": "udp"})
+    # order 1: 4 frags per 8 KiB page, 16 pages, each from its own alloc_pages (slow_high_order)
+    assert sim.pool.stats["alloc_slow_high_order"] == 16 and sim.pool.stats["alloc_slow"] == 0
+    assert sim.pool.stats["alloc_empty"] == 16
+
+
+def test_stats_of_recycling_by_hand():
+    sim, _ = _stats_after_fill(64)
+    pool = sim.pool
+    pages = list(dict.fromkeys(d.buf.page for d in sim.ring.descs))
+    first = pages[0]
+    assert first.state == "in-flight" and first.outstanding() == 2     # drained: both frags out
+    pool.put_frag(first, allow_direct=True)
+    assert pool.stats["recycle_cached"] == 0                          # one fragment still out
+    pool.put_frag(first, allow_direct=True)
+    assert pool.stats["recycle_cached"] == 1 and first.state == "alloc-cache"
+    # fill the alloc cache to PP_ALLOC_CACHE_SIZE (128), then one more direct put
+    while len(pool.cache) < 128:
+        pool.cache.append(pool.cache[-1])
+    second = pages[1]
+    pool.put_frag(second, allow_direct=True)
+    pool.put_frag(second, allow_direct=True)
+    assert pool.stats["recycle_cache_full"] == 1 and pool.stats["recycle_ring"] == 1   # then the ring
+    assert second.state == "ptr_ring"
+    # a put from outside NAPI goes straight to the ring
+    third = pages[2]
+    pool.put_frag(third, allow_direct=False)
+    pool.put_frag(third, allow_direct=False)
+    assert pool.stats["recycle_ring"] == 2 and pool.stats["recycle_cache_full"] == 1
+    # a full ptr_ring: the page leaves the pool (recycle_ring_full) and is unmapped
+    pool.ring_cap = pool.ring_len()
+    fourth = pages[3]
+    released = pool.release
+    pool.put_frag(fourth, allow_direct=False)
+    pool.put_frag(fourth, allow_direct=False)
+    assert pool.stats["recycle_ring_full"] == 1 and pool.release == released + 1
+    assert not fourth.map.live
+    # a refill from the ptr_ring counts once however many pages it moves
+    pool.cache.clear()
+    before = pool.stats["alloc_refill"]
+    page = pool._get_page()
+    assert page is not None and pool.stats["alloc_refill"] == before + 1
+
+
+def test_stats_in_run_json_use_the_kernel_names():
+    from models.page_pool import STATS
+    from models.runner import run_params
+    r = run_params("x", {"strategy": "page-pool"}, 2000)
+    assert list(r.page_pool_stats) == list(STATS)
+    assert r.page_pool_stats["alloc_fast"] > 0
+    plain = run_params("y", {}, 500)
+    assert plain.page_pool_stats is None

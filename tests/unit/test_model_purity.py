@@ -132,7 +132,7 @@ def test_exports_name_every_call(machine):
 def test_the_model_checks_the_machines_it_draws():
     from models.rxpath import Buf, move
 
-    buf = Buf(1, 0x1000, 2048, "rx_buffer", "free")
+    buf = Buf(1, 0x1000, 2048, "rx_buffer", "free", "kmalloc")
     move(buf, "kmalloc")
     move(buf, "dma_map_single")
     with pytest.raises(IllegalTransition):

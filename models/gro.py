@@ -1,0 +1,89 @@
+"""GRO (net/core/gro.c): one held chain per TCP flow, built as skb_gro_receive() builds it.
+
+The held skb `p` collects the flow's segments until the next would make it
+reach GRO_LEGACY_MAX_SIZE (64 KiB, counted from the network header). Each
+new segment goes into the *last* skb of the chain (NAPI_GRO_CB(p)->last):
+
+  - its payload already in page frags (napi_alloc_skb + frags: the linear part
+    holds only the headers): the frags move to `last`, and the segment's
+    sk_buff and header are freed (NAPI_GRO_FREE);
+  - its linear data a page fragment (skb->head_frag: build_skb,
+    napi_build_skb, __netdev_alloc_skb): the data itself becomes a frag of
+    `last` and only the sk_buff is freed (NAPI_GRO_FREE_STOLEN_HEAD);
+  - `last` has no room (MAX_SKB_FRAGS, 17), or the data is kmalloc'd
+    (slab_build_skb: head_frag = 0): the segment is chained on p's frag_list,
+    keeps its sk_buff, and becomes the new `last`.
+
+Freed shells go to the NAPI skb cache (napi_skb_free_stolen_head,
+__napi_kfree_skb) from v5.12, to the slab before. At MTU 1500 with stolen
+heads a 45-segment super-packet keeps 3 sk_buffs (p and two chained
+containers) and frees 42.
+"""
+
+from __future__ import annotations
+
+GRO_LEGACY_MAX_SIZE = 65536
+MAX_SKB_FRAGS = 17
+ETH_HLEN = 14
+TCP_IP_HEADERS = 52
+
+
+class Gro:
+    """The GRO state of one NAPI instance: at most one held flow (the model has one flow)."""
+
+    def __init__(self, stack) -> None:
+        self.stack = stack
+        self.held = None
+
+    def receive(self, skb, in_napi: bool) -> None:
+        """dev_gro_receive() -> tcp_gro_receive() -> skb_gro_receive() for one TCP segment."""
+        held = self.held
+        if held is None:
+            self.held = skb
+            return
+        payload = skb.len - ETH_HLEN - TCP_IP_HEADERS
+        # p->len counts from the network header: the Ethernet header was pulled.
+        if held.len - ETH_HLEN + payload >= GRO_LEGACY_MAX_SIZE:
+            self.held = skb                # -E2BIG: complete the chain, the segment starts a new one
+            self.stack.gro_complete(held)
+            return
+        lp = held.last
+        heads = self.stack.sim.heads
+        stolen = self.stack.sim.kernel.stolen_heads_to_napi_cache and in_napi
+        if skb.data.kind == "hdr":
+            # The linear part is the copied headers only: the payload frags move to lp.
+            if len(lp.frags) + len(skb.frags) <= MAX_SKB_FRAGS:
+                lp.frags.extend(skb.frags)
+                # NAPI_GRO_FREE: the header and the shell go
+                self.stack.rec.call("__napi_kfree_skb" if stolen else "__kfree_skb", 0.0,
+                                    "skb#%s|frags moved into skb#%s", skb.id, lp.id)
+                self.stack.free_data(skb.data, allow_direct=in_napi)
+                heads.free(skb.head, in_napi=stolen)
+                self._grow(held, lp, payload)
+                return
+        elif skb.data.head_frag:
+            if len(lp.frags) + 1 + len(skb.frags) <= MAX_SKB_FRAGS:
+                lp.frags.append(skb.data)                                # the head page becomes a frag
+                lp.frags.extend(skb.frags)
+                # NAPI_GRO_FREE_STOLEN_HEAD: only the shell goes
+                self.stack.rec.call("napi_skb_free_stolen_head", 0.0, "skb#%s|data now frag %s of skb#%s, shell to the %s",
+                                    skb.id, len(lp.frags), lp.id, "NAPI cache" if stolen else "slab")
+                heads.free(skb.head, in_napi=stolen)
+                self._grow(held, lp, payload)
+                return
+        # merge: chained on the frag_list, keeping its sk_buff; it becomes the new last
+        held.frag_list.append(skb)
+        held.last = skb
+        self._grow(held, held, payload)
+
+    @staticmethod
+    def _grow(held, lp, payload: int) -> None:
+        held.len += payload
+        held.segs += 1
+        if lp is not held:
+            lp.len += payload
+
+    def flush(self):
+        """napi_gro_flush(): hand back the held chain (or None)."""
+        held, self.held = self.held, None
+        return held
