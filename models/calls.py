@@ -128,6 +128,16 @@ METRICS = (
     "app_cpu_percent", "frames_processed", "swiotlb_share", "cpu_percent_outside_swiotlb",
 )
 
+# The faults of `--inject`: each breaks one rule of the DMA API (or of teardown) on purpose.
+FAULTS: dict[str, str] = {
+    "no-sync-for-cpu": "the driver reads a received buffer without dma_sync_single_for_cpu (or unmapping it) first",
+    "double-unmap": "the driver unmaps an RX buffer twice (with page_pool: unmaps a page the pool mapped itself)",
+    "wrong-direction": "the driver syncs or unmaps with a different DMA direction than it mapped with",
+    "mask-violation": "the device is handed addresses beyond its streaming DMA mask, with no bounce",
+    "leak-at-teardown": "ifdown cleans the TX ring in one budgeted pass and strands mapped buffers",
+    "dma-beyond-mapping": "the driver maps half of each RX buffer but tells the device the whole size",
+}
+
 # What the checker can report (Violation.name). The five faults of `--inject` are named after
 # the violation each one provokes.
 VIOLATIONS = {
@@ -139,6 +149,8 @@ VIOLATIONS = {
     "leak-at-teardown": "buffers still held at ifdown: pending DMA mappings, or a stalled page_pool shutdown",
     "gro-outside-napi": "napi_gro_receive() outside the poll of its NAPI instance",
     "page-refcount-underflow": "a page_pool fragment put back twice",
+    "dma-beyond-mapping": "the device wrote past the end of a mapping (an IOMMU would fault; without one, memory is corrupted)",
+    "sync-beyond-mapping": "a dma_sync_* call reached past the end of its mapping",
 }
 
 # Views a lesson step may focus (the TUI draws each from the model).

@@ -177,9 +177,23 @@ class DmaApi:
         del self.live[m.id]
 
     # -- sync --------------------------------------------------------------------
+    def _check_range(self, m: Mapping, offset: int, length: int) -> None:
+        if offset + length > m.size:
+            self.rec.violate("sync-beyond-mapping",
+                             f"DMA-API: device driver syncs DMA memory outside allocated range "
+                             f"[device address={m.dma:#x}] [allocation size={m.size} bytes] "
+                             f"[sync offset+size={offset + length}]", f"map#{m.id}")
+
+    def device_wrote_beyond(self, m: Mapping, offset: int, length: int, where: str) -> None:
+        """The device wrote offset+length bytes into a mapping of m.size: reported, never silent."""
+        self.rec.violate("dma-beyond-mapping",
+                         f"the device wrote {length} bytes at offset {offset} of a {m.size}-byte mapping "
+                         f"[device address={m.dma:#x}]: {offset + length - m.size} bytes past its end", where)
+
     def sync_for_cpu(self, m: Mapping, offset: int, length: int, dir: str | None = None) -> None:
         rec = self.rec
         rec.call("dma_sync_single_for_cpu", self.p.dma_sync_ns, "map#%s|len %s", m.id, length)
+        self._check_range(m, offset, length)
         if dir is not None and dir != m.dir:
             rec.violate("wrong-direction",
                         f"DMA-API: device driver syncs DMA memory with different direction "
@@ -193,6 +207,7 @@ class DmaApi:
     def sync_for_device(self, m: Mapping, offset: int, length: int) -> None:
         rec = self.rec
         rec.call("dma_sync_single_for_device", self.p.dma_sync_ns, "map#%s|len %s", m.id, length)
+        self._check_range(m, offset, length)
         if m.slot >= 0 and m.dir != FROM_DEVICE:
             self._bounce(m, length, "to bounce buffer")
         elif not self.p.coherent:

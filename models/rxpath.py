@@ -120,6 +120,8 @@ class PerFrame(Strategy):
         super().__init__(sim)
         self.kind = sim.params["rx_alloc"]
         self.builds_at_rx = self.kind != "skb"
+        # The fault: map half of what the descriptor tells the device it may write.
+        self.map_size = self.size // 2 if "dma-beyond-mapping" in self.faults else self.size
         self.slab = Slab(sim.mem, self.size)
 
     def _alloc_mapped(self) -> Buf | None:
@@ -131,7 +133,7 @@ class PerFrame(Strategy):
             buf.head = self.sim.heads.alloc_slab()    # the sk_buff comes with the buffer
         rec.call(call, self.p.kmalloc_ns, "buf#%s|%s bytes at %#x", buf.id, self.size, phys)
         move(buf, call)
-        m = self.dma.map(phys, self.size, self.dir, "dma_map_single")
+        m = self.dma.map(phys, self.map_size, self.dir, "dma_map_single")
         if m is None:
             self._free_data(buf)
             return None
@@ -167,9 +169,9 @@ class PerFrame(Strategy):
             rec.call("rx_dropped", 0.0, "buf#%s|no replacement buffer", old.id)
             return None, False
         unmap_dir = TO_DEVICE if "wrong-direction" in self.faults else self.dir
-        dma.unmap(old.map, self.size, unmap_dir, "dma_unmap_single")
+        dma.unmap(old.map, self.map_size, unmap_dir, "dma_unmap_single")
         if "double-unmap" in self.faults:
-            dma.unmap(old.map, self.size, unmap_dir, "dma_unmap_single")
+            dma.unmap(old.map, self.map_size, unmap_dir, "dma_unmap_single")
         move(old, "dma_unmap_single")
         dma.cpu_read(old.map, f"the frame in buf#{old.id}")
         self._post(desc, new)
@@ -188,7 +190,7 @@ class PerFrame(Strategy):
 
     def deinit(self, desc) -> None:
         buf = desc.buf
-        self.dma.unmap(buf.map, self.size, self.dir, "dma_unmap_single")
+        self.dma.unmap(buf.map, self.map_size, self.dir, "dma_unmap_single")
         move(buf, "ring_deinit")
         move(buf, self.FREE[self.kind])
         self._free_data(buf)

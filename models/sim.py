@@ -21,7 +21,7 @@ import random
 from collections import deque
 from typing import Any
 
-from . import lifecycle, params as P
+from . import calls, lifecycle, params as P
 from .dma import DmaApi
 from .engine import Engine
 from .iommu import Iommu
@@ -38,7 +38,7 @@ from .sdio import SdioBuffers, SdioHost
 from .trace import Recorder
 from .wire import Wire
 
-FAULTS = ("no-sync-for-cpu", "double-unmap", "wrong-direction", "mask-violation", "leak-at-teardown")
+FAULTS = tuple(calls.FAULTS)
 SIM_TIME_CAP_NS = 600 * 1_000_000_000
 STALL_EVENTS = 200_000
 

@@ -17,15 +17,6 @@ from typing import Any, Callable
 
 TRACE_FRAMES = 20
 
-# One line per fault of models.sim.FAULTS, for `rxviz run --help`.
-_FAULT_DOCS = {
-    "no-sync-for-cpu": "the driver reads a received buffer without dma_sync_single_for_cpu (or unmapping it) first",
-    "double-unmap": "the driver unmaps an RX buffer twice (with page_pool: unmaps a page the pool mapped itself)",
-    "wrong-direction": "the driver syncs or unmaps with a different DMA direction than it mapped with",
-    "mask-violation": "the device is handed addresses beyond its streaming DMA mask, with no bounce",
-    "leak-at-teardown": "ifdown cleans the TX ring in one budgeted pass and strands mapped buffers",
-}
-
 
 class CliError(Exception):
     """Bad input: printed as one `rxviz: <message>` line, then exit with `code`."""
@@ -37,8 +28,9 @@ class CliError(Exception):
 
 
 def fault_docs() -> dict[str, str]:
-    from models.sim import FAULTS
-    return {name: _FAULT_DOCS.get(name, "") for name in FAULTS}
+    """One line per fault of `--inject`, for `rxviz run --help`."""
+    from models.calls import FAULTS
+    return dict(FAULTS)
 
 
 def positive_int(text: str) -> int:

@@ -30,14 +30,18 @@ def names(sim: Sim) -> set[str]:
 
 
 def test_the_fault_list():
-    assert FAULTS == ("no-sync-for-cpu", "double-unmap", "wrong-direction", "mask-violation", "leak-at-teardown")
+    assert FAULTS == ("no-sync-for-cpu", "double-unmap", "wrong-direction", "mask-violation", "leak-at-teardown",
+                      "dma-beyond-mapping")
     # each fault is named after the violation it provokes
     assert set(FAULTS) <= set(VIOLATIONS)
 
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_every_reported_name_is_in_the_vocabulary(fault):
-    sim = run({"strategy": "page-pool", "xdp": "tx", "traffic": "udp", "ram": 16 << 30}, 200, faults=(fault,))
+    # a short mapping is a per-frame driver's bug (a page_pool maps whole pages itself)
+    strategy = "per-frame" if fault == "dma-beyond-mapping" else "page-pool"
+    extra = {"xdp": "tx"} if strategy == "page-pool" else {}
+    sim = run({"strategy": strategy, "traffic": "udp", "ram": 16 << 30, **extra}, 200, faults=(fault,))
     sim.teardown()
     assert fault in names(sim)
     assert names(sim) <= set(VIOLATIONS)
@@ -208,3 +212,44 @@ def test_ifdown_puts_nothing_new_on_the_tx_ring():
     after = calls[calls.index("napi_disable"):]
     assert "dma_map_single" not in after
     assert sim.rec.violations == []
+
+
+# ---------------------------------------------------------------------------- past the end of a mapping
+def test_device_writes_past_a_short_mapping_are_reported():
+    # the driver maps 1024 of its 2048-byte buffers but tells the device 2048: every 1514-byte
+    # frame ends 490 bytes past the mapping
+    sim = run({"traffic": "udp", "forward": True}, 100, faults=("dma-beyond-mapping",))
+    over = [v for v in sim.rec.violations if v.name == "dma-beyond-mapping"]
+    assert len(over) == 100
+    assert "wrote 1514 bytes at offset 0 of a 1024-byte mapping" in over[0].message
+    assert "490 bytes past its end" in over[0].message
+
+
+def test_syncs_past_a_mapping_are_reported():
+    sim = Sim({"traffic": "udp"})
+    m = sim.dma.map(0x1_0000_0000, 2048, "from_device")
+    sim.dma.sync_for_cpu(m, 0, 2048)
+    sim.dma.sync_for_cpu(m, 1024, 1024)
+    assert sim.rec.violations == []
+    sim.dma.sync_for_cpu(m, 1024, 1500)
+    sim.dma.sync_for_device(m, 2000, 100)
+    got = [v for v in sim.rec.violations if v.name == "sync-beyond-mapping"]
+    assert len(got) == 2
+    assert "[allocation size=2048 bytes] [sync offset+size=2524]" in got[0].message
+
+
+@pytest.mark.parametrize("params", [
+    {"strategy": "page-flip", "mtu": 9000, "platform": "x86-strix-halo-tb", "ring_size": 512},
+    {"strategy": "page-pool", "mtu": 9000, "platform": "x86-strix-halo-tb", "ring_size": 512},
+    {"strategy": "page-pool", "mtu": 9000, "rx_build": "napi_alloc_skb", "platform": "x86-strix-halo-tb",
+     "ring_size": 512},
+])
+def test_a_jumbo_frame_spans_descriptors_and_never_overruns(params):
+    # 9014 bytes over 2 KiB buffers: five descriptors, the last with 822 bytes; no write and no
+    # sync ever reaches past a mapping
+    sim = run({**params, "rx_usecs": 20_000, "rate": TEN_G}, 500, trace=1_000_000)
+    assert sim.rec.violations == []
+    writes = [e for e in sim.rec.events if e.call == "rx_frame"]
+    per_frame = [int(e.detail.split()[0]) for e in writes]
+    assert per_frame[:5] == [2048, 2048, 2048, 2048, 822]
+    assert sim.rec.counts["rx_frame"] == 5 * (sim.frames - sim.dropped)
