@@ -33,6 +33,8 @@ CALLS: dict[str, tuple[str, str]] = {
     "napi_complete_done": ("gro", "poll did less than its budget: flush GRO, re-enable the IRQ"),
     "sdio_read_bundle": ("driver", "the host reads an RX bundle from the SDIO mailbox (CMD53)"),
     "sdio_write": ("tx", "the host writes a TX frame over SDIO (CMD53)"),
+    "sdio_read_int_status": ("driver", "the host reads the mailbox's interrupt status (a 24-byte CMD53)"),
+    "skb_put_data": ("copy", "copy each message of an RX bundle out of the bundle buffer into its skb"),
     # memory
     "alloc_pages": ("alloc", "take pages from the buddy allocator"),
     "alloc_pages_bulk_node": ("alloc", "page_pool's slow path: take 64 order-0 pages in one call"),

@@ -59,8 +59,10 @@ _COST_DOC: dict[str, str] = {
     "recv_ns": "one tcp_recvmsg call, excluding the copy",
     "link_bps": "line rate of the receive path in bit/s (air rate for Wi-Fi)",
     "rtt_ns": "round-trip time between the sender and this host",
-    "sdio_bps": "SDIO data rate in bit/s (clock x bus width)",
-    "sdio_xfer_ns": "fixed cost of one SDIO CMD53 transfer (command, interrupt, mailbox handling)",
+    "sdio_bps": "SDIO data rate in bit/s while a CMD53 moves data",
+    "sdio_xfer_ns": "fixed cost of one SDIO CMD53 transfer (the host's request, DMA and completion)",
+    "sdio_duty": "share of the time the SDIO bus moves data; the rest it waits (interrupt latency, copies, "
+                 "the firmware refilling its mailbox)",
     "hz": "kernel tick rate (GRO flushes packets older than one jiffy when the budget runs out)",
     "reader_same_cpu": "the socket reader runs on the RX CPU (single-core SoCs) instead of another core",
 }
@@ -109,8 +111,9 @@ class Platform:
     recv_ns: float = 300.0
     link_bps: int = 10 * 10**9
     rtt_ns: int = 50_000
-    sdio_bps: int = 400 * 10**6
-    sdio_xfer_ns: float = 40_000.0
+    sdio_bps: int = 730 * 10**6
+    sdio_xfer_ns: float = 23_000.0
+    sdio_duty: float = 1.0
     hz: int = 1000
     reader_same_cpu: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)
@@ -233,29 +236,47 @@ _add(Platform(
     driver_rx_ns=400.0, kmalloc_ns=300.0, kmem_cache_alloc_ns=150.0, build_skb_ns=150.0,
     gro_ns=300.0, stack_skb_ns=3000.0, stack_seg_ns=300.0, mac80211_ns=2500.0,
     tcp_ack_ns=2500.0, recv_ns=1000.0, link_bps=600_000_000, rtt_ns=3_000_000,
-    sdio_bps=400 * 10**6,
     sources={
-        "sdio_bps": "assumption: SDIO 3.0 SDR50, 100 MHz x 4 bits = 400 Mbit/s",
-        "sdio_xfer_ns": "fitted in the ath10k lesson to the before figure",
-        "link_bps": "estimate: 2x2 VHT80 TCP goodput over the air, above what the SDIO bus carries",
+        "sdio_bps": "a linear fit of the QCA6174 SDIO transfer table in Wen Gong's RX-bundle patch (256 B in "
+                    "28 us to 57,344 B in 660 us): about 730 Mbit/s while data moves. Only SDR104 (200 MHz x 4 "
+                    "bits = 800 Mbit/s raw) carries that: SDR50 and DDR50 stop at 400",
+        "sdio_xfer_ns": "the same fit: about 23 us per CMD53 (17 to 26 us), nearly all host software per request",
+        "sdio_duty": "fitted in the ath10k lesson to the before figure",
+        "link_bps": "estimate: a 2x2 VHT80 MCS9 link with 64-subframe A-MPDUs carries about 550-650 Mbit/s of "
+                    "TCP payload over the air, above what the SDIO bus delivers",
         "rtt_ns": "estimate: Wi-Fi round trip with aggregation, a few ms",
     }))
 
 
+def _ns(v: object) -> float:
+    return float(units.parse_time(v)) if isinstance(v, str) else units.parse_float(v)
+
+
 def _register() -> None:
+    """Every cost field becomes a parameter, with the range a real machine could have."""
     for name, doc in _COST_DOC.items():
         default = getattr(PROFILES["x86-generic"], name)
+        unit, limit = "", ""
         if isinstance(default, bool):
             parse = units.parse_bool
         elif name.endswith("_bps"):
-            parse = units.parse_rate
+            parse = params._ranged(units.parse_rate, 1_000, 10**12, "a rate", "more than 0")
+            unit, limit = "bit/s", "more than 0"
         elif name.endswith("_ns"):
-            parse = lambda v: float(units.parse_time(v)) if isinstance(v, str) else units.parse_float(v)  # noqa: E731
+            parse = params._ranged(_ns, 0, 10**9, "a time", "no cost is negative or above a second")
+            unit, limit = "ns", "0 to 1 s"
+        elif name.endswith("_gbs"):
+            parse = params._ranged(units.parse_float, 0.01, 1000, "a bandwidth in GB/s", "more than 0")
+            unit, limit = "GB/s", "0.01 to 1000"
+        elif name == "sdio_duty":
+            parse = params._ranged(units.parse_float, 0.05, 1.0, "a share", "of the time the bus could be busy")
+            limit = "0.05 to 1"
         elif isinstance(default, int):
-            parse = units.parse_int
+            parse = params._ranged(units.parse_int, 1, 10**12, "a whole number", "more than 0")
         else:
             parse = units.parse_float
-        params.register(params.Param(name, parse, None, doc + " (default: from the platform profile)", "platform"))
+        params.register(params.Param(name, parse, None, doc + " (default: from the platform profile)", "platform",
+                                     unit, limit))
 
 
 _register()
