@@ -61,7 +61,7 @@ class DmaApi:
         self.live: dict[int, Mapping] = {}
         self._ids = 0
         self.noncoherent_line_ns = 0.0 if self.p.coherent else self.p.cache_line_op_ns / 1.0
-        self.copy_ns_per_byte = 1.0 / self.p.memcpy_gbs
+        self.copy_ns_per_byte = 1.0 / (self.p.swiotlb_copy_gbs or self.p.memcpy_gbs)
         self.faults = sim.faults
 
     # -- helpers -------------------------------------------------------------

@@ -24,7 +24,9 @@ _COST_DOC: dict[str, str] = {
     "coherent": "DMA is cache-coherent (x86: yes; many embedded SoCs: no)",
     "cacheline": "cache-line size in bytes (non-coherent cache maintenance works per line)",
     "cache_line_op_ns": "invalidate or write back one cache line (non-coherent DMA only)",
-    "memcpy_gbs": "memcpy bandwidth for cold buffers (SWIOTLB bounces), GB/s",
+    "memcpy_gbs": "memcpy bandwidth for cold buffers, GB/s",
+    "swiotlb_copy_gbs": "effective rate of a SWIOTLB bounce (the copy between a buffer and its slots, with the "
+                        "cache misses on both sides), GB/s; 0 means memcpy_gbs",
     "copy_user_gbs": "copy-to-user bandwidth for tcp_recvmsg, GB/s",
     "hardirq_ns": "interrupt entry, handler and exit",
     "napi_poll_ns": "net_rx_action and the driver's poll set-up, per poll",
@@ -77,6 +79,7 @@ class Platform:
     cacheline: int = 64
     cache_line_op_ns: float = 0.0
     memcpy_gbs: float = 8.0
+    swiotlb_copy_gbs: float = 0.0
     copy_user_gbs: float = 10.0
     hardirq_ns: float = 400.0
     napi_poll_ns: float = 300.0
@@ -266,8 +269,9 @@ def _register() -> None:
             parse = params._ranged(_ns, 0, 10**9, "a time", "no cost is negative or above a second")
             unit, limit = "ns", "0 to 1 s"
         elif name.endswith("_gbs"):
-            parse = params._ranged(units.parse_float, 0.01, 1000, "a bandwidth in GB/s", "more than 0")
-            unit, limit = "GB/s", "0.01 to 1000"
+            lo = 0.0 if name == "swiotlb_copy_gbs" else 0.01
+            parse = params._ranged(units.parse_float, lo, 1000, "a bandwidth in GB/s", "more than 0")
+            unit, limit = "GB/s", f"{lo:g} to 1000"
         elif name == "sdio_duty":
             parse = params._ranged(units.parse_float, 0.05, 1.0, "a share", "of the time the bus could be busy")
             limit = "0.05 to 1"

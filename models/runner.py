@@ -124,7 +124,8 @@ def _jsonable(v: Any) -> Any:
 
 
 def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames: int | None = None,
-               seed: int = 0, sets: dict[str, Any] | None = None, faults: Iterable[str] = ()) -> dict[str, Any]:
+               seed: int = 0, sets: dict[str, Any] | None = None, faults: Iterable[str] = (),
+               sensitivity: bool = True) -> dict[str, Any]:
     """The `rxviz run --json` object."""
     names = list(variants) if variants else list(lesson.variants)
     frames = frames or lesson.headline.frames
@@ -135,42 +136,30 @@ def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames:
         "frames": frames,
         "seed": seed,
         "variants": {n: _variant_json(r) for n, r in results.items()},
-        "headline": headline(lesson, {n: r.metrics for n, r in results.items()}),
+        "headline": _headline(lesson, results, frames, seed, sets, faults, sensitivity),
     }
 
 
-def headline(lesson: Lesson, metrics: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """Paper versus model, with the tolerance the project promises and whether it holds."""
-    paper = lesson.paper
-    if paper is None:
-        return None
-    b, a = lesson.headline.before, lesson.headline.after
-    mb = metrics.get(b, {}).get(paper.metric)
-    ma = metrics.get(a, {}).get(paper.metric)
-    out: dict[str, Any] = {
-        "metric": paper.metric, "unit": paper.unit, "compare": paper.compare,
-        "paper": {"before": paper.before, "after": paper.after},
-        "model": {"before": mb, "after": ma},
-        "fitted": [{"param": f.param, "value": _jsonable(lesson.params_for(b).get(f.param)) if b else None,
-                    "to": f.to, "note": f.note} for f in lesson.fitted],
-        "source": paper.source,
-    }
-    if mb is None or ma is None:
-        out["within"] = None
-        return out
-    before_err = (mb - paper.before) / paper.before * 100 if paper.before else 0.0
-    out["before_error_pct"] = round(before_err, 2)
-    if paper.compare == "change":
-        pd, md = paper.after - paper.before, ma - mb
-        err = (md - pd) / pd * 100 if pd else 0.0
-        out["paper"]["change"] = round(pd, 3)
-        out["model"]["change"] = round(md, 3)
-        out["change_error_pct"] = round(err, 2)
-        out["within"] = abs(before_err) <= 5 and (md * pd > 0) and abs(err) <= 50
-        out["tolerance"] = "before within ±5%; change of the same sign and within ±50% of the published change"
-    else:
-        err = (ma - paper.after) / paper.after * 100 if paper.after else 0.0
-        out["after_error_pct"] = round(err, 2)
-        out["within"] = abs(before_err) <= 5 and abs(err) <= 15
-        out["tolerance"] = "before within ±5% (fitted); after within ±15% (predicted)"
+def _headline(lesson: Lesson, results: dict[str, VariantResult], frames: int, seed: int,
+              sets: dict[str, Any] | None, faults: Iterable[str], with_sensitivity: bool) -> dict[str, Any] | None:
+    from .headline import capacity_mbps, sensitivity
+    from .platform import make_platform
+    a = lesson.headline.after
+    cap = None
+    if a:
+        prm = full_params(variant_params(lesson, a, sets))
+        cap = capacity_mbps(prm, make_platform(prm))
+    out = headline(lesson, {n: r.metrics for n, r in results.items()}, cap)
+    both = {lesson.headline.before, lesson.headline.after} <= set(results)
+    if out is not None and with_sensitivity and both and not sets and not list(faults):
+        def run(name: str, prm: dict[str, Any], n: int) -> dict[str, Any]:
+            return run_params(name, prm, n, seed=seed, teardown=False).metrics
+        out["sensitivity"] = sensitivity(lesson, run, frames)
     return out
+
+
+def headline(lesson: Lesson, metrics: dict[str, dict[str, Any]],
+             capacity: float | None = None) -> dict[str, Any] | None:
+    """Paper versus model, with each figure's kind (see models/headline.py)."""
+    from .headline import compare
+    return compare(lesson, metrics, capacity)

@@ -133,19 +133,37 @@ def _print_headline(con, h: dict[str, Any], lesson) -> None:
     t.add_row("model", *(_num(model.get(c)) if model.get(c) is not None else "not run" for c in cols))
     errs = [h.get("before_error_pct"), h.get("after_error_pct")] + ([h.get("change_error_pct")] if change else [])
     t.add_row("error", *map(_pct, errs))
+    kinds = [h.get("before_kind", ""), h.get("after_kind", "")]
+    t.add_row("kind", *kinds, *([h.get("after_kind", "")] if change else []))
     con.print(t.title_line, style="bold")
     con.print(t)
     within = h.get("within")
     verdict = "-" if within is None else ("yes" if within else "NO")
     tol = h.get("tolerance") or "run both headline variants to compare"
     con.print(f"within tolerance: {verdict} ({tol})")
+    kind = h.get("after_kind")
+    if kind == "bounded" and h.get("capacity"):
+        con.print(f"after is bounded: the link carries at most {h['capacity']:,.1f} {h['unit']} of payload, "
+                  "so the after figure says little about the mechanism")
+    elif kind == "fitted":
+        con.print(f"after is fitted: {h.get('after_note') or 'it follows from the fitted values'}")
+    elif kind == "predicted":
+        con.print("after is predicted: only the before figure was used to fit")
     for f in h.get("fitted") or []:
         raw = lesson.scenario_raw.get(f["param"], f.get("value"))    # as the lesson wrote it
         value = "" if raw is None else f" = {raw}"
         note = f" ({f['note']})" if f.get("note") else ""
         con.print(f"fitted: {f['param']}{value}, to {f['to']}{note}")
+        if f.get("plausible"):
+            lo, hi = f["plausible"]
+            where = "inside" if f.get("in_plausible_range") else "OUTSIDE"
+            con.print(f"  a real machine: {_num(lo)} to {_num(hi)} ({f.get('basis', '')}); the fit is {where} it")
     if not h.get("fitted"):
         con.print("fitted: nothing (every parameter comes from the platform profile)")
+    for row in h.get("sensitivity") or []:
+        what = "change" if change else "after"
+        pts = "; ".join(f"x{p['factor']:g} gives {what} {_num(p['figure'])}" for p in row["points"])
+        con.print(f"sensitivity ({row['frames']:,} frames): {row['param']} {pts}")
     if h.get("source"):
         con.print(f"source: {h['source']}")
     con.print()

@@ -82,6 +82,11 @@ class Paper:
     compare: Literal["absolute", "change"] = "absolute"
     source: str = ""
     note: str = ""
+    # What the after figure is: "predicted" (a mechanism that could have come out otherwise),
+    # "fitted" (it follows from the fitted values), or "bounded" (a link or bus caps it). Left
+    # empty, the runner decides between predicted and bounded from the run.
+    after_kind: str = ""
+    after_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,10 @@ class Fitted:
     variant: str = ""              # never the headline's after variant
     lo: float | None = None        # the bracket the fit searches
     hi: float | None = None
+    # The range a real machine has for this value, and where that range comes from; a fitted
+    # value outside it says the parameter absorbs what the model does not have.
+    plausible: tuple[float, float] | None = None
+    basis: str = ""
 
 
 @dataclass(frozen=True)

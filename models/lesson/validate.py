@@ -218,11 +218,15 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
 
     paper = None
     if (node := top.opt("paper")) is not None:
-        p = _Map(v, node, "paper", ("metric", "unit", "before", "after", "source"), ("compare", "note"))
+        p = _Map(v, node, "paper", ("metric", "unit", "before", "after", "source"),
+                 ("compare", "note", "after_kind", "after_note"))
         paper = Paper(p.get("metric", "choice", calls.METRICS, "metric"), p.get("unit", "text"),
                       p.get("before", "number"), p.get("after", "number"),
                       p.get("compare", "choice", ("absolute", "change"), "comparison", default="absolute"),
-                      p.get("source", "text"), p.get("note", "text", default=""))
+                      p.get("source", "text"), p.get("note", "text", default=""),
+                      p.get("after_kind", "choice", ("predicted", "fitted", "bounded"), "kind of figure",
+                            default=""),
+                      p.get("after_note", "text", default=""))
 
     node = top.opt("headline")
     h = _Map(v, node, "headline", (), ("frames", "before", "after")) if node else None
@@ -237,7 +241,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
 
     fitted = []
     for i, node in enumerate(v.seq(top.opt("fitted"), "fitted", 0, 1000)):
-        p = _Map(v, node, f"fitted[{i}]", ("param", "to"), ("note", "target"))
+        p = _Map(v, node, f"fitted[{i}]", ("param", "to"), ("note", "target", "plausible", "basis"))
         name = p.get("param", "choice", params.PARAMS, "parameter")
         if name not in scenario and not any(name in o for o in variants.values()):
             p.fail("param", f"{name!r} is not set in scenario or variants")
@@ -253,6 +257,14 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
                 t.fail("variant", "only the before variant may be fitted; the after variant is the prediction")
             bounds = v.seq(t.vals["range"], t.at("range"), 2, 2)
             target["lo"], target["hi"] = (v.number(b, t.at("range")) for b in bounds)
+        if (pnode := p.opt("plausible")) is not None:
+            lo, hi = (v.number(b, p.at("plausible")) for b in v.seq(pnode, p.at("plausible"), 2, 2))
+            if lo > hi:
+                p.fail("plausible", f"expected [low, high], got [{lo:g}, {hi:g}]")
+            target["plausible"] = (lo, hi)
+            if "basis" not in p:
+                p.fail("plausible", "a plausible range needs its basis: where the range comes from")
+        target["basis"] = p.get("basis", "text", default="")
         fitted.append(Fitted(name, to, p.get("note", "text", default=""), **target))
 
     node = top.opt("pseudocode")   # variant -> lines, numbered from 1 by step `code`

@@ -125,3 +125,35 @@ def test_bgmac_v619_cache_sizes_change_the_slab_traffic() -> None:
 def test_lessons_load_from_the_package_directory() -> None:
     ids = [lesson.id for lesson in all_lessons()]
     assert ids == _ids()
+
+
+# ---------------------------------------------------------------------------- honest labels
+def test_headline_labels_each_figure():
+    from models.runner import run_lesson
+    out = run_lesson(find_lesson("atlantic-page-pool"), variants=["before", "after"], frames=8000)
+    h = out["headline"]
+    assert h["before_kind"] == "fitted"
+    # at line rate the after figure is capped by the link, whatever the IOTLB costs
+    assert h["after_kind"] == "bounded" and h["model"]["after"] >= 0.97 * h["capacity"]
+    (sens,) = h["sensitivity"]
+    assert sens["param"] == "iotlb_sync_ns" and [p["factor"] for p in sens["points"]] == [0.5, 1.5]
+    assert all(abs(p["after"] - h["model"]["after"]) < 0.01 * h["model"]["after"] for p in sens["points"])
+    (fit,) = h["fitted"]
+    assert fit["plausible"] == [1000, 20000] and fit["in_plausible_range"] is True
+
+
+def test_a_declared_kind_wins_and_a_fit_outside_its_range_is_flagged():
+    from models.runner import run_lesson
+    out = run_lesson(find_lesson("ath11k-36bit-dma-mask"), frames=3000, sensitivity=False)
+    h = out["headline"]
+    assert h["after_kind"] == "fitted" and "arithmetic" in h["after_note"]
+    fits = {f["param"]: f for f in h["fitted"]}
+    assert fits["swiotlb_copy_gbs"]["in_plausible_range"] is False
+    assert "sensitivity" not in h
+
+
+def test_a_changed_scenario_gets_no_sensitivity():
+    from models.runner import run_lesson
+    out = run_lesson(find_lesson("ath10k-sdio-napi"), variants=["before", "after"], frames=2000,
+                     sets={"bundle": 8})
+    assert "sensitivity" not in out["headline"]
