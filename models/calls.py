@@ -150,6 +150,7 @@ VIOLATIONS = {
     "mask-violation": "a bus address beyond what the device can drive",
     "leak-at-teardown": "buffers still held at ifdown: pending DMA mappings, or a stalled page_pool shutdown",
     "gro-outside-napi": "napi_gro_receive() outside the poll of its NAPI instance",
+    "napi-not-added": "napi_gro_receive() on a napi_struct netif_napi_add() never set up: a NULL pointer oops",
     "page-refcount-underflow": "a page_pool fragment put back twice",
     "dma-beyond-mapping": "the device wrote past the end of a mapping (an IOMMU would fault; without one, memory is corrupted)",
     "sync-beyond-mapping": "a dma_sync_* call reached past the end of its mapping",

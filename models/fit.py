@@ -69,7 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m models.fit LESSON", file=sys.stderr)
         return 2
-    lesson = find_lesson(args[0])
+    from .lesson.schema import LessonError, LessonNotFound
+    try:
+        lesson = find_lesson(args[0])
+    except (LessonError, LessonNotFound) as e:
+        print(f"models.fit: {e}", file=sys.stderr)
+        return 2
     for name, value in refit_lesson(lesson).items():
         print(f"{name}: {value:.6g}   (stored: {lesson.scenario.get(name)})")
     return 0

@@ -3,7 +3,7 @@
 One source: the names, defaults, meanings and limits live in
 `models.params`; this renders them as the Markdown table the lesson format
 documents, and a test keeps the README equal to it
-(`python -m models.param_docs` prints the table to paste).
+(`python -m models.param_docs --write lessons/README.md` rewrites it).
 """
 
 from __future__ import annotations
@@ -44,5 +44,18 @@ def table() -> str:
     return "\n".join([BEGIN, *rows, END])
 
 
+def rewrite(path: str) -> None:
+    """Replace the generated table in a Markdown file (`python -m models.param_docs --write FILE`)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:start] + table() + text[end:])
+
+
 if __name__ == "__main__":
-    print(table())
+    import sys
+    if sys.argv[1:2] == ["--write"] and len(sys.argv) == 3:
+        rewrite(sys.argv[2])
+    else:
+        print(table())

@@ -168,6 +168,9 @@ _P = [
     Param("delivery", _enum("napi", "tasklet", "workqueue"), "napi",
           "where the driver hands RX frames up: a NAPI poll (softirq, GRO possible), a tasklet (softirq, no NAPI: "
           "ath9k's ath_rx_tasklet) or a workqueue (process context: USB and SDIO RX work)", "driver"),
+    Param("napi_added", units.parse_bool, True,
+          "the driver called netif_napi_add() for its napi_struct (ath10k's USB driver did not until 2022): "
+          "without it nothing ever polls the NAPI, and its GRO lists were never initialised", "driver"),
     Param("tasklet_budget", _ranged(units.parse_int, 1, 4096, "a tasklet budget", "the model's range"), 512,
           "frames one run of the RX tasklet takes before it stops (ath_rx_tasklet: 512)", "driver", "frames",
           "1 to 4096"),

@@ -113,9 +113,12 @@ class SdioHost:
         bufs = [self.strategy.alloc() for _ in range(n)]
         # skb_put_data() from the bounce buffer ath10k_sdio_mbox_rx_fetch_bundle() read into
         self.rec.call("skb_put_data", n * per / self.platform.memcpy_gbs, "|%s message(s) copied out of the bundle", n)
-        if self.napi_polled:
+        if self.delivery == "napi":
+            # queued on htt->rx_indication_head for the NAPI poll; only a driver that added its
+            # NAPI (netif_napi_add) has a poll that drains it
             self.rx_ind.extend((b, length) for b in bufs)
-            self._napi_schedule()
+            if self.napi_added:
+                self._napi_schedule()
             return True
         self.proc_rx.extend((b, length) for b in bufs)
         if self.proc_rx_queued:

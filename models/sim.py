@@ -94,7 +94,9 @@ class Sim(SdioHost):
         rcvbuf = max(prm["window"], 2 * prm["ring_size"])
         self.wire = Wire(prm["traffic"], prm["mtu"], p.link_bps, prm["rate"], p.rtt_ns, prm["window"], rcvbuf)
         self.delivery = prm["delivery"]
-        self.napi_polled = self.delivery == "napi"      # netif_napi_add() was called: ar->napi.dev set
+        self.napi_added = prm["napi_added"]              # netif_napi_add() was called: ar->napi.dev set
+        self.napi_polled = self.delivery == "napi" and self.napi_added
+        self.rx_dead = False          # the RX worker oopsed: nothing it would have done happens
         # Whether frames are handed to napi_gro_receive() (GRO's entry point) at all.
         if self.platform.mac80211_ns > 0:
             rx_api = prm["mac80211_rx"]
@@ -457,7 +459,7 @@ class Sim(SdioHost):
         """Delivery from process context (no NAPI): a workqueue drains what the device handed over."""
         rec = self.rec
         pcie = self.bus == "pcie"
-        while True:
+        while not self.rx_dead:
             if self.processed >= self.stop_at:
                 return self._suspend(self._resume_proc)
             if pcie:

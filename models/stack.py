@@ -135,11 +135,21 @@ class Stack:
         held = self.gro.held
         rec.call("napi_gro_receive", self.p.gro_ns, "skb#%s|%s segment(s) of the flow held before it", skb.id,
                  held.segs if held else 0)
+        if not self.sim.napi_added:
+            # The napi_struct was never set up: its GRO lists are zeroed memory, and walking one
+            # (gro_list_prepare) dereferences NULL. The RX worker dies with the skb in hand.
+            rec.warn("rx-outside-softirq", "WARNING in ieee80211_rx_napi(): WARN_ON_ONCE(softirq_count() == 0)",
+                     f"skb#{skb.id}")
+            rec.violate("napi-not-added",
+                        "BUG: kernel NULL pointer dereference in gro_list_prepare(): napi_gro_receive() on a "
+                        "napi_struct netif_napi_add() never initialised; the RX worker dies", f"skb#{skb.id}")
+            self.sim.rx_dead = True
+            return
         if not in_napi and not self.gro_warned:
             self.gro_warned = True
             rec.violate("gro-outside-napi",
-                        "napi_gro_receive() called from process context on a napi_struct that is never "
-                        "polled: GRO state is unlocked and nothing flushes what it holds", f"skb#{skb.id}")
+                        "napi_gro_receive() called from process context: GRO state belongs to the NAPI poll, is "
+                        "unlocked outside it, and nothing flushes what it holds", f"skb#{skb.id}")
         if not self.gro_on or not self.tcp:
             self.gro_normal_one(skb)      # GRO_NORMAL: queued alone (netif_elide_gro, or not TCP)
             return

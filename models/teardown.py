@@ -50,6 +50,12 @@ def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
                 if d.done:
                     d.done = False
                 self.strategy.deinit(d)
+    if self.rx_ind and not self.napi_added:
+        # nothing ever polled htt->rx_indication_head, and ath10k_htt_rx_free() does not purge it
+        rec.violate("leak-at-teardown",
+                    f"{len(self.rx_ind)} skb(s) left on htt->rx_indication_head: the bus driver never added the "
+                    "NAPI that would drain it, and teardown does not free them")
+        self.rx_ind.clear()
     for queue in (self.rx_ind, self.proc_rx):
         while queue:
             buf, _ = queue.popleft()

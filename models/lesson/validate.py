@@ -176,8 +176,30 @@ def _check_scenario(v: _V, key: Node, val: Node, scenario: Node, values: dict[st
         v.fail(where, field, f"{message} (in variant {key.value})")
 
 
+# Lessons speak to learners: they cite the kernel and the patch, never this project's notes or files.
+_INTERNAL = re.compile(r"kernel-facts|UNVERIFIED|(?<![\w.-])(?:models|viz|shared|tests)/|\.py\b")
+
+
+def _no_internal_notes(v: _V, node: Node) -> None:
+    """Refuse lesson text that points at our notes or repository paths, at the spot."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ScalarNode):
+            m = _INTERNAL.search(n.value)
+            if m:
+                v.fail(n, "", f"lesson text cites {m.group(0)!r}: cite the kernel (file, function) or the patch, "
+                       "not this project's notes or files")
+        elif isinstance(n, MappingNode):
+            for k, val in reversed(n.value):
+                stack.extend((val, k))
+        elif isinstance(n, SequenceNode):
+            stack.extend(reversed(n.value))
+
+
 def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson:
     v = _V(loader, path)
+    _no_internal_notes(v, root)
     top = _Map(v, root, "", ("id", "title", "driver", "summary", "scenario", "variants", "steps"),
                ("patch", "paper", "headline", "fitted", "pseudocode", "checks"))
     lid = top.get("id", "text")

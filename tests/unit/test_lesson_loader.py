@@ -415,7 +415,7 @@ def test_readme_documents_every_scenario_parameter():
     text = README.read_text()
     assert text.count(BEGIN) == 1 and text.count(END) == 1
     assert text[text.index(BEGIN):text.index(END) + len(END)] == table(), \
-        "lessons/README.md is stale: paste `python -m models.param_docs`"
+        "lessons/README.md is stale: run `python -m models.param_docs --write lessons/README.md`"
 
 
 def test_lessons_dir_prefers_the_packaged_copy(tmp_path, monkeypatch):
