@@ -8,7 +8,7 @@ simulation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from . import params as P
 from .lesson.schema import Lesson
@@ -16,6 +16,10 @@ from .sim import FAULTS, Sim
 
 WARMUP_FRACTION = 0.1
 MAX_LISTED = 20          # violations and warnings listed per variant; `violation_counts` has them all
+PROGRESS_CHUNK = 5_000   # frames between two progress reports (about 0.1 s of model time)
+
+# progress(frames done so far, frames in all): called between chunks, never inside the model
+Progress = Callable[[int, int], None]
 
 
 class BadSetting(ValueError):
@@ -60,6 +64,7 @@ class VariantResult:
     warnings: list[dict[str, Any]]
     accounting: dict[str, int] = field(default_factory=dict)
     violation_counts: dict[str, int] = field(default_factory=dict)
+    warning_counts: dict[str, int] = field(default_factory=dict)
 
 
 def variant_params(lesson: Lesson, variant: str, sets: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -68,13 +73,31 @@ def variant_params(lesson: Lesson, variant: str, sets: dict[str, Any] | None = N
     return prm
 
 
+def warmup(frames: int) -> int:
+    return max(1, int(frames * WARMUP_FRACTION))
+
+
+def _run_frames(sim: Sim, n: int, tick: Callable[[int], None] | None) -> None:
+    """sim.run_frames(n), in chunks when someone watches (chunked runs give the same result)."""
+    if tick is None:
+        sim.run_frames(n)
+        return
+    done = 0
+    while done < n:
+        chunk = min(PROGRESS_CHUNK, n - done)
+        sim.run_frames(chunk)
+        done += chunk
+        tick(chunk)
+
+
 def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
-               faults: Iterable[str] = (), teardown: bool = True) -> VariantResult:
+               faults: Iterable[str] = (), teardown: bool = True,
+               tick: Callable[[int], None] | None = None) -> VariantResult:
+    """One variant: a warm-up, `frames` measured frames, then teardown. `tick(n)` after every n frames."""
     sim = Sim(prm, seed=seed, faults=tuple(faults))
-    warm = max(1, int(frames * WARMUP_FRACTION))
-    sim.run_frames(warm)
+    _run_frames(sim, warmup(frames), tick)
     sim.mark()
-    sim.run_frames(frames)
+    _run_frames(sim, frames, tick)
     metrics = sim.metrics()
     counters = sim.rec.counters()
     if teardown:
@@ -84,11 +107,23 @@ def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
         params={k: _jsonable(v) for k, v in prm.items()},
         counters=counters,
         metrics=metrics,
-        violations=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.violations[:MAX_LISTED]],
-        warnings=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.warnings[:MAX_LISTED]],
+        violations=_listed(sim.rec.violations),
+        warnings=_listed(sim.rec.warnings),
         violation_counts=_count(sim.rec.violations),
+        warning_counts=_count(sim.rec.warnings),
         accounting=sim.accounting(),
     )
+
+
+def _listed(items) -> list[dict[str, Any]]:
+    """The first MAX_LISTED, and the first of each other name: every name keeps its first message."""
+    out = list(items[:MAX_LISTED])
+    seen = {v.name for v in out}
+    for v in items[MAX_LISTED:]:
+        if v.name not in seen:
+            seen.add(v.name)
+            out.append(v)
+    return [{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in out]
 
 
 def _count(items) -> dict[str, int]:
@@ -102,26 +137,70 @@ def _jsonable(v: Any) -> Any:
     return v if isinstance(v, (int, float, str, bool)) or v is None else str(v)
 
 
+def scenario_changes(lesson: Lesson, sets: dict[str, Any], faults: Iterable[str] = ()) -> list[str]:
+    """What makes this run differ from what the paper measured: `--set` names that change a value
+    of the headline pair (a value equal to the lesson's is no change), then `--inject` faults."""
+    pair = [v for v in (lesson.headline.before, lesson.headline.after) if v]
+    out = []
+    for key, value in sets.items():
+        if any(lesson.params_for(v).get(key, P.PARAMS[key].default) != value for v in pair):
+            out.append(key)
+    return out + [f"fault {f}" for f in faults]
+
+
 def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames: int | None = None,
-               seed: int = 0, sets: dict[str, Any] | None = None, faults: Iterable[str] = ()) -> dict[str, Any]:
-    """The `rxviz run --json` object."""
+               seed: int = 0, sets: dict[str, Any] | None = None, faults: Iterable[str] = (),
+               progress: Progress | None = None) -> dict[str, Any]:
+    """The `rxviz run --json` object. `progress(done, total)` is told the frames run so far."""
     names = list(variants) if variants else list(lesson.variants)
     frames = frames or lesson.headline.frames
-    results = {n: run_params(n, variant_params(lesson, n, sets), frames, seed=seed, faults=faults) for n in names}
+    faults = list(faults)
+    total, done = len(names) * (warmup(frames) + frames), 0
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        progress(done, total)
+
+    results = {n: run_params(n, variant_params(lesson, n, sets), frames, seed=seed, faults=faults,
+                             tick=tick if progress else None) for n in names}
     return {
         "lesson": lesson.id,
         "frames": frames,
         "seed": seed,
-        "variants": {n: {"params": r.params, "counters": r.counters, "metrics": r.metrics,
-                         "violations": r.violations, "violation_counts": r.violation_counts,
-                         "warnings": r.warnings, "accounting": r.accounting}
-                     for n, r in results.items()},
-        "headline": headline(lesson, {n: r.metrics for n, r in results.items()}),
+        "variants": {n: _variant_json(lesson, r) for n, r in results.items()},
+        "headline": headline(lesson, {n: r.metrics for n, r in results.items()},
+                             scenario_changes(lesson, sets or {}, faults)),
     }
 
 
-def headline(lesson: Lesson, metrics: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """Paper versus model, with the tolerance the project promises and whether it holds."""
+def _variant_json(lesson: Lesson, r: VariantResult) -> dict[str, Any]:
+    """One variant of `rxviz run --json`; a violation the lesson expects of it is marked as such."""
+    expect = lesson.expect.get(r.name, ())
+    return {"params": r.params, "counters": r.counters, "metrics": r.metrics,
+            "expect": list(expect),
+            "violations": [{**v, "expected": v["name"] in expect} for v in r.violations],
+            "violation_counts": r.violation_counts,
+            "warnings": r.warnings, "warning_counts": r.warning_counts, "accounting": r.accounting}
+
+
+def unexpected(result: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """variant -> {violation: times} for the violations no `expect` of the lesson covers."""
+    out: dict[str, dict[str, int]] = {}
+    for name, r in result["variants"].items():
+        bad = {v: n for v, n in r["violation_counts"].items() if v not in r["expect"]}
+        if bad:
+            out[name] = bad
+    return out
+
+
+def headline(lesson: Lesson, metrics: dict[str, dict[str, Any]],
+             changed: list[str] | None = None) -> dict[str, Any] | None:
+    """Paper versus model, with the tolerance the project promises and whether it holds.
+
+    With a changed scenario (`changed` names what changed) the paper's figures
+    describe another machine or driver: the model's are given, nothing is compared.
+    """
     paper = lesson.paper
     if paper is None:
         return None
@@ -135,8 +214,9 @@ def headline(lesson: Lesson, metrics: dict[str, dict[str, Any]]) -> dict[str, An
         "fitted": [{"param": f.param, "value": _jsonable(lesson.params_for(b).get(f.param)) if b else None,
                     "to": f.to, "note": f.note} for f in lesson.fitted],
         "source": paper.source,
+        "changed": list(changed or []),
     }
-    if mb is None or ma is None:
+    if mb is None or ma is None or changed:
         out["within"] = None
         return out
     before_err = (mb - paper.before) / paper.before * 100 if paper.before else 0.0

@@ -67,7 +67,7 @@ def _fmt_default(param) -> str:
     if v is None:
         return ""
     if isinstance(v, bool):
-        return "true" if v else "false"
+        return _typed(v)
     if isinstance(v, int) and v > 0:
         from models.units import fmt_size
         candidates = [fmt_size(v)] if v >= 1024 else []
@@ -86,6 +86,13 @@ def _fmt_default(param) -> str:
     return str(v)
 
 
+def _typed(value) -> str:
+    """A value as `--set` reads it back: booleans are true/false, not Python's True/False."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def _run_epilog() -> str:
     """Every scenario parameter (by group, with doc and default) and every fault."""
     from models.params import PARAMS
@@ -101,7 +108,8 @@ def _run_epilog() -> str:
                 # Cost fields default to the chosen profile; show the generic profile's value.
                 from models.platform import PROFILES
                 doc = doc.replace(" (default: from the platform profile)", "")
-                default = f"the platform's; x86-generic {getattr(PROFILES['x86-generic'], p.name, '?')}"
+                value = getattr(PROFILES["x86-generic"], p.name, "?")
+                default = f"the platform's; x86-generic {_typed(value)}"
             text = doc + (f" [default: {default}]" if default else "")
             head = f"    {p.name:<22}"
             if len(head) > 26:
@@ -111,7 +119,8 @@ def _run_epilog() -> str:
     out.append("\nfaults (--inject FAULT; each breaks one DMA-API rule on purpose):")
     for name, doc in fault_docs().items():
         out.append(textwrap.fill(doc, width=79, initial_indent=f"    {name:<22}", subsequent_indent=" " * 26))
-    out.append("\nexit codes: 0 ok, 2 bad usage or unreadable lesson, 3 the checker reported a violation")
+    out.append("\nexit codes: 0 ok, 2 bad usage or unreadable lesson, 3 the checker reported a")
+    out.append("violation the lesson does not expect")
     return "\n".join(out)
 
 
@@ -155,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("trace", "the event log as text, one kernel call a line", formatter_class=raw,
             epilog_fn=_run_epilog)
     _sim_options(p, "frames to run (default 20)")
-    p.add_argument("--variant", metavar="NAME", help="the variant to trace (default: the lesson's first)")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME",
+                   help="the variant to trace (default: the lesson's first); one only")
 
     p = add("graph", "a lifecycle state machine (default: list the machines)")
     p.add_argument("machine", nargs="?", metavar="MACHINE", help="a machine name, e.g. rx_buffer or pp_page")

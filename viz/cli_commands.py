@@ -70,15 +70,19 @@ def load(name: str, broken_code: int = 2):
     from models.lesson import LessonError, LessonNotFound, find_lesson, load_lesson
     try:
         try:
-            return find_lesson(name)
+            lesson = find_lesson(name)
         except LessonNotFound:
-            if os.path.exists(name):        # `rxviz run lessons` or a file without .yaml
-                return load_lesson(name)
-            raise
+            if not os.path.exists(name):
+                raise
+            lesson = load_lesson(name)      # `rxviz run lessons` or a file without .yaml
     except LessonNotFound as e:
         raise CliError(str(e), 2) from None
     except LessonError as e:
         raise CliError(str(e), broken_code) from None
+    if lesson.problems:
+        _err(f"rxviz: note: {len(lesson.problems)} control or bidi character(s) in {lesson.path} "
+             f"are shown escaped; `rxviz check {lesson.path}` says where")
+    return lesson
 
 
 def _variants(lesson, names: list[str]) -> list[str]:
@@ -101,38 +105,55 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         raise CliError(str(e), 2) from None
 
 
-def _violation_exit(found: list[tuple[str, dict]]) -> int:
+def _violation_exit(found: dict[str, dict[str, int]]) -> int:
+    """Exit 3 and one line when the checker reported violations no variant `expect`s."""
     if not found:
         return 0
-    names = sorted({f"{v}: {x['name']}" for v, x in found})
-    _err(f"rxviz: the checker reported {len(found)} violation(s): {'; '.join(names)}")
+    total = sum(n for counts in found.values() for n in counts.values())
+    names = sorted(f"{variant}: {name}" for variant, counts in found.items() for name in counts)
+    _err(f"rxviz: the checker reported {total:,} violation(s): {'; '.join(names)}")
     return 3
 
 
 # -- commands --------------------------------------------------------------------
+USAGE = """\
+Commands:
+  rxviz play LESSON          the interactive player (in a terminal)
+  rxviz list                 the lessons (--json)
+  rxviz run LESSON           headless: metrics, kernel counters, paper vs model
+  rxviz trace LESSON         the event log, one kernel call a line
+  rxviz graph [MACHINE]      a buffer lifecycle state machine
+  rxviz check [FILE...]      validate and replay lessons, run their checks
+  rxviz screenshot LESSON    an SVG of the player at a step
+  rxviz export LESSON        a handout: each step's text and screen, the
+                             questions and answers, paper vs model
+  rxviz serve                the player in a web browser (a classroom, a
+                             projector without a terminal)
+
+In a terminal, `rxviz` alone opens the home screen of the player.
+Try `rxviz run rx-basics`; `rxviz COMMAND --help` explains each command."""
+
+
 def cmd_home(args: argparse.Namespace) -> int:
+    import textwrap
+
     from models.lesson import LessonError, load_lesson, loader
     print("rxviz: watch a Linux NIC driver receive packets, one RX buffer at a time.\n")
     print("Lessons:")
     paths = loader.lesson_paths()
+    width = max((len(p.stem) for p in paths), default=0) + 2
     for p in paths:
         try:
             title = load_lesson(p).title
         except LessonError:
             title = f"(invalid: see `rxviz check {p}`)"
-        print(f"  {p.stem:<24} {title}")
+        print(textwrap.fill(title, width=79, initial_indent=f"  {p.stem:<{width}}",
+                            subsequent_indent=" " * (width + 2), break_long_words=False,
+                            break_on_hyphens=False))
     if not paths:
         print("  (none yet)")
-    print("""
-Commands:
-  rxviz list                 the lessons (--json)
-  rxviz run LESSON           headless run: metrics, kernel counters, paper vs model
-  rxviz trace LESSON         the event log, one kernel call a line
-  rxviz graph [MACHINE]      a buffer lifecycle state machine (--format text|dot|mermaid)
-  rxviz check [FILE...]      validate and replay lessons, run their checks
-
-Open a lesson in the interactive player with `rxviz play LESSON` (in a terminal, `rxviz` alone opens the TUI's home screen).
-Try `rxviz run rx-basics`; `rxviz COMMAND --help` explains each command.""")
+    print()
+    print(USAGE)
     return 0
 
 
@@ -202,7 +223,7 @@ def check_one(path: str) -> tuple[int, list[str]]:
         return (2 if e.message.startswith("cannot read") else 1), [str(e)]
     run = LessonRun(lesson, trace=0)
     results = run.check_all()
-    lines = []
+    lines = list(lesson.problems)          # control characters in its text (shown escaped)
     for note in run.notes:
         if not note.reached:
             step = lesson.steps[note.step - 1]
@@ -232,44 +253,56 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from models.runner import run_lesson
+    from models.runner import run_lesson, unexpected
     lesson = load(args.lesson)
     variants = _variants(lesson, args.variant)
     sets, faults = _settings(args)
-    from .cli_tables import print_run, status
+    from .cli_progress import progress
+    from .cli_tables import print_run
     frames = args.frames or lesson.headline.frames
-    with status(f"simulating {frames:,} frames x {len(variants or lesson.variants)} variant(s)"):
+    with progress(f"{frames:,} frames x {len(variants or lesson.variants)} variant(s)") as report:
         result = run_lesson(lesson, variants=variants or None, frames=args.frames, seed=args.seed,
-                            sets=sets, faults=faults)
+                            sets=sets, faults=faults, progress=report)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         print_run(result, lesson)
-    return _violation_exit([(n, v) for n, r in result["variants"].items() for v in r["violations"]])
+    return _violation_exit(unexpected(result))
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
     from models.runner import variant_params
     from models.sim import Sim
-    from models.trace import render
+
+    from .cli_trace import problems, render
     lesson = load(args.lesson)
-    name = _variants(lesson, [args.variant])[0] if args.variant else next(iter(lesson.variants))
+    if len(args.variant) > 1:
+        raise CliError(f"trace: one --variant at a time, got {', '.join(args.variant)} "
+                       f"(`rxviz run` compares variants)", 2)
+    name = _variants(lesson, args.variant)[0] if args.variant else next(iter(lesson.variants))
     sets, faults = _settings(args)
     frames = args.frames or TRACE_FRAMES
     sim = Sim(variant_params(lesson, name, sets), seed=args.seed, trace=frames * 60 + 1000, faults=tuple(faults))
+    setup_seq = sim.rec.seq             # the events so far are the set-up (the ring fill, before t=0)
     sim.run_frames(frames)
     events = list(sim.rec.events or ())
     if events:
-        print(render(events))
+        print(render(events, setup_seq))
     lost = sim.rec.seq - len(events)
     if lost > 0:
         _err(f"rxviz: note: the first {lost} events did not fit in the trace buffer")
-    found = [(name, {"name": v.name, "message": v.message, "t_ns": v.t_ns}) for v in sim.rec.violations]
+    expect = lesson.expect.get(name, ())
+    shown = [v for v in sim.rec.violations if v.name in expect]
+    found = [v for v in sim.rec.violations if v.name not in expect]
+    if shown:
+        print("", *problems(f"violations {lesson.id} / {name} shows on purpose (the lesson expects them):",
+                            shown), sep="\n")
     if found:
-        print(f"\nviolations reported by the checker in {lesson.id} / {name}:")
-        for _, v in found:
-            print(f"  {v['t_ns'] / 1000:12.3f}us  {v['name']}: {v['message']}")
-    return _violation_exit(found)
+        print("", *problems(f"violations reported by the checker in {lesson.id} / {name}:", found), sep="\n")
+    counts: dict[str, int] = {}
+    for v in found:
+        counts[v.name] = counts.get(v.name, 0) + 1
+    return _violation_exit({name: counts} if counts else {})
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
@@ -298,8 +331,19 @@ def _playable(lesson_id: str, step: int):
     return lesson
 
 
+def has_display() -> bool:
+    """A terminal on both ends, or a browser page (`rxviz serve` runs the app with Textual's web driver)."""
+    if os.environ.get("TEXTUAL_DRIVER", "").endswith("WebDriver"):
+        return True
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     _playable(args.lesson, args.step)
+    if not has_display():
+        # Without a terminal Textual would wait for keys that never come, at full CPU.
+        raise CliError("play needs a terminal (stdin and stdout are not one); for output a script can "
+                       f"read, try `rxviz run {args.lesson}` or `rxviz screenshot {args.lesson}`", 2)
     from viz.app import run_app      # Textual only for the commands that need it
 
     return run_app(args.lesson, args.step, args.compare)
@@ -326,7 +370,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
 def cmd_start(args: argparse.Namespace) -> int:
     """`rxviz` alone: the home screen in a terminal, the usage text when piped."""
-    if sys.stdin.isatty() and sys.stdout.isatty():
+    if has_display():
         from viz.app import run_app
 
         return run_app()

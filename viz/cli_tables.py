@@ -9,8 +9,8 @@ Colour follows rich's defaults (none when stdout is not a terminal).
 
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator
+import textwrap
+from typing import Any
 
 # The metrics `rxviz run` shows, in this order (all of them come from models.metrics).
 KEY_METRICS = ("throughput_mbps", "cpu_percent", "cpu_ns_per_frame", "acks_per_segment", "segments_per_skb",
@@ -29,6 +29,18 @@ def _console():
     return _Console(highlight=False, markup=False, emoji=False)
 
 
+def _para(con, text: str, style: str | None = None) -> None:
+    """A paragraph wrapped at spaces to the report's width, with no trailing spaces.
+
+    rich's own wrapping leaves the space it broke at on the line; a line
+    with trailing blanks breaks `diff` of two runs and copy-paste on a
+    projector, so prose is wrapped here and printed as is.
+    """
+    width = min(con.width, 80) - 1
+    con.print(textwrap.fill(text, width=width, subsequent_indent="  ", break_long_words=False,
+                            break_on_hyphens=False), style=style, soft_wrap=True)
+
+
 def _num(v: Any) -> str:
     if v is None:
         return "-"
@@ -41,18 +53,6 @@ def _num(v: Any) -> str:
 
 def _pct(v: Any) -> str:
     return "-" if v is None else f"{v:+.1f}%"
-
-
-@contextlib.contextmanager
-def status(text: str) -> Iterator[None]:
-    """A spinner on stderr while the model runs, only when stderr is a terminal."""
-    from rich.console import Console
-    err = Console(stderr=True)
-    if not err.is_terminal:
-        yield
-        return
-    with err.status(text):
-        yield
 
 
 def _table(title: str, first: str, columns: list[str]):
@@ -88,8 +88,9 @@ def print_run(result: dict[str, Any], lesson) -> None:
     con = _console()
     names = list(result["variants"])
     runs = result["variants"]
-    con.print(f"{lesson.id}: {lesson.title}", style="bold")
-    con.print(f"{result['frames']:,} frames per variant after a warm-up, seed {result['seed']}\n")
+    _para(con, f"{lesson.id}: {lesson.title}", style="bold")
+    _para(con, f"{result['frames']:,} frames per variant after a warm-up, seed {result['seed']}")
+    con.print()
 
     t = _table("Metrics", "metric", names)
     for m in KEY_METRICS:
@@ -125,6 +126,9 @@ def print_run(result: dict[str, Any], lesson) -> None:
 
 
 def _print_headline(con, h: dict[str, Any], lesson) -> None:
+    if h.get("changed"):
+        _print_changed(con, h)
+        return
     change = h.get("compare") == "change"
     cols = ["before", "after"] + (["change"] if change else [])
     t = _table(f"Paper vs model: {h['metric']} ({h['unit']})", "", cols)
@@ -138,38 +142,65 @@ def _print_headline(con, h: dict[str, Any], lesson) -> None:
     within = h.get("within")
     verdict = "-" if within is None else ("yes" if within else "NO")
     tol = h.get("tolerance") or "run both headline variants to compare"
-    con.print(f"within tolerance: {verdict} ({tol})")
+    _para(con, f"within tolerance: {verdict} ({tol})")
     for f in h.get("fitted") or []:
         raw = lesson.scenario_raw.get(f["param"], f.get("value"))    # as the lesson wrote it
         value = "" if raw is None else f" = {raw}"
         note = f" ({f['note']})" if f.get("note") else ""
-        con.print(f"fitted: {f['param']}{value}, to {f['to']}{note}")
+        _para(con, f"fitted: {f['param']}{value}, to {f['to']}{note}")
     if not h.get("fitted"):
-        con.print("fitted: nothing (every parameter comes from the platform profile)")
+        _para(con, "fitted: nothing (every parameter comes from the platform profile)")
     if h.get("source"):
-        con.print(f"source: {h['source']}")
+        _para(con, f"source: {h['source']}")
+    con.print()
+
+
+def _print_changed(con, h: dict[str, Any]) -> None:
+    """A run the paper never measured: the model's figures alone, and why nothing is compared."""
+    t = _table(f"Model: {h['metric']} ({h['unit']}), changed scenario", "", ["before", "after"])
+    t.add_row("model", *(_num(h["model"].get(c)) if h["model"].get(c) is not None else "not run"
+                         for c in ("before", "after")))
+    _show(con, t)
+    _para(con, f"not compared with the paper: {', '.join(h['changed'])} changed, and the published "
+               f"figures are for the lesson's own scenario")
     con.print()
 
 
 def _print_problems(con, runs: dict[str, Any]) -> None:
-    """Violations and warnings, one row per (variant, name): a fault repeats on every frame."""
-    from rich.table import Table
-    for kind in ("violations", "warnings"):
-        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    """Violations and warnings, one row per (variant, name) with how often; then each first message.
+
+    A fault repeats on every frame, so rows are grouped, with the full count
+    (the listed ones are capped). Violations a variant `expect`s are shown
+    apart: the lesson demonstrates them on purpose. Messages go under the
+    table, wrapped at spaces: in a column they would be cut mid-word.
+    """
+    sections = (("violations", False, "Violations reported by the checker"),
+                ("violations", True, "Violations shown on purpose (the lesson expects them)"),
+                ("warnings", None, "Warnings (what the kernel would print)"))
+    for kind, expected, title in sections:
+        rows = []
         for n, r in runs.items():
+            counts = r.get(kind[:-1] + "_counts") or {}
+            first = {}
             for v in r.get(kind) or []:
-                groups.setdefault((n, v["name"]), []).append(v)
-        if not groups:
-            continue
-        title = ("Violations reported by the checker" if kind == "violations"
-                 else "Warnings (what the kernel would print)")
-        con.print(title, style="bold")
-        t = Table(header_style="bold")
-        t.add_column("variant", no_wrap=True)
-        t.add_column("name", no_wrap=True)
-        t.add_column("times", justify="right", no_wrap=True)
-        t.add_column("first at", justify="right", no_wrap=True)
-        t.add_column("first message", ratio=1, overflow="fold")
-        for (n, name), vs in groups.items():
-            t.add_row(n, name, _num(len(vs)), f"{vs[0]['t_ns'] / 1e6:,.3f}ms", vs[0]["message"])
-        con.print(t, "")
+                first.setdefault(v["name"], v)
+            for name, times in counts.items():
+                if expected is None or (name in r.get("expect", ())) == expected:
+                    rows.append((n, name, times, first.get(name)))
+        if rows:
+            _problem_table(con, title, rows)
+
+
+def _problem_table(con, title: str, rows: list[tuple[str, str, int, dict | None]]) -> None:
+    from rich.table import Table
+    con.print(title, style="bold")
+    t = Table(header_style="bold")
+    for name in ("variant", "name", "times", "first at"):
+        t.add_column(name, no_wrap=True, justify="left" if name in ("variant", "name") else "right")
+    for n, name, times, first in rows:
+        t.add_row(n, name, _num(times), "-" if first is None else f"{first['t_ns'] / 1e6:,.3f}ms")
+    con.print(t)
+    for n, name, _, first in rows:
+        if first is not None:
+            _para(con, f"{n}, {name}: {first['message']}")
+    con.print()
