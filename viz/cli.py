@@ -183,6 +183,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="120x40", metavar="WxH", help="terminal size (default 120x40)")
     p.add_argument("--compare", action="store_true", help="before | after side by side")
     p.add_argument("-o", "--output", metavar="FILE", help="where to write the SVG (default LESSON-stepN.svg)")
+
+    p = add("export", "a lesson handout: the patch, each step's text and screen (SVG), the questions "
+                      "with answers at the end, paper vs model")
+    p.add_argument("lesson", metavar="LESSON", help="a lesson id or a lesson file")
+    p.add_argument("--format", choices=("md", "html"), default="md", help="Markdown (default) or HTML")
+    p.add_argument("--size", default="120x40", metavar="WxH", help="terminal size of the screens (default 120x40)")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="directory for the page and its SVGs (default LESSON-handout)")
     return parser
 
 

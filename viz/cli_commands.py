@@ -358,13 +358,49 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise CliError(f"--size: {e}", 2) from None
     out = args.output or f"{lesson.id}-step{args.step}{'-compare' if args.compare else ''}.svg"
-    svg = screenshot_sync(args.lesson, args.step, size, args.compare)
+    from .cli_progress import progress
+    with progress(f"{lesson.id}: computing step {args.step}") as report:
+        svg = screenshot_sync(args.lesson, args.step, size, args.compare, report=report)
     try:
         with open(out, "w", encoding="utf-8") as f:
             f.write(svg)
     except OSError as e:
         raise CliError(f"cannot write {out}: {e.strerror}", 2) from None
     print(out)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """A handout: the page and an SVG per step, written into a directory."""
+    import asyncio
+    from pathlib import Path
+
+    lesson = _playable(args.lesson, 0)
+    from viz.screenshot import parse_size, screenshots
+
+    from . import handout
+    from .cli_progress import progress
+    try:
+        size = parse_size(args.size)
+    except ValueError as e:
+        raise CliError(f"--size: {e}", 2) from None
+    outdir = Path(args.output or f"{lesson.id}-handout")
+    if outdir.exists() and not outdir.is_dir():
+        raise CliError(f"-o {outdir}: exists and is not a directory", 2)
+    steps = range(len(lesson.steps) + 1)
+    with progress(f"{lesson.id}: the player at {len(steps)} steps") as report:
+        svgs = asyncio.run(screenshots(args.lesson, steps, size, report=report))
+    result = None
+    if lesson.paper is not None:
+        from models.runner import run_lesson
+        with progress(f"{lesson.id}: paper vs model, {lesson.headline.frames:,} frames") as report:
+            result = run_lesson(lesson, variants=[lesson.headline.before, lesson.headline.after],
+                                progress=report)
+    try:
+        page = handout.write(lesson, args.format, outdir, svgs, result)
+    except OSError as e:
+        raise CliError(f"cannot write into {outdir}: {e.strerror}", 2) from None
+    print(page)
     return 0
 
 
@@ -379,5 +415,6 @@ def cmd_start(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
-    "graph": cmd_graph, "play": cmd_play, "screenshot": cmd_screenshot, "start": cmd_start,
+    "graph": cmd_graph, "play": cmd_play, "screenshot": cmd_screenshot, "export": cmd_export,
+    "start": cmd_start,
 }

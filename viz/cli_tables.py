@@ -12,6 +12,8 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from . import headline
+
 # The metrics `rxviz run` shows, in this order (all of them come from models.metrics).
 KEY_METRICS = ("throughput_mbps", "cpu_percent", "cpu_ns_per_frame", "acks_per_segment", "segments_per_skb",
                "bus_percent", "frames_delivered", "frames_dropped", "sim_time_s")
@@ -39,20 +41,6 @@ def _para(con, text: str, style: str | None = None) -> None:
     width = min(con.width, 80) - 1
     con.print(textwrap.fill(text, width=width, subsequent_indent="  ", break_long_words=False,
                             break_on_hyphens=False), style=style, soft_wrap=True)
-
-
-def _num(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, (int, float)):
-        return format(v, ",")
-    return str(v)
-
-
-def _pct(v: Any) -> str:
-    return "-" if v is None else f"{v:+.1f}%"
 
 
 def _table(title: str, first: str, columns: list[str]):
@@ -94,7 +82,7 @@ def print_run(result: dict[str, Any], lesson) -> None:
 
     t = _table("Metrics", "metric", names)
     for m in KEY_METRICS:
-        t.add_row(m, *(_num(runs[n]["metrics"].get(m)) for n in names))
+        t.add_row(m, *(headline.num(runs[n]["metrics"].get(m)) for n in names))
     _show(con, t)
 
     cats: dict[str, list] = {}
@@ -105,7 +93,7 @@ def print_run(result: dict[str, Any], lesson) -> None:
     for cat in cats:
         row = [runs[n]["metrics"].get("cpu_ns_per_frame_by_category", {}).get(cat, 0) for n in names]
         if any(row):
-            t.add_row(cat, *map(_num, row))
+            t.add_row(cat, *map(headline.num, row))
     if t.row_count:
         _show(con, t)
 
@@ -117,7 +105,7 @@ def print_run(result: dict[str, Any], lesson) -> None:
     for k in keys:
         row = [runs[n]["counters"].get(k, 0) for n in names]
         if any(row):
-            t.add_row(k, *map(_num, row))
+            t.add_row(k, *map(headline.num, row))
     _show(con, t)
 
     if result.get("headline"):
@@ -126,43 +114,14 @@ def print_run(result: dict[str, Any], lesson) -> None:
 
 
 def _print_headline(con, h: dict[str, Any], lesson) -> None:
-    if h.get("changed"):
-        _print_changed(con, h)
-        return
-    change = h.get("compare") == "change"
-    cols = ["before", "after"] + (["change"] if change else [])
-    t = _table(f"Paper vs model: {h['metric']} ({h['unit']})", "", cols)
-    paper, model = h["paper"], h["model"]
-    t.add_row("paper", *(_num(paper.get(c)) for c in cols))
-    t.add_row("model", *(_num(model.get(c)) if model.get(c) is not None else "not run" for c in cols))
-    errs = [h.get("before_error_pct"), h.get("after_error_pct")] + ([h.get("change_error_pct")] if change else [])
-    t.add_row("error", *map(_pct, errs))
+    cols, body = headline.rows(h)
+    t = _table(headline.title(h), "", cols)
+    for row in body:
+        t.add_row(*row)
     con.print(t.title_line, style="bold")
     con.print(t)
-    within = h.get("within")
-    verdict = "-" if within is None else ("yes" if within else "NO")
-    tol = h.get("tolerance") or "run both headline variants to compare"
-    _para(con, f"within tolerance: {verdict} ({tol})")
-    for f in h.get("fitted") or []:
-        raw = lesson.scenario_raw.get(f["param"], f.get("value"))    # as the lesson wrote it
-        value = "" if raw is None else f" = {raw}"
-        note = f" ({f['note']})" if f.get("note") else ""
-        _para(con, f"fitted: {f['param']}{value}, to {f['to']}{note}")
-    if not h.get("fitted"):
-        _para(con, "fitted: nothing (every parameter comes from the platform profile)")
-    if h.get("source"):
-        _para(con, f"source: {h['source']}")
-    con.print()
-
-
-def _print_changed(con, h: dict[str, Any]) -> None:
-    """A run the paper never measured: the model's figures alone, and why nothing is compared."""
-    t = _table(f"Model: {h['metric']} ({h['unit']}), changed scenario", "", ["before", "after"])
-    t.add_row("model", *(_num(h["model"].get(c)) if h["model"].get(c) is not None else "not run"
-                         for c in ("before", "after")))
-    _show(con, t)
-    _para(con, f"not compared with the paper: {', '.join(h['changed'])} changed, and the published "
-               f"figures are for the lesson's own scenario")
+    for line in headline.notes(h, lesson):
+        _para(con, line)
     con.print()
 
 
@@ -198,7 +157,7 @@ def _problem_table(con, title: str, rows: list[tuple[str, str, int, dict | None]
     for name in ("variant", "name", "times", "first at"):
         t.add_column(name, no_wrap=True, justify="left" if name in ("variant", "name") else "right")
     for n, name, times, first in rows:
-        t.add_row(n, name, _num(times), "-" if first is None else f"{first['t_ns'] / 1e6:,.3f}ms")
+        t.add_row(n, name, headline.num(times), "-" if first is None else f"{first['t_ns'] / 1e6:,.3f}ms")
     con.print(t)
     for n, name, _, first in rows:
         if first is not None:
