@@ -191,7 +191,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="120x40", metavar="WxH", help="terminal size of the screens (default 120x40)")
     p.add_argument("-o", "--output", metavar="DIR",
                    help="directory for the page and its SVGs (default LESSON-handout)")
+
+    p = add("serve", "the player in a web browser (textual-serve): for a classroom, or a projector "
+                     "without a terminal")
+    p.add_argument("lesson", nargs="?", metavar="LESSON",
+                   help="open this lesson (default: the home screen, to pick one)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000)")
+    p.add_argument("--public-url", metavar="URL",
+                   help="the address browsers reach the server at, when it is not http://HOST:PORT "
+                        "(a proxy, or --host 0.0.0.0)")
     return parser
+
+
+def _port(text: str) -> int:
+    if not text.strip().isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number, 1 to 65535, got {text!r}")
+    return int(text)
 
 
 def _nonneg(text: str) -> int:

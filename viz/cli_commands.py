@@ -404,6 +404,21 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The player in a browser page; the lesson, if any, is checked before anything listens."""
+    if args.lesson:
+        _playable(args.lesson, 0)
+    from viz import serve
+    if not serve.is_local(args.host):
+        _err(f"rxviz: warning: serving on {args.host}:{args.port}: anyone who can reach this address "
+             f"can open the page and run lessons on this machine")
+    try:
+        serve.serve(args.lesson, args.host, args.port, args.public_url)
+    except OSError as e:
+        raise CliError(f"serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}", 2) from None
+    return 0
+
+
 def cmd_start(args: argparse.Namespace) -> int:
     """`rxviz` alone: the home screen in a terminal, the usage text when piped."""
     if has_display():
@@ -416,5 +431,5 @@ def cmd_start(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
     "graph": cmd_graph, "play": cmd_play, "screenshot": cmd_screenshot, "export": cmd_export,
-    "start": cmd_start,
+    "serve": cmd_serve, "start": cmd_start,
 }
