@@ -149,3 +149,38 @@ def test_serve_listens_on_localhost_by_default_and_warns_for_another_host(capsys
     assert serve.app_command("rx-basics").endswith("-m viz play rx-basics")
     assert serve.public_url("0.0.0.0", 8080, None).endswith(":8080")
     assert "0.0.0.0" not in serve.public_url("0.0.0.0", 8080, None)
+
+
+# -- 6. progress: a bar on a terminal, nothing on a pipe ---------------------------------------
+def test_progress_draws_a_bar_with_the_share_done_on_a_terminal_only():
+    import io
+
+    from rich.console import Console
+
+    from viz.cli_progress import progress
+    term = io.StringIO()
+    with progress("simulating", console=Console(file=term, force_terminal=True, width=80)) as report:
+        report(50, 100)
+    assert "simulating" in term.getvalue() and " 50%" in term.getvalue()
+    pipe = io.StringIO()
+    with progress("simulating", console=Console(file=pipe)) as report:
+        assert report is None
+    assert pipe.getvalue() == ""
+
+
+def test_run_reports_its_frames_up_to_the_total(capsys, monkeypatch):
+    import contextlib
+
+    from viz import cli_progress
+    seen = []
+
+    @contextlib.contextmanager
+    def recording(label, console=None):
+        yield lambda done, total: seen.append((done, total))
+
+    monkeypatch.setattr(cli_progress, "progress", recording)
+    code, _, _ = run(capsys, "run", DEMO, "--frames", "12000")
+    assert code == 0
+    total = seen[-1][1]
+    assert total == 2 * (1200 + 12000)                    # two variants, each a warm-up and the run
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1][0] == total
