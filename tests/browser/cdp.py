@@ -34,6 +34,17 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def end_group(proc: subprocess.Popen, patience: float = 15) -> None:
+    """End a process started with start_new_session=True and all it started (Chromium's
+    helpers, the server's app processes): SIGTERM to its group, SIGKILL if it lingers."""
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(patience)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -126,9 +137,4 @@ async def browser(width: int, height: int) -> AsyncIterator[Page]:
                                     deviceScaleFactor=1, mobile=False)
                     yield page
         finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            end_group(proc)

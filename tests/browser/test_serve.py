@@ -10,7 +10,6 @@ scripts run) and seen in screenshots, kept in RXVIZ_SHOTS if that is set.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -55,12 +54,7 @@ def server():
                             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     yield port, proc
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    cdp.end_group(proc)
 
 
 async def test_the_page_loads_and_a_key_steps_the_lesson(server, tmp_path):
