@@ -117,7 +117,9 @@ class StatusLine(Widget):
             # The CPU clock can run ahead of the event clock inside a poll: show the later, as the log does.
             right.append(f" · {fmt_ns(max(sim.engine.now, sim.rec.t))}", self._s("muted"))
             bad = sim.rec.violations
-            if bad:
+            if bad and bad[-1].name in frame.lesson.expect.get(frame.shown, ()):
+                left.append(f"  ⚑ {bad[-1].name} (expected)", self._s("ctx"))    # shown on purpose
+            elif bad:
                 left.append(f"  ⚠ {bad[-1].name}", self._s("error"))
         if not frame.reached and frame.step:
             run = frame.lesson.steps[frame.step - 1].run
