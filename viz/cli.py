@@ -251,7 +251,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         try:
-            return _dispatch(argv)
+            code = _dispatch(argv)
+            # What is still buffered goes now, inside the handlers: a reader that went away
+            # (`| head`) would otherwise get Python's "Exception ignored" at exit.
+            sys.stdout.flush()
+            return code
         except CliError as e:
             print(f"rxviz: {e.message}", file=sys.stderr)
             return e.code

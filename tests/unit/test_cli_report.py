@@ -184,3 +184,19 @@ def test_run_reports_its_frames_up_to_the_total(capsys, monkeypatch):
     total = seen[-1][1]
     assert total == 2 * (1200 + 12000)                    # two variants, each a warm-up and the run
     assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1][0] == total
+
+
+def test_a_reader_gone_at_the_last_flush_is_a_quiet_exit_141(capsys, monkeypatch):
+    import io
+
+    class Gone(io.StringIO):
+        """A pipe whose reader left after the output was written, before it was flushed."""
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self):
+            raise io.UnsupportedOperation("no descriptor")
+
+    monkeypatch.setattr(sys, "stdout", Gone())
+    assert cli.main(["graph", "napi"]) == cli.EXIT_BROKEN_PIPE
