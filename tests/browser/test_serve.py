@@ -20,10 +20,10 @@ from . import cdp
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(cdp.chromium() is None,
-                                 reason="needs Debian's chromium package (apt-get install chromium); "
-                                        ".ci/run installs it")]
+pytestmark = pytest.mark.slow
+needs_chromium = pytest.mark.skipif(cdp.chromium() is None,
+                                    reason="needs Debian's chromium package (apt-get install chromium); "
+                                           ".ci/run installs it")
 
 # Everything the page receives on its websockets, as text, in window.__rx.
 RECORD = """(() => {
@@ -57,6 +57,8 @@ def server():
     cdp.end_group(proc)
 
 
+@pytest.mark.browser
+@needs_chromium
 async def test_the_page_loads_and_a_key_steps_the_lesson(server, tmp_path):
     port, proc = server
     await cdp.wait_for_port(port, 30)
