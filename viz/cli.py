@@ -1,8 +1,9 @@
 """The `rxviz` command line: argument parsing, dispatch and the exit-code contract.
 
-Every subcommand is a thin shell over `models` (see viz/cli_commands.py):
-the CLI simulates nothing itself. What this module owns is the promise made
-to users and scripts:
+Every subcommand is a thin shell over `models` (viz/cli_commands.py, and
+viz/cli_app.py for those that run the Textual app): the CLI simulates
+nothing itself. What this module owns is the promise made to users and
+scripts:
 
     0  ok
     1  a check or lesson problem was found

@@ -59,7 +59,7 @@ def seed_int(text: str) -> int:
     return int(text)
 
 
-def _err(*lines: str) -> None:
+def err(*lines: str) -> None:
     for line in lines:
         print(line, file=sys.stderr)
 
@@ -80,7 +80,7 @@ def load(name: str, broken_code: int = 2):
     except LessonError as e:
         raise CliError(str(e), broken_code) from None
     if lesson.problems:
-        _err(f"rxviz: note: {len(lesson.problems)} control or bidi character(s) in {lesson.path} "
+        err(f"rxviz: note: {len(lesson.problems)} control or bidi character(s) in {lesson.path} "
              f"are shown escaped; `rxviz check {lesson.path}` says where")
     return lesson
 
@@ -111,7 +111,7 @@ def _violation_exit(found: dict[str, dict[str, int]]) -> int:
         return 0
     total = sum(n for counts in found.values() for n in counts.values())
     names = sorted(f"{variant}: {name}" for variant, counts in found.items() for name in counts)
-    _err(f"rxviz: the checker reported {total:,} violation(s): {'; '.join(names)}")
+    err(f"rxviz: the checker reported {total:,} violation(s): {'; '.join(names)}")
     return 3
 
 
@@ -172,7 +172,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print_lessons(lessons)
     else:
         print(f"no lessons in {loader.lessons_dir()}")
-    _err(*(f"rxviz: {p}" for p in problems))
+    err(*(f"rxviz: {p}" for p in problems))
     return 1 if problems else 0
 
 
@@ -245,7 +245,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     for path in paths:
         code, lines = check_one(path)
         if code == 2:
-            _err(*lines)
+            err(*lines)
         else:
             print("\n".join(lines), flush=True)
         worst = max(worst, code)
@@ -290,7 +290,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         print(render(events, setup_seq))
     lost = sim.rec.seq - len(events)
     if lost > 0:
-        _err(f"rxviz: note: the first {lost} events did not fit in the trace buffer")
+        err(f"rxviz: note: the first {lost} events did not fit in the trace buffer")
     expect = lesson.expect.get(name, ())
     shown = [v for v in sim.rec.violations if v.name in expect]
     found = [v for v in sim.rec.violations if v.name not in expect]
@@ -323,7 +323,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def _playable(lesson_id: str, step: int):
+def playable(lesson_id: str, step: int):
     """The lesson, checked before Textual takes the terminal: a bad one is one line, exit 2."""
     lesson = load(lesson_id)
     if step > len(lesson.steps):
@@ -331,105 +331,15 @@ def _playable(lesson_id: str, step: int):
     return lesson
 
 
-def has_display() -> bool:
-    """A terminal on both ends, or a browser page (`rxviz serve` runs the app with Textual's web driver)."""
-    if os.environ.get("TEXTUAL_DRIVER", "").endswith("WebDriver"):
-        return True
-    return sys.stdin.isatty() and sys.stdout.isatty()
-
-
-def cmd_play(args: argparse.Namespace) -> int:
-    _playable(args.lesson, args.step)
-    if not has_display():
-        # Without a terminal Textual would wait for keys that never come, at full CPU.
-        raise CliError("play needs a terminal (stdin and stdout are not one); for output a script can "
-                       f"read, try `rxviz run {args.lesson}` or `rxviz screenshot {args.lesson}`", 2)
-    from viz.app import run_app      # Textual only for the commands that need it
-
-    return run_app(args.lesson, args.step, args.compare)
-
-
-def cmd_screenshot(args: argparse.Namespace) -> int:
-    lesson = _playable(args.lesson, args.step)
-    from viz.screenshot import parse_size, screenshot_sync
-
-    try:
-        size = parse_size(args.size)
-    except ValueError as e:
-        raise CliError(f"--size: {e}", 2) from None
-    out = args.output or f"{lesson.id}-step{args.step}{'-compare' if args.compare else ''}.svg"
-    from .cli_progress import progress
-    with progress(f"{lesson.id}: computing step {args.step}") as report:
-        svg = screenshot_sync(args.lesson, args.step, size, args.compare, report=report)
-    try:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(svg)
-    except OSError as e:
-        raise CliError(f"cannot write {out}: {e.strerror}", 2) from None
-    print(out)
-    return 0
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    """A handout: the page and an SVG per step, written into a directory."""
-    import asyncio
-    from pathlib import Path
-
-    lesson = _playable(args.lesson, 0)
-    from viz.screenshot import parse_size, screenshots
-
-    from . import handout
-    from .cli_progress import progress
-    try:
-        size = parse_size(args.size)
-    except ValueError as e:
-        raise CliError(f"--size: {e}", 2) from None
-    outdir = Path(args.output or f"{lesson.id}-handout")
-    if outdir.exists() and not outdir.is_dir():
-        raise CliError(f"-o {outdir}: exists and is not a directory", 2)
-    steps = range(len(lesson.steps) + 1)
-    with progress(f"{lesson.id}: the player at {len(steps)} steps") as report:
-        svgs = asyncio.run(screenshots(args.lesson, steps, size, report=report))
-    result = None
-    if lesson.paper is not None:
-        from models.runner import run_lesson
-        with progress(f"{lesson.id}: paper vs model, {lesson.headline.frames:,} frames") as report:
-            result = run_lesson(lesson, variants=[lesson.headline.before, lesson.headline.after],
-                                progress=report)
-    try:
-        page = handout.write(lesson, args.format, outdir, svgs, result)
-    except OSError as e:
-        raise CliError(f"cannot write into {outdir}: {e.strerror}", 2) from None
-    print(page)
-    return 0
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    """The player in a browser page; the lesson, if any, is checked before anything listens."""
-    if args.lesson:
-        _playable(args.lesson, 0)
-    from viz import serve
-    if not serve.is_local(args.host):
-        _err(f"rxviz: warning: serving on {args.host}:{args.port}: anyone who can reach this address "
-             f"can open the page and run lessons on this machine")
-    try:
-        serve.serve(args.lesson, args.host, args.port, args.public_url)
-    except OSError as e:
-        raise CliError(f"serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}", 2) from None
-    return 0
-
-
-def cmd_start(args: argparse.Namespace) -> int:
-    """`rxviz` alone: the home screen in a terminal, the usage text when piped."""
-    if has_display():
-        from viz.app import run_app
-
-        return run_app()
-    return cmd_home(args)
+def _app(name: str) -> Callable[[argparse.Namespace], int]:
+    """A command that runs the Textual app (viz/cli_app.py), imported only when it runs."""
+    def run(args: argparse.Namespace) -> int:
+        from . import cli_app
+        return getattr(cli_app, name)(args)
+    return run
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
-    "graph": cmd_graph, "play": cmd_play, "screenshot": cmd_screenshot, "export": cmd_export,
-    "serve": cmd_serve, "start": cmd_start,
+    "graph": cmd_graph, **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
 }
