@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: run table test bench check clean
+.PHONY: run table test test-fast bench check clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -22,6 +22,10 @@ table: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Leaves out the tests marked slow (whole lessons played, the built wheel, the browser).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest tests/bench --benchmark-only -p no:cacheprovider

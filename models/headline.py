@@ -60,8 +60,8 @@ def fitted_entries(lesson: Lesson) -> list[dict[str, Any]]:
     return out
 
 
-def compare(lesson: Lesson, metrics: dict[str, dict[str, Any]],
-            capacity: float | None = None) -> dict[str, Any] | None:
+def compare(lesson: Lesson, metrics: dict[str, dict[str, Any]], capacity: float | None = None,
+            changed: list[str] | None = None) -> dict[str, Any] | None:
     """The headline object of `rxviz run --json`: the pair, the errors, the kinds, the fits."""
     paper = lesson.paper
     if paper is None:
@@ -78,10 +78,11 @@ def compare(lesson: Lesson, metrics: dict[str, dict[str, Any]],
         "after_note": paper.after_note,
         "fitted": fitted_entries(lesson),
         "source": paper.source,
+        "changed": list(changed or []),
     }
     if capacity is not None:
         out["capacity"] = round(capacity, 2)
-    if mb is None or ma is None:
+    if mb is None or ma is None or changed:
         out["within"] = None
         return out
     before_err = (mb - paper.before) / paper.before * 100 if paper.before else 0.0

@@ -8,7 +8,7 @@ simulation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from . import params as P
 from .lesson.schema import Lesson
@@ -17,6 +17,10 @@ from .sim import FAULTS, Sim, full_params
 
 WARMUP_FRACTION = 0.1
 MAX_LISTED = 20          # violations and warnings listed per variant; `violation_counts` has them all
+PROGRESS_CHUNK = 5_000   # frames between two progress reports (about 0.1 s of model time)
+
+# progress(frames done so far, frames in all): called between chunks, never inside the model
+Progress = Callable[[int, int], None]
 
 
 class BadSetting(ValueError):
@@ -61,6 +65,7 @@ class VariantResult:
     warnings: list[dict[str, Any]]
     accounting: dict[str, int] = field(default_factory=dict)
     violation_counts: dict[str, int] = field(default_factory=dict)
+    warning_counts: dict[str, int] = field(default_factory=dict)
     page_pool_stats: dict[str, int] | None = None    # struct page_pool_stats, for page_pool variants
 
 
@@ -78,13 +83,31 @@ def check_variants(lesson: Lesson, names: Iterable[str], sets: dict[str, Any] | 
             raise ScenarioError(problems, f"{lesson.id}, variant {n}")
 
 
+def warmup(frames: int) -> int:
+    return max(1, int(frames * WARMUP_FRACTION))
+
+
+def _run_frames(sim: Sim, n: int, tick: Callable[[int], None] | None) -> None:
+    """sim.run_frames(n), in chunks when someone watches (chunked runs give the same result)."""
+    if tick is None:
+        sim.run_frames(n)
+        return
+    done = 0
+    while done < n:
+        chunk = min(PROGRESS_CHUNK, n - done)
+        sim.run_frames(chunk)
+        done += chunk
+        tick(chunk)
+
+
 def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
-               faults: Iterable[str] = (), teardown: bool = True) -> VariantResult:
+               faults: Iterable[str] = (), teardown: bool = True,
+               tick: Callable[[int], None] | None = None) -> VariantResult:
+    """One variant: a warm-up, `frames` measured frames, then teardown. `tick(n)` after every n frames."""
     sim = Sim(prm, seed=seed, faults=tuple(faults))
-    warm = max(1, int(frames * WARMUP_FRACTION))
-    sim.run_frames(warm)
+    _run_frames(sim, warmup(frames), tick)
     sim.mark()
-    sim.run_frames(frames)
+    _run_frames(sim, frames, tick)
     metrics = sim.metrics()
     counters = sim.rec.counters()
     pp_stats = dict(sim.pool.stats) if sim.pool is not None else None
@@ -95,21 +118,24 @@ def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
         params={k: _jsonable(v) for k, v in prm.items()},
         counters=counters,
         metrics=metrics,
-        violations=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.violations[:MAX_LISTED]],
-        warnings=[{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in sim.rec.warnings[:MAX_LISTED]],
+        violations=_listed(sim.rec.violations),
+        warnings=_listed(sim.rec.warnings),
         violation_counts=_count(sim.rec.violations),
+        warning_counts=_count(sim.rec.warnings),
         accounting=sim.accounting(),
         page_pool_stats=pp_stats,
     )
 
 
-def _variant_json(r: VariantResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"params": r.params, "counters": r.counters, "metrics": r.metrics,
-                           "violations": r.violations, "violation_counts": r.violation_counts,
-                           "warnings": r.warnings, "accounting": r.accounting}
-    if r.page_pool_stats is not None:
-        out["page_pool_stats"] = r.page_pool_stats
-    return out
+def _listed(items) -> list[dict[str, Any]]:
+    """The first MAX_LISTED, and the first of each other name: every name keeps its first message."""
+    out = list(items[:MAX_LISTED])
+    seen = {v.name for v in out}
+    for v in items[MAX_LISTED:]:
+        if v.name not in seen:
+            seen.add(v.name)
+            out.append(v)
+    return [{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in out]
 
 
 def _count(items) -> dict[str, int]:
@@ -123,25 +149,46 @@ def _jsonable(v: Any) -> Any:
     return v if isinstance(v, (int, float, str, bool)) or v is None else str(v)
 
 
+def scenario_changes(lesson: Lesson, sets: dict[str, Any], faults: Iterable[str] = ()) -> list[str]:
+    """What makes this run differ from what the paper measured: `--set` names that change a value
+    of the headline pair (a value equal to the lesson's is no change), then `--inject` faults."""
+    pair = [v for v in (lesson.headline.before, lesson.headline.after) if v]
+    out = []
+    for key, value in sets.items():
+        if any(lesson.params_for(v).get(key, P.PARAMS[key].default) != value for v in pair):
+            out.append(key)
+    return out + [f"fault {f}" for f in faults]
+
+
 def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames: int | None = None,
                seed: int = 0, sets: dict[str, Any] | None = None, faults: Iterable[str] = (),
-               sensitivity: bool = True) -> dict[str, Any]:
-    """The `rxviz run --json` object."""
+               progress: Progress | None = None, sensitivity: bool = True) -> dict[str, Any]:
+    """The `rxviz run --json` object. `progress(done, total)` is told the frames run so far."""
     names = list(variants) if variants else list(lesson.variants)
     frames = frames or lesson.headline.frames
+    faults = list(faults)
     check_variants(lesson, names, sets)
-    results = {n: run_params(n, variant_params(lesson, n, sets), frames, seed=seed, faults=faults) for n in names}
+    total, done = len(names) * (warmup(frames) + frames), 0
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        progress(done, total)
+
+    results = {n: run_params(n, variant_params(lesson, n, sets), frames, seed=seed, faults=faults,
+                             tick=tick if progress else None) for n in names}
     return {
         "lesson": lesson.id,
         "frames": frames,
         "seed": seed,
-        "variants": {n: _variant_json(r) for n, r in results.items()},
+        "variants": {n: _variant_json(lesson, r) for n, r in results.items()},
         "headline": _headline(lesson, results, frames, seed, sets, faults, sensitivity),
     }
 
 
 def _headline(lesson: Lesson, results: dict[str, VariantResult], frames: int, seed: int,
-              sets: dict[str, Any] | None, faults: Iterable[str], with_sensitivity: bool) -> dict[str, Any] | None:
+              sets: dict[str, Any] | None, faults: list[str], with_sensitivity: bool) -> dict[str, Any] | None:
+    """Paper versus model for this run; the sensitivity only for the lesson's own scenario."""
     from .headline import capacity_mbps, sensitivity
     from .platform import make_platform
     a = lesson.headline.after
@@ -149,17 +196,46 @@ def _headline(lesson: Lesson, results: dict[str, VariantResult], frames: int, se
     if a:
         prm = full_params(variant_params(lesson, a, sets))
         cap = capacity_mbps(prm, make_platform(prm))
-    out = headline(lesson, {n: r.metrics for n, r in results.items()}, cap)
+    changed = scenario_changes(lesson, sets or {}, faults)
+    out = headline(lesson, {n: r.metrics for n, r in results.items()}, changed, cap)
     both = {lesson.headline.before, lesson.headline.after} <= set(results)
-    if out is not None and with_sensitivity and both and not sets and not list(faults):
+    if out is not None and with_sensitivity and both and not changed:
         def run(name: str, prm: dict[str, Any], n: int) -> dict[str, Any]:
             return run_params(name, prm, n, seed=seed, teardown=False).metrics
         out["sensitivity"] = sensitivity(lesson, run, frames)
     return out
 
 
-def headline(lesson: Lesson, metrics: dict[str, dict[str, Any]],
+def _variant_json(lesson: Lesson, r: VariantResult) -> dict[str, Any]:
+    """One variant of `rxviz run --json`; a violation the lesson expects of it is marked as such."""
+    expect = lesson.expect.get(r.name, ())
+    out: dict[str, Any] = {
+        "params": r.params, "counters": r.counters, "metrics": r.metrics,
+        "expect": list(expect),
+        "violations": [{**v, "expected": v["name"] in expect} for v in r.violations],
+        "violation_counts": r.violation_counts,
+        "warnings": r.warnings, "warning_counts": r.warning_counts, "accounting": r.accounting}
+    if r.page_pool_stats is not None:
+        out["page_pool_stats"] = r.page_pool_stats
+    return out
+
+
+def unexpected(result: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """variant -> {violation: times} for the violations no `expect` of the lesson covers."""
+    out: dict[str, dict[str, int]] = {}
+    for name, r in result["variants"].items():
+        bad = {v: n for v, n in r["violation_counts"].items() if v not in r["expect"]}
+        if bad:
+            out[name] = bad
+    return out
+
+
+def headline(lesson: Lesson, metrics: dict[str, dict[str, Any]], changed: list[str] | None = None,
              capacity: float | None = None) -> dict[str, Any] | None:
-    """Paper versus model, with each figure's kind (see models/headline.py)."""
+    """Paper versus model, with each figure's kind (models/headline.py).
+
+    With a changed scenario (`changed` names what changed) the paper's figures
+    describe another machine or driver: the model's are given, nothing is compared.
+    """
     from .headline import compare
-    return compare(lesson, metrics, capacity)
+    return compare(lesson, metrics, capacity, changed)

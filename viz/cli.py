@@ -1,8 +1,9 @@
 """The `rxviz` command line: argument parsing, dispatch and the exit-code contract.
 
-Every subcommand is a thin shell over `models` (see viz/cli_commands.py):
-the CLI simulates nothing itself. What this module owns is the promise made
-to users and scripts:
+Every subcommand is a thin shell over `models` (viz/cli_commands.py, and
+viz/cli_app.py for those that run the Textual app): the CLI simulates
+nothing itself. What this module owns is the promise made to users and
+scripts:
 
     0  ok
     1  a check or lesson problem was found
@@ -67,7 +68,7 @@ def _fmt_default(param) -> str:
     if v is None:
         return ""
     if isinstance(v, bool):
-        return "true" if v else "false"
+        return _typed(v)
     if isinstance(v, int) and v > 0:
         from models.units import fmt_size
         candidates = [fmt_size(v)] if v >= 1024 else []
@@ -84,6 +85,13 @@ def _fmt_default(param) -> str:
             except ValueError:
                 continue
     return str(v)
+
+
+def _typed(value) -> str:
+    """A value as `--set` reads it back: booleans are true/false, not Python's True/False."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def _run_epilog() -> str:
@@ -103,7 +111,8 @@ def _run_epilog() -> str:
                 # Cost fields default to the chosen profile; show the generic profile's value.
                 from models.platform import PROFILES
                 doc = doc.replace(" (default: from the platform profile)", "")
-                default = f"the platform's; x86-generic {getattr(PROFILES['x86-generic'], p.name, '?')}"
+                value = getattr(PROFILES["x86-generic"], p.name, "?")
+                default = f"the platform's; x86-generic {_typed(value)}"
             text = doc + (f" [default: {default}]" if default else "")
             head = f"    {p.name:<22}"
             if len(head) > 26:
@@ -113,7 +122,8 @@ def _run_epilog() -> str:
     out.append("\nfaults (--inject FAULT; each breaks one DMA-API rule on purpose):")
     for name, doc in fault_docs().items():
         out.append(textwrap.fill(doc, width=79, initial_indent=f"    {name:<22}", subsequent_indent=" " * 26))
-    out.append("\nexit codes: 0 ok, 2 bad usage or unreadable lesson, 3 the checker reported a violation")
+    out.append("\nexit codes: 0 ok, 2 bad usage or unreadable lesson, 3 the checker reported a")
+    out.append("violation the lesson does not expect")
     return "\n".join(out)
 
 
@@ -157,7 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("trace", "the event log as text, one kernel call a line", formatter_class=raw,
             epilog_fn=_run_epilog)
     _sim_options(p, "frames to run (default 20)")
-    p.add_argument("--variant", metavar="NAME", help="the variant to trace (default: the lesson's first)")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME",
+                   help="the variant to trace (default: the lesson's first); one only")
 
     p = add("graph", "a lifecycle state machine (default: list the machines)")
     p.add_argument("machine", nargs="?", metavar="MACHINE", help="a machine name, e.g. rx_buffer or pp_page")
@@ -175,7 +186,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="120x40", metavar="WxH", help="terminal size (default 120x40)")
     p.add_argument("--compare", action="store_true", help="before | after side by side")
     p.add_argument("-o", "--output", metavar="FILE", help="where to write the SVG (default LESSON-stepN.svg)")
+
+    p = add("export", "a lesson handout: the patch, each step's text and screen (SVG), the questions "
+                      "with answers at the end, paper vs model")
+    p.add_argument("lesson", metavar="LESSON", help="a lesson id or a lesson file")
+    p.add_argument("--format", choices=("md", "html"), default="md", help="Markdown (default) or HTML")
+    p.add_argument("--size", default="120x40", metavar="WxH", help="terminal size of the screens (default 120x40)")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="directory for the page and its SVGs (default LESSON-handout)")
+
+    p = add("serve", "the player in a web browser (textual-serve): for a classroom, or a projector "
+                     "without a terminal")
+    p.add_argument("lesson", nargs="?", metavar="LESSON",
+                   help="open this lesson (default: the home screen, to pick one)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000)")
+    p.add_argument("--public-url", metavar="URL",
+                   help="the address browsers reach the server at, when it is not http://HOST:PORT "
+                        "(a proxy, or --host 0.0.0.0)")
     return parser
+
+
+def _port(text: str) -> int:
+    if not text.strip().isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number, 1 to 65535, got {text!r}")
+    return int(text)
 
 
 def _nonneg(text: str) -> int:
@@ -218,7 +254,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         try:
-            return _dispatch(argv)
+            code = _dispatch(argv)
+            # What is still buffered goes now, inside the handlers: a reader that went away
+            # (`| head`) would otherwise get Python's "Exception ignored" at exit.
+            sys.stdout.flush()
+            return code
         except CliError as e:
             print(f"rxviz: {e.message}", file=sys.stderr)
             return e.code

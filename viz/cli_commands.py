@@ -51,7 +51,7 @@ def seed_int(text: str) -> int:
     return int(text)
 
 
-def _err(*lines: str) -> None:
+def err(*lines: str) -> None:
     for line in lines:
         print(line, file=sys.stderr)
 
@@ -62,15 +62,19 @@ def load(name: str, broken_code: int = 2):
     from models.lesson import LessonError, LessonNotFound, find_lesson, load_lesson
     try:
         try:
-            return find_lesson(name)
+            lesson = find_lesson(name)
         except LessonNotFound:
-            if os.path.exists(name):        # `rxviz run lessons` or a file without .yaml
-                return load_lesson(name)
-            raise
+            if not os.path.exists(name):
+                raise
+            lesson = load_lesson(name)      # `rxviz run lessons` or a file without .yaml
     except LessonNotFound as e:
         raise CliError(str(e), 2) from None
     except LessonError as e:
         raise CliError(str(e), broken_code) from None
+    if lesson.problems:
+        err(f"rxviz: note: {len(lesson.problems)} control or bidi character(s) in {lesson.path} "
+             f"are shown escaped; `rxviz check {lesson.path}` says where")
+    return lesson
 
 
 def _variants(lesson, names: list[str]) -> list[str]:
@@ -93,38 +97,55 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         raise CliError(str(e), 2) from None
 
 
-def _violation_exit(found: list[tuple[str, dict]]) -> int:
+def _violation_exit(found: dict[str, dict[str, int]]) -> int:
+    """Exit 3 and one line when the checker reported violations no variant `expect`s."""
     if not found:
         return 0
-    names = sorted({f"{v}: {x['name']}" for v, x in found})
-    _err(f"rxviz: the checker reported {len(found)} violation(s): {'; '.join(names)}")
+    total = sum(n for counts in found.values() for n in counts.values())
+    names = sorted(f"{variant}: {name}" for variant, counts in found.items() for name in counts)
+    err(f"rxviz: the checker reported {total:,} violation(s): {'; '.join(names)}")
     return 3
 
 
 # -- commands --------------------------------------------------------------------
+USAGE = """\
+Commands:
+  rxviz play LESSON          the interactive player (in a terminal)
+  rxviz list                 the lessons (--json)
+  rxviz run LESSON           headless: metrics, kernel counters, paper vs model
+  rxviz trace LESSON         the event log, one kernel call a line
+  rxviz graph [MACHINE]      a buffer lifecycle state machine
+  rxviz check [FILE...]      validate and replay lessons, run their checks
+  rxviz screenshot LESSON    an SVG of the player at a step
+  rxviz export LESSON        a handout: each step's text and screen, the
+                             questions and answers, paper vs model
+  rxviz serve                the player in a web browser (a classroom, a
+                             projector without a terminal)
+
+In a terminal, `rxviz` alone opens the home screen of the player.
+Try `rxviz run rx-basics`; `rxviz COMMAND --help` explains each command."""
+
+
 def cmd_home(args: argparse.Namespace) -> int:
+    import textwrap
+
     from models.lesson import LessonError, load_lesson, loader
     print("rxviz: watch a Linux NIC driver receive packets, one RX buffer at a time.\n")
     print("Lessons:")
     paths = loader.lesson_paths()
+    width = max((len(p.stem) for p in paths), default=0) + 2
     for p in paths:
         try:
             title = load_lesson(p).title
         except LessonError:
             title = f"(invalid: see `rxviz check {p}`)"
-        print(f"  {p.stem:<24} {title}")
+        print(textwrap.fill(title, width=79, initial_indent=f"  {p.stem:<{width}}",
+                            subsequent_indent=" " * (width + 2), break_long_words=False,
+                            break_on_hyphens=False))
     if not paths:
         print("  (none yet)")
-    print("""
-Commands:
-  rxviz list                 the lessons (--json)
-  rxviz run LESSON           headless run: metrics, kernel counters, paper vs model
-  rxviz trace LESSON         the event log, one kernel call a line
-  rxviz graph [MACHINE]      a buffer lifecycle state machine (--format text|dot|mermaid)
-  rxviz check [FILE...]      validate and replay lessons, run their checks
-
-Open a lesson in the interactive player with `rxviz play LESSON` (in a terminal, `rxviz` alone opens the TUI's home screen).
-Try `rxviz run rx-basics`; `rxviz COMMAND --help` explains each command.""")
+    print()
+    print(USAGE)
     return 0
 
 
@@ -143,7 +164,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print_lessons(lessons)
     else:
         print(f"no lessons in {loader.lessons_dir()}")
-    _err(*(f"rxviz: {p}" for p in problems))
+    err(*(f"rxviz: {p}" for p in problems))
     return 1 if problems else 0
 
 
@@ -194,7 +215,7 @@ def check_one(path: str) -> tuple[int, list[str]]:
         return (2 if e.message.startswith("cannot read") else 1), [str(e)]
     run = LessonRun(lesson, trace=0)
     results = run.check_all()
-    lines = []
+    lines = list(lesson.problems)          # control characters in its text (shown escaped)
     for note in run.notes:
         if not note.reached:
             step = lesson.steps[note.step - 1]
@@ -216,7 +237,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     for path in paths:
         code, lines = check_one(path)
         if code == 2:
-            _err(*lines)
+            err(*lines)
         else:
             print("\n".join(lines), flush=True)
         worst = max(worst, code)
@@ -224,44 +245,56 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from models.runner import run_lesson
+    from models.runner import run_lesson, unexpected
     lesson = load(args.lesson)
     variants = _variants(lesson, args.variant)
     sets, faults = _settings(args)
-    from .cli_tables import print_run, status
+    from .cli_progress import progress
+    from .cli_tables import print_run
     frames = args.frames or lesson.headline.frames
-    with status(f"simulating {frames:,} frames x {len(variants or lesson.variants)} variant(s)"):
+    with progress(f"{frames:,} frames x {len(variants or lesson.variants)} variant(s)") as report:
         result = run_lesson(lesson, variants=variants or None, frames=args.frames, seed=args.seed,
-                            sets=sets, faults=faults)
+                            sets=sets, faults=faults, progress=report)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         print_run(result, lesson)
-    return _violation_exit([(n, v) for n, r in result["variants"].items() for v in r["violations"]])
+    return _violation_exit(unexpected(result))
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
     from models.runner import variant_params
     from models.sim import Sim
-    from models.trace import render
+
+    from .cli_trace import problems, render
     lesson = load(args.lesson)
-    name = _variants(lesson, [args.variant])[0] if args.variant else next(iter(lesson.variants))
+    if len(args.variant) > 1:
+        raise CliError(f"trace: one --variant at a time, got {', '.join(args.variant)} "
+                       f"(`rxviz run` compares variants)", 2)
+    name = _variants(lesson, args.variant)[0] if args.variant else next(iter(lesson.variants))
     sets, faults = _settings(args)
     frames = args.frames or TRACE_FRAMES
     sim = Sim(variant_params(lesson, name, sets), seed=args.seed, trace=frames * 60 + 1000, faults=tuple(faults))
+    setup_seq = sim.rec.seq             # the events so far are the set-up (the ring fill, before t=0)
     sim.run_frames(frames)
     events = list(sim.rec.events or ())
     if events:
-        print(render(events))
+        print(render(events, setup_seq))
     lost = sim.rec.seq - len(events)
     if lost > 0:
-        _err(f"rxviz: note: the first {lost} events did not fit in the trace buffer")
-    found = [(name, {"name": v.name, "message": v.message, "t_ns": v.t_ns}) for v in sim.rec.violations]
+        err(f"rxviz: note: the first {lost} events did not fit in the trace buffer")
+    expect = lesson.expect.get(name, ())
+    shown = [v for v in sim.rec.violations if v.name in expect]
+    found = [v for v in sim.rec.violations if v.name not in expect]
+    if shown:
+        print("", *problems(f"violations {lesson.id} / {name} shows on purpose (the lesson expects them):",
+                            shown), sep="\n")
     if found:
-        print(f"\nviolations reported by the checker in {lesson.id} / {name}:")
-        for _, v in found:
-            print(f"  {v['t_ns'] / 1000:12.3f}us  {v['name']}: {v['message']}")
-    return _violation_exit(found)
+        print("", *problems(f"violations reported by the checker in {lesson.id} / {name}:", found), sep="\n")
+    counts: dict[str, int] = {}
+    for v in found:
+        counts[v.name] = counts.get(v.name, 0) + 1
+    return _violation_exit({name: counts} if counts else {})
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
@@ -282,7 +315,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def _playable(lesson_id: str, step: int):
+def playable(lesson_id: str, step: int):
     """The lesson, checked before Textual takes the terminal: a bad one is one line, exit 2."""
     lesson = load(lesson_id)
     if step > len(lesson.steps):
@@ -290,42 +323,15 @@ def _playable(lesson_id: str, step: int):
     return lesson
 
 
-def cmd_play(args: argparse.Namespace) -> int:
-    _playable(args.lesson, args.step)
-    from viz.app import run_app      # Textual only for the commands that need it
-
-    return run_app(args.lesson, args.step, args.compare)
-
-
-def cmd_screenshot(args: argparse.Namespace) -> int:
-    lesson = _playable(args.lesson, args.step)
-    from viz.screenshot import parse_size, screenshot_sync
-
-    try:
-        size = parse_size(args.size)
-    except ValueError as e:
-        raise CliError(f"--size: {e}", 2) from None
-    out = args.output or f"{lesson.id}-step{args.step}{'-compare' if args.compare else ''}.svg"
-    svg = screenshot_sync(args.lesson, args.step, size, args.compare)
-    try:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(svg)
-    except OSError as e:
-        raise CliError(f"cannot write {out}: {e.strerror}", 2) from None
-    print(out)
-    return 0
-
-
-def cmd_start(args: argparse.Namespace) -> int:
-    """`rxviz` alone: the home screen in a terminal, the usage text when piped."""
-    if sys.stdin.isatty() and sys.stdout.isatty():
-        from viz.app import run_app
-
-        return run_app()
-    return cmd_home(args)
+def _app(name: str) -> Callable[[argparse.Namespace], int]:
+    """A command that runs the Textual app (viz/cli_app.py), imported only when it runs."""
+    def run(args: argparse.Namespace) -> int:
+        from . import cli_app
+        return getattr(cli_app, name)(args)
+    return run
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
-    "graph": cmd_graph, "play": cmd_play, "screenshot": cmd_screenshot, "start": cmd_start,
+    "graph": cmd_graph, **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
 }

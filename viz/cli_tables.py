@@ -9,8 +9,10 @@ Colour follows rich's defaults (none when stdout is not a terminal).
 
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator
+import textwrap
+from typing import Any
+
+from . import headline
 
 # The metrics `rxviz run` shows, in this order (all of them come from models.metrics).
 KEY_METRICS = ("throughput_mbps", "cpu_percent", "cpu_ns_per_frame", "acks_per_segment", "segments_per_skb",
@@ -29,30 +31,16 @@ def _console():
     return _Console(highlight=False, markup=False, emoji=False)
 
 
-def _num(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, (int, float)):
-        return format(v, ",")
-    return str(v)
+def _para(con, text: str, style: str | None = None) -> None:
+    """A paragraph wrapped at spaces to the report's width, with no trailing spaces.
 
-
-def _pct(v: Any) -> str:
-    return "-" if v is None else f"{v:+.1f}%"
-
-
-@contextlib.contextmanager
-def status(text: str) -> Iterator[None]:
-    """A spinner on stderr while the model runs, only when stderr is a terminal."""
-    from rich.console import Console
-    err = Console(stderr=True)
-    if not err.is_terminal:
-        yield
-        return
-    with err.status(text):
-        yield
+    rich's own wrapping leaves the space it broke at on the line; a line
+    with trailing blanks breaks `diff` of two runs and copy-paste on a
+    projector, so prose is wrapped here and printed as is.
+    """
+    width = min(con.width, 80) - 1
+    con.print(textwrap.fill(text, width=width, subsequent_indent="  ", break_long_words=False,
+                            break_on_hyphens=False), style=style, soft_wrap=True)
 
 
 def _table(title: str, first: str, columns: list[str]):
@@ -88,12 +76,13 @@ def print_run(result: dict[str, Any], lesson) -> None:
     con = _console()
     names = list(result["variants"])
     runs = result["variants"]
-    con.print(f"{lesson.id}: {lesson.title}", style="bold")
-    con.print(f"{result['frames']:,} frames per variant after a warm-up, seed {result['seed']}\n")
+    _para(con, f"{lesson.id}: {lesson.title}", style="bold")
+    _para(con, f"{result['frames']:,} frames per variant after a warm-up, seed {result['seed']}")
+    con.print()
 
     t = _table("Metrics", "metric", names)
     for m in KEY_METRICS:
-        t.add_row(m, *(_num(runs[n]["metrics"].get(m)) for n in names))
+        t.add_row(m, *(headline.num(runs[n]["metrics"].get(m)) for n in names))
     _show(con, t)
 
     cats: dict[str, list] = {}
@@ -104,7 +93,7 @@ def print_run(result: dict[str, Any], lesson) -> None:
     for cat in cats:
         row = [runs[n]["metrics"].get("cpu_ns_per_frame_by_category", {}).get(cat, 0) for n in names]
         if any(row):
-            t.add_row(cat, *map(_num, row))
+            t.add_row(cat, *map(headline.num, row))
     if t.row_count:
         _show(con, t)
 
@@ -116,7 +105,7 @@ def print_run(result: dict[str, Any], lesson) -> None:
     for k in keys:
         row = [runs[n]["counters"].get(k, 0) for n in names]
         if any(row):
-            t.add_row(k, *map(_num, row))
+            t.add_row(k, *map(headline.num, row))
     _show(con, t)
 
     if result.get("headline"):
@@ -125,69 +114,52 @@ def print_run(result: dict[str, Any], lesson) -> None:
 
 
 def _print_headline(con, h: dict[str, Any], lesson) -> None:
-    change = h.get("compare") == "change"
-    cols = ["before", "after"] + (["change"] if change else [])
-    t = _table(f"Paper vs model: {h['metric']} ({h['unit']})", "", cols)
-    paper, model = h["paper"], h["model"]
-    t.add_row("paper", *(_num(paper.get(c)) for c in cols))
-    t.add_row("model", *(_num(model.get(c)) if model.get(c) is not None else "not run" for c in cols))
-    errs = [h.get("before_error_pct"), h.get("after_error_pct")] + ([h.get("change_error_pct")] if change else [])
-    t.add_row("error", *map(_pct, errs))
-    kinds = [h.get("before_kind", ""), h.get("after_kind", "")]
-    t.add_row("kind", *kinds, *([h.get("after_kind", "")] if change else []))
+    cols, body = headline.rows(h)
+    t = _table(headline.title(h), "", cols)
+    for row in body:
+        t.add_row(*row)
     con.print(t.title_line, style="bold")
     con.print(t)
-    within = h.get("within")
-    verdict = "-" if within is None else ("yes" if within else "NO")
-    tol = h.get("tolerance") or "run both headline variants to compare"
-    con.print(f"within tolerance: {verdict} ({tol})")
-    kind = h.get("after_kind")
-    if kind == "bounded" and h.get("capacity"):
-        con.print(f"after is bounded: the link carries at most {h['capacity']:,.1f} {h['unit']} of payload, "
-                  "so the after figure says little about the mechanism")
-    elif kind == "fitted":
-        con.print(f"after is fitted: {h.get('after_note') or 'it follows from the fitted values'}")
-    elif kind == "predicted":
-        con.print("after is predicted: only the before figure was used to fit")
-    for f in h.get("fitted") or []:
-        raw = lesson.scenario_raw.get(f["param"], f.get("value"))    # as the lesson wrote it
-        value = "" if raw is None else f" = {raw}"
-        note = f" ({f['note']})" if f.get("note") else ""
-        con.print(f"fitted: {f['param']}{value}, to {f['to']}{note}")
-        if f.get("plausible"):
-            lo, hi = f["plausible"]
-            where = "inside" if f.get("in_plausible_range") else "OUTSIDE"
-            con.print(f"  a real machine: {_num(lo)} to {_num(hi)} ({f.get('basis', '')}); the fit is {where} it")
-    if not h.get("fitted"):
-        con.print("fitted: nothing (every parameter comes from the platform profile)")
-    for row in h.get("sensitivity") or []:
-        what = "change" if change else "after"
-        pts = "; ".join(f"x{p['factor']:g} gives {what} {_num(p['figure'])}" for p in row["points"])
-        con.print(f"sensitivity ({row['frames']:,} frames): {row['param']} {pts}")
-    if h.get("source"):
-        con.print(f"source: {h['source']}")
+    for line in headline.notes(h, lesson):
+        _para(con, line)
     con.print()
 
 
 def _print_problems(con, runs: dict[str, Any]) -> None:
-    """Violations and warnings, one row per (variant, name): a fault repeats on every frame."""
-    from rich.table import Table
-    for kind in ("violations", "warnings"):
-        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    """Violations and warnings, one row per (variant, name) with how often; then each first message.
+
+    A fault repeats on every frame, so rows are grouped, with the full count
+    (the listed ones are capped). Violations a variant `expect`s are shown
+    apart: the lesson demonstrates them on purpose. Messages go under the
+    table, wrapped at spaces: in a column they would be cut mid-word.
+    """
+    sections = (("violations", False, "Violations reported by the checker"),
+                ("violations", True, "Violations shown on purpose (the lesson expects them)"),
+                ("warnings", None, "Warnings (what the kernel would print)"))
+    for kind, expected, title in sections:
+        rows = []
         for n, r in runs.items():
+            counts = r.get(kind[:-1] + "_counts") or {}
+            first = {}
             for v in r.get(kind) or []:
-                groups.setdefault((n, v["name"]), []).append(v)
-        if not groups:
-            continue
-        title = ("Violations reported by the checker" if kind == "violations"
-                 else "Warnings (what the kernel would print)")
-        con.print(title, style="bold")
-        t = Table(header_style="bold")
-        t.add_column("variant", no_wrap=True)
-        t.add_column("name", no_wrap=True)
-        t.add_column("times", justify="right", no_wrap=True)
-        t.add_column("first at", justify="right", no_wrap=True)
-        t.add_column("first message", ratio=1, overflow="fold")
-        for (n, name), vs in groups.items():
-            t.add_row(n, name, _num(len(vs)), f"{vs[0]['t_ns'] / 1e6:,.3f}ms", vs[0]["message"])
-        con.print(t, "")
+                first.setdefault(v["name"], v)
+            for name, times in counts.items():
+                if expected is None or (name in r.get("expect", ())) == expected:
+                    rows.append((n, name, times, first.get(name)))
+        if rows:
+            _problem_table(con, title, rows)
+
+
+def _problem_table(con, title: str, rows: list[tuple[str, str, int, dict | None]]) -> None:
+    from rich.table import Table
+    con.print(title, style="bold")
+    t = Table(header_style="bold")
+    for name in ("variant", "name", "times", "first at"):
+        t.add_column(name, no_wrap=True, justify="left" if name in ("variant", "name") else "right")
+    for n, name, times, first in rows:
+        t.add_row(n, name, headline.num(times), "-" if first is None else f"{first['t_ns'] / 1e6:,.3f}ms")
+    con.print(t)
+    for n, name, _, first in rows:
+        if first is not None:
+            _para(con, f"{n}, {name}: {first['message']}")
+    con.print()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from viz.session import Frame, Session
+from viz.session import Frame, Session, quiet
 
 LOOKAHEAD = 1        # steps computed ahead of the reader; one step is read far slower than it computes
 AHEAD_AFTER = 0.12   # seconds the worker waits before computing ahead: the repaint runs first, GIL to itself
@@ -60,14 +60,21 @@ class MoveQueue:
             return self.draining
 
     def drain(self, call: Callable[..., None], on_frame: Callable[[Frame], None],
-              on_ready: Callable[[Frame], None], cancelled: Callable[[], bool]) -> None:
+              on_ready: Callable[[Frame], None], cancelled: Callable[[], bool],
+              on_progress: Callable[[int, int], None] | None = None) -> None:
         """Run queued moves, then compute ahead, until there is nothing left to do (worker thread).
 
         `call(fn, *args)` runs fn on the UI thread. `on_frame` gets the frame of
         a move asked for; `on_ready` every other clean step frame computed, on
         the way to a step or ahead of it, for the UI to show at once when asked.
+        `on_progress(done, total)` hears how far a goto (in steps) or a
+        fast-forward (in frames) has come; computing ahead reports nothing.
         """
         session = self.session
+
+        def progress(done: int, total: int) -> None:
+            if on_progress is not None:
+                call(on_progress, done, total)
         try:
             while not cancelled():
                 with self._lock:
@@ -84,10 +91,10 @@ class MoveQueue:
                     continue
                 kind, n = op
                 if kind == "ff":
-                    frame = session.fast_forward(n, cancelled)
+                    frame = session.fast_forward(n, cancelled, progress)
                 else:
                     known = session.computed
-                    frame = session.goto(n, cancelled)
+                    frame = session.goto(n, cancelled, progress if kind == "goto" else quiet)
                     for k in range(max(0, known + 1), min(n, session.computed + 1)):
                         call(on_ready, session.frame_at(k))
                     if kind == "seen":

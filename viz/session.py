@@ -29,6 +29,10 @@ from models.sim import Sim
 
 FF_CHUNK = 2_000          # frames per variant between two looks at the cancel flag
 
+def quiet(done: int, total: int) -> None:
+    """The progress report of a caller that shows none."""
+
+
 # The order views are offered in when a step does not focus one.
 ORDER = ("ring", "bus", "napi", "memory", "pool", "skbcache", "counters", "log", "graph", "code")
 
@@ -142,19 +146,27 @@ class Session:
         return Frame(self.lesson, k, run.total, 0, run.shown(k), sims,
                      {v: s.rec.counts for v, s in prev.items()}, reached)
 
-    def goto(self, k: int, cancelled=lambda: False) -> Frame | None:
-        """Go to lesson step k, clean (any fast-forward is dropped); None if cancelled on the way."""
+    def goto(self, k: int, cancelled=lambda: False, progress=quiet) -> Frame | None:
+        """Go to lesson step k, clean (any fast-forward is dropped); None if cancelled on the way.
+
+        `progress(done, total)` is told after each step computed on the way.
+        """
         run = self._ensure()
         k = max(0, min(run.total, k))
         self.step, self.extra, self._ff = k, 0, None
+        start = run.computed
         while run.computed < k:
             if cancelled():
                 return None
             self._snapshot(run.computed + 1)
+            progress(run.computed - start, k - start)
         return self.frame_at(k)
 
-    def fast_forward(self, n: int, cancelled=lambda: False) -> Frame | None:
-        """Run every variant n more frames beyond the current step (not snapshotted)."""
+    def fast_forward(self, n: int, cancelled=lambda: False, progress=quiet) -> Frame | None:
+        """Run every variant n more frames beyond the current step (not snapshotted).
+
+        `progress(done, n)` is told after each chunk of FF_CHUNK frames.
+        """
         run = self._ensure()
         base, notes = run.snapshot(self.step)
         sims = copy.deepcopy(self._ff or base)      # a published frame is never run on
@@ -164,6 +176,7 @@ class Session:
             for sim in sims.values():
                 sim.run_frames(chunk)
             done += chunk
+            progress(done, n)
         self._ff, self.extra = sims, self.extra + done
         prev = {v: s.rec.counts for v, s in base.items()}
         reached = notes[-1].reached if notes else True

@@ -76,8 +76,8 @@ def _where(data: bytes, pos: int) -> tuple[int, int]:
 
 
 def _read(path: str) -> bytes:
-    def fail(message: str) -> LessonError:
-        return LessonError(path, 1, 1, "", message)
+    def fail(message: str) -> LessonError:      # about the file as a whole: no line or column
+        return LessonError(path, 0, 0, "", message)
     try:
         st = os.stat(path)
         if stat.S_ISDIR(st.st_mode):

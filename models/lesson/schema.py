@@ -20,16 +20,25 @@ from typing import Any, Iterable, Literal
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """' (did you mean 'x'?)' for the closest known name, or ''."""
-    hits = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f" (did you mean {hits[0]!r}?)" if hits else ""
+    """' (did you mean 'x'?)' for the closest known name, or ''.
+
+    A name that starts one or two known names (`ath11k` for
+    `ath11k-36bit-dma-mask`) suggests those: ids are long, and people type
+    their first word.
+    """
+    known = list(known)
+    starts = [k for k in known if len(name) >= 3 and k.startswith(name)]
+    hits = starts if 1 <= len(starts) <= 2 else difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f" (did you mean {' or '.join(map(repr, hits))}?)" if hits else ""
 
 
 class LessonError(Exception):
     """A lesson that cannot be used, with where and why, printed on one line.
 
     `str(e)` is `path:line:column: field: message`, the shape compilers use,
-    so editors and terminals can jump to the spot.
+    so editors and terminals can jump to the spot. A problem with the file
+    as a whole (missing, a directory, unreadable) has line 0 and no spot:
+    `path: message`.
     """
 
     def __init__(self, path: str, line: int, column: int, field: str, message: str) -> None:
@@ -41,7 +50,7 @@ class LessonError(Exception):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}:{self.column}: "
+        where = f"{self.path}:{self.line}:{self.column}: " if self.line > 0 else f"{self.path}: "
         what = f"{self.field}: {self.message}" if self.field else self.message
         # One line, always: a path or a YAML problem text must not break it.
         return "".join(c if c.isprintable() else " " for c in where + what)
@@ -186,6 +195,11 @@ class Lesson:
     steps: tuple[Step, ...] = ()
     checks: tuple[Check, ...] = ()
     path: str | None = None
+    # variant -> checker violations it shows on purpose: reported as demonstrated, never as failures
+    expect: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # control or bidi characters found in the lesson's text (each `file:line:col: field: ...`);
+    # the strings themselves were cleaned when loaded (models.lesson.sanitize)
+    problems: tuple[str, ...] = ()
 
     def params_for(self, variant: str) -> dict[str, Any]:
         """The scenario with one variant's overrides applied (a fresh dict)."""

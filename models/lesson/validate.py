@@ -16,6 +16,7 @@ from typing import Any, Iterable, NoReturn
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import calls, params, units
+from . import sanitize
 from .schema import Ask, Check, Fitted, Headline, Lesson, LessonError, Paper, Patch, Run, Step, did_you_mean as _hint
 
 _ID = re.compile(r"[a-z0-9][a-z0-9-]{1,63}")
@@ -35,6 +36,7 @@ class _V:
 
     def __init__(self, loader: Any, path: str) -> None:
         self.loader, self.path = loader, path
+        self.problems: list[LessonError] = []     # lesson text that had to be cleaned (models.lesson.sanitize)
 
     def fail(self, node: Node, field: str, message: str) -> NoReturn:
         m = node.start_mark
@@ -72,10 +74,27 @@ class _V:
         return list(node.value)
 
     def text(self, node: Node, field: str) -> str:
-        """A string as written: `commit: 0123` stays '0123', `driver: yes` stays 'yes'."""
+        """A string as written (`commit: 0123` stays '0123', `driver: yes` stays 'yes'), cleaned.
+
+        Every string of a lesson is taken through here, so this is where control
+        and bidi characters are shown escaped and each one is noted for `rxviz check`.
+        """
         if not isinstance(node, ScalarNode) or _null(node):
             self.fail(node, field, f"expected a string, got {self.got(node, field)}")
-        return node.value
+        if sanitize.has_bad(node.value):
+            self._note_bad(node, field)
+        return sanitize.clean(node.value)
+
+    def _note_bad(self, node: ScalarNode, field: str) -> None:
+        m = node.start_mark
+        source = m.buffer or ""           # the whole lesson text: lessons are always parsed from a str
+        found = sanitize.findings(source, m.index, node.end_mark.index, node.style == '"') if source else []
+        # A character the scan cannot place (it never should) is reported at the scalar itself.
+        at = [(sanitize.line_col(source, m.index, m.line, m.column, i), c) for i, c in found] or \
+             [((m.line + 1, m.column + 1), next(c for c in node.value if sanitize.has_bad(c)))]
+        for (line, col), char in at:
+            self.problems.append(LessonError(self.path, line, col, field, f"{sanitize.describe(char)} in "
+                                             f"lesson text; it is shown as {sanitize.escaped(char)}"))
 
     def number(self, node: Node, field: str, lo: int | None = None, hi: int | None = None, kind: type = float) -> Any:
         """A finite number (kind=float) or a whole number (kind=int), optionally bounded."""
@@ -117,7 +136,7 @@ class _V:
                 parsed[name] = params.parse_value(name, v)
             except Exception as e:   # parsers raise ValueError; never let anything else escape
                 self.fail(val, where, str(e) or f"bad value {v!r}")
-            raw[name] = v
+            raw[name] = sanitize.clean(v) if isinstance(v, str) else v
         return parsed, raw
 
 
@@ -214,13 +233,20 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
     scenario, scenario_raw = v.params(top.vals["scenario"], "scenario")
 
     variants: dict[str, dict[str, Any]] = {}
+    expect: dict[str, tuple[str, ...]] = {}
     entries = v.mapping(top.vals["variants"], "variants")
     if not 1 <= len(entries) <= 4:
         top.fail("variants", f"expected 1 to 4 variants, got {len(entries)}")
     for key, val in entries:
         if not _VARIANT.fullmatch(key.value):
             v.fail(key, "variants", f"expected a lowercase letter then up to 23 of a-z, 0-9, '-', got {key.value!r}")
-        variants[key.value] = {} if _null(val) else v.params(val, f"variants.{key.value}")[0]
+        if _null(val):
+            variants[key.value] = {}
+            continue
+        overrides, shows = _variant(v, val, f"variants.{key.value}")
+        variants[key.value] = overrides
+        if shows:
+            expect[key.value] = shows
     for key, val in entries:
         _check_scenario(v, key, val, top.vals["scenario"], {**scenario, **variants[key.value]})
 
@@ -297,7 +323,24 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
     checks = tuple(_check(v, i, n, variants) for i, n in enumerate(v.seq(top.opt("checks"), "checks", 0, 1000)))
     return Lesson(lid, top.get("title", "text"), top.get("driver", "text"), summary, patch,
                   scenario, scenario_raw, variants, paper, headline, tuple(fitted), pseudocode, steps, checks,
-                  None if path == "<string>" else path)
+                  None if path == "<string>" else path, expect=expect,
+                  problems=tuple(str(e) for e in sorted(v.problems, key=lambda e: (e.line, e.column))))
+
+
+def _variant(v: _V, node: Node, where: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A variant's parameter overrides, and the violations it shows on purpose (`expect`)."""
+    pairs = v.mapping(node, where)
+    rest = [(k, x) for k, x in pairs if k.value != "expect"]
+    overrides = v.params(MappingNode(node.tag, rest, node.start_mark, node.end_mark), where)[0]
+    shows: list[str] = []
+    for k, x in pairs:
+        if k.value == "expect":
+            for j, item in enumerate(v.seq(x, f"{where}.expect", 1, len(calls.VIOLATIONS))):
+                name = v.choice(item, f"{where}.expect[{j}]", calls.VIOLATIONS, "violation")
+                if name in shows:
+                    v.fail(item, f"{where}.expect[{j}]", f"{name!r} is listed twice")
+                shows.append(name)
+    return overrides, tuple(shows)
 
 
 def _step(v: _V, i: int, node: Node, variants: dict, pseudocode: dict) -> Step:

@@ -88,7 +88,7 @@ async def test_napi_budget_chart_and_gro_hold():
 
 
 async def test_napi_says_1_poll_in_the_singular():
-    st = state("ath10k-sdio-napi", "after", 2, 1)
+    st = state("ath10k-sdio-napi", "after", 3, 1)
     assert len(st.sim.poll_work) == 1
     text = await render(NapiView, st, (80, 30))
     assert "over 1 poll;" in text and "1 polls" not in text
@@ -137,7 +137,7 @@ async def _bus_title(st: ViewState) -> tuple[str, str]:
         return str(view.border_title), text
 
 
-@pytest.mark.parametrize("variant", ["after", "usb-first-revision"])
+@pytest.mark.parametrize("variant", ["after", "usb-hunk"])
 async def test_bus_title_and_body_name_the_variants_bus(variant):
     st = state("ath10k-sdio-napi", variant, 100, 10)
     name = {"sdio": "SDIO", "usb": "USB"}[st.sim.bus]
@@ -339,7 +339,7 @@ async def test_code_without_pseudocode_says_so():
 
 # ---------------------------------------------------------------------- every size, every kind of model
 CASES = [("ath9k-page-pool", "before", 200), ("atlantic-page-pool", "after", 200),
-         ("ath10k-sdio-napi", "after", 200), ("ath10k-sdio-napi", "usb-first-revision", 100),
+         ("ath10k-sdio-napi", "after", 200), ("ath10k-sdio-napi", "usb-hunk", 100),
          ("rx-basics", "gro", 0)]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -272,10 +273,15 @@ def test_run_help_lists_every_parameter_and_fault(capsys):
 
 
 # -- trace -----------------------------------------------------------------------------
+def _call_lines(out: str) -> list[str]:
+    """The lines of a trace that start a kernel call (not markers, not wrapped continuations)."""
+    return [line for line in out.splitlines() if re.match(r"\s*[0-9.,]+us ", line)]
+
+
 def test_trace_one_kernel_call_per_line(capsys):
     code, out, err = run(capsys, "trace", DEMO, "--frames", "5")
     assert code == 0 and err == ""
-    lines = out.splitlines()
+    lines = _call_lines(out)
     calls = [line.split()[2] if line.split()[2] in CALLS else line.split()[3] for line in lines]
     assert all(c in CALLS for c in calls), set(calls) - set(CALLS)
     assert "napi_poll" in calls and "napi_complete_done" in calls and calls.count("rx_frame") == 5

@@ -47,8 +47,11 @@ def error(path_or_text, *, text: bool = False) -> LessonError:
     e = info.value
     s = str(e)
     assert "\n" not in s and "\r" not in s
-    assert s.startswith(f"{e.path}:{e.line}:{e.column}: ")
-    assert e.line >= 1 and e.column >= 1
+    if e.line == 0:          # the file as a whole (missing, a directory): no spot to point at
+        assert s.startswith(f"{e.path}: ") and e.column == 0
+    else:
+        assert s.startswith(f"{e.path}:{e.line}:{e.column}: ")
+        assert e.line >= 1 and e.column >= 1
     return e
 
 
@@ -252,7 +255,9 @@ def test_yaml_syntax_error_position():
 
 def test_missing_file(tmp_path):
     e = error(tmp_path / "nope.yaml")
-    assert e.message == "no such file" and at(e) == (1, 1)
+    # No line:column: there is no line 1 in a file that does not exist.
+    assert e.message == "no such file" and at(e) == (0, 0)
+    assert str(e) == f"{tmp_path / 'nope.yaml'}: no such file"
 
 
 def test_directory(tmp_path):
@@ -294,7 +299,7 @@ def test_unreadable_file(tmp_path, monkeypatch):
     else:
         path.chmod(0)
     e = error(path)
-    assert e.message == "cannot read: Permission denied" and at(e) == (1, 1)
+    assert e.message == "cannot read: Permission denied" and at(e) == (0, 0)
 
 
 def test_binary_file(tmp_path):

@@ -112,7 +112,13 @@ class PlayerScreen(Screen):
     @work(thread=True, group="model", exit_on_error=True)
     def _drain(self) -> None:
         worker = get_current_worker()
-        self.moves.drain(self.app.call_from_thread, self._on_frame, self._on_ready, lambda: worker.is_cancelled)
+        self.moves.drain(self.app.call_from_thread, self._on_frame, self._on_ready, lambda: worker.is_cancelled,
+                         self._on_progress)
+
+    def _on_progress(self, done: int, total: int) -> None:
+        # Only while the reader waits for it: computing ahead is not something to watch.
+        if self.waiting and total > 0:
+            self.query_one(StatusLine).progress = min(1.0, done / total)
 
     def _on_ready(self, frame: Frame) -> None:
         self.ready[frame.step] = frame
@@ -184,6 +190,7 @@ class PlayerScreen(Screen):
             view.state = state
         status = self.query_one(StatusLine)
         status.busy = ""
+        status.progress = None
         # Short enough for 80 columns: the keys are what a newcomer must not miss.
         status.hint = (f"predict first (views: step {step - 1}) · 1–{len(spec.ask.choices)} to answer, "
                        f"→ to reveal") if hold and spec else ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from models.stack import GRO_LEGACY_MAX_SIZE
+from models.gro import GRO_LEGACY_MAX_SIZE
 
 from . import register
 from .base import ModelView

@@ -140,11 +140,19 @@ class ViewDeck(Widget):
             col.mount_all(views)
 
     def cycle(self, delta: int = 1) -> None:
-        """Make the next (or previous) view active: tab / shift+tab."""
+        """Make the next (or previous) view active: tab / shift+tab.
+
+        The next view *not on screen* is taken: with two or more views shown,
+        the next one in order is often already visible, and a Tab that only
+        moves the highlight looks like a Tab that did nothing. Only when every
+        view is on screen does Tab just move the highlight.
+        """
         keys = self.pool()
         i = keys.index(self.active) if self.active in keys else 0
+        order = [keys[(i + delta * j) % len(keys)] for j in range(1, len(keys) + 1)]
+        shown = self.shown_keys()
         self.tabbed = True
-        self.active = keys[(i + delta) % len(keys)]
+        self.active = next((k for k in order if k not in shown), order[0])
 
     def watch_active(self) -> None:
         self._relayout()

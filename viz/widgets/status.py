@@ -4,7 +4,11 @@
 
 It reads the frame the player published (never the live model), so it is
 as exact as the views. When the model is busy computing, that is said here
-instead: a slow step is visible, not a frozen screen.
+instead, with a bar and the share done once the model reports one (End on a
+long lesson, a fast-forward of 100 000 frames): a slow step is visible, not
+a frozen screen.
+
+    ‖ 1x  computing step 11/11…  ████████░░░░░░░░░░░░  42%
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from viz.session import Frame
+
+BAR = 24          # cells of the progress bar, when the line has room
 
 
 def fmt_ns(ns: float) -> str:
@@ -70,10 +76,22 @@ class StatusLine(Widget):
     playing: reactive[bool] = reactive(False)
     speed: reactive[float] = reactive(1.0)
     busy: reactive[str] = reactive("")
+    progress: reactive[float | None] = reactive(None)    # share of a busy move done, 0..1
     hint: reactive[str] = reactive("")          # said instead of the last call (a question waits)
 
     def _s(self, name: str):
         return self.get_component_rich_style(f"status--{name}", partial=True)
+
+    def _bar(self, room: int) -> Text:
+        """'  ████░░░░  42%' in at most `room` cells: full and empty blocks read without colour too."""
+        share = max(0.0, min(1.0, self.progress or 0.0))
+        size = max(0, min(BAR, room - 7))
+        full = round(share * size)
+        bar = Text("  ")
+        bar.append("█" * full, self._s("play"))
+        bar.append("░" * (size - full), self._s("muted"))
+        bar.append(f" {share:4.0%}")
+        return bar
 
     def render(self) -> Text:
         width = self.content_size.width
@@ -82,6 +100,8 @@ class StatusLine(Widget):
         frame = self.frame
         if self.busy or frame is None:
             left.append("  " + (self.busy or "setting up the model…"), self._s("muted"))
+            if self.busy and self.progress is not None:
+                left.append_text(self._bar(width - cell_len(left.plain) - 2))
             return left
         left.append(f"  {frame.shown}", self._s("variant"))
         if self.hint:
@@ -97,7 +117,9 @@ class StatusLine(Widget):
             # The CPU clock can run ahead of the event clock inside a poll: show the later, as the log does.
             right.append(f" · {fmt_ns(max(sim.engine.now, sim.rec.t))}", self._s("muted"))
             bad = sim.rec.violations
-            if bad:
+            if bad and bad[-1].name in frame.lesson.expect.get(frame.shown, ()):
+                left.append(f"  ⚑ {bad[-1].name} (expected)", self._s("ctx"))    # shown on purpose
+            elif bad:
                 left.append(f"  ⚠ {bad[-1].name}", self._s("error"))
         if not frame.reached and frame.step:
             run = frame.lesson.steps[frame.step - 1].run

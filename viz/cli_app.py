@@ -1,0 +1,112 @@
+"""The commands that run the Textual app: play, screenshot, export, serve, and `rxviz` alone.
+
+Each checks its input (the lesson, the step, a size) with the plain CLI
+helpers first, so bad input is one `rxviz:` line and exit 2 before Textual
+starts, takes the terminal or opens a port. viz/cli_commands.py maps the
+names here and imports this module only when one of them runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .cli_commands import CliError, cmd_home, err, playable
+
+
+def has_display() -> bool:
+    """A terminal on both ends, or a browser page (`rxviz serve` runs the app with Textual's web driver)."""
+    if os.environ.get("TEXTUAL_DRIVER", "").endswith("WebDriver"):
+        return True
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    playable(args.lesson, args.step)
+    if not has_display():
+        # Without a terminal Textual would wait for keys that never come, at full CPU.
+        raise CliError("play needs a terminal (stdin and stdout are not one); for output a script can "
+                       f"read, try `rxviz run {args.lesson}` or `rxviz screenshot {args.lesson}`", 2)
+    from viz.app import run_app      # Textual only for the commands that need it
+
+    return run_app(args.lesson, args.step, args.compare)
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    lesson = playable(args.lesson, args.step)
+    from viz.screenshot import parse_size, screenshot_sync
+
+    try:
+        size = parse_size(args.size)
+    except ValueError as e:
+        raise CliError(f"--size: {e}", 2) from None
+    out = args.output or f"{lesson.id}-step{args.step}{'-compare' if args.compare else ''}.svg"
+    from .cli_progress import progress
+    with progress(f"{lesson.id}: computing step {args.step}") as report:
+        svg = screenshot_sync(args.lesson, args.step, size, args.compare, report=report)
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(svg)
+    except OSError as e:
+        raise CliError(f"cannot write {out}: {e.strerror}", 2) from None
+    print(out)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """A handout: the page and an SVG per step, written into a directory."""
+    import asyncio
+    from pathlib import Path
+
+    lesson = playable(args.lesson, 0)
+    from viz.screenshot import parse_size, screenshots
+
+    from . import handout
+    from .cli_progress import progress
+    try:
+        size = parse_size(args.size)
+    except ValueError as e:
+        raise CliError(f"--size: {e}", 2) from None
+    outdir = Path(args.output or f"{lesson.id}-handout")
+    if outdir.exists() and not outdir.is_dir():
+        raise CliError(f"-o {outdir}: exists and is not a directory", 2)
+    steps = range(len(lesson.steps) + 1)
+    with progress(f"{lesson.id}: the player at {len(steps)} steps") as report:
+        svgs = asyncio.run(screenshots(args.lesson, steps, size, report=report))
+    result = None
+    if lesson.paper is not None:
+        from models.runner import run_lesson
+        with progress(f"{lesson.id}: paper vs model, {lesson.headline.frames:,} frames") as report:
+            result = run_lesson(lesson, variants=[lesson.headline.before, lesson.headline.after],
+                                progress=report)
+    try:
+        page = handout.write(lesson, args.format, outdir, svgs, result)
+    except OSError as e:
+        raise CliError(f"cannot write into {outdir}: {e.strerror}", 2) from None
+    print(page)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The player in a browser page; the lesson, if any, is checked before anything listens."""
+    if args.lesson:
+        playable(args.lesson, 0)
+    from viz import serve
+    if not serve.is_local(args.host):
+        err(f"rxviz: warning: serving on {args.host}:{args.port}: anyone who can reach this address "
+             f"can open the page and run lessons on this machine")
+    try:
+        serve.serve(args.lesson, args.host, args.port, args.public_url)
+    except OSError as e:
+        raise CliError(f"serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}", 2) from None
+    return 0
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    """`rxviz` alone: the home screen in a terminal, the usage text when piped."""
+    if has_display():
+        from viz.app import run_app
+
+        return run_app()
+    return cmd_home(args)

@@ -1,0 +1,37 @@
+"""Progress while the model runs, for the commands that can take seconds.
+
+rich's progress bar goes to stderr, and only when stderr is a terminal: a
+pipe, a log file or a test gets nothing, so output stays byte for byte the
+same. The model reports between chunks of frames or lesson steps (never
+from inside a poll), and rich redraws on its own ten times a second, so a
+report costs an assignment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Callable, Iterator
+
+Report = Callable[[int, int], None]      # (done, total), in frames or steps
+
+
+@contextlib.contextmanager
+def progress(label: str, console=None) -> Iterator[Report | None]:
+    """A report function while a bar is shown, or None when stderr is not a terminal."""
+    from rich.console import Console
+
+    err = console or Console(stderr=True)
+    if not err.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(bar_width=30), TaskProgressColumn(),
+                   TimeRemainingColumn(), console=err, transient=True)
+    with bar:
+        task = bar.add_task(label, total=None)
+
+        def report(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield report

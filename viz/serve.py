@@ -1,0 +1,47 @@
+"""`rxviz serve`: the player in a web page, through textual-serve.
+
+textual-serve runs one `rxviz` process per browser tab, with Textual's web
+driver, and relays its screen and keys over a websocket; nothing of the app
+changes. The command it runs is this same interpreter with `-m viz`, so a
+wheel, a venv or a checkout each serve their own rxviz.
+
+By default it listens on 127.0.0.1 only. Another address is served only
+when asked for, with a warning: whoever can reach the port can open the page
+and so run lessons (lesson files, not commands, but a process each) on this
+machine.
+"""
+
+from __future__ import annotations
+
+import shlex
+import socket
+import sys
+
+LOCAL = ("127.0.0.1", "localhost", "::1")
+
+
+def is_local(host: str) -> bool:
+    return host in LOCAL or host.startswith("127.")
+
+
+def app_command(lesson: str | None) -> str:
+    """The shell command textual-serve starts for each page."""
+    argv = [sys.executable, "-m", "viz"] + (["play", lesson] if lesson else [])
+    return shlex.join(argv)
+
+
+def public_url(host: str, port: int, given: str | None) -> str:
+    """Where browsers reach the server; a wildcard address names this machine instead."""
+    if given:
+        return given.rstrip("/")
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.gethostname()
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def serve(lesson: str | None, host: str, port: int, url: str | None) -> None:
+    """Serve until Ctrl-C (or SIGTERM); raises OSError when the address cannot be listened on."""
+    from textual_serve.server import Server
+
+    Server(app_command(lesson), host=host, port=port, title="rxviz",
+           public_url=public_url(host, port, url)).serve()
