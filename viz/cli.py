@@ -175,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "dot", "mermaid"), default="text",
                    help="text (default), Graphviz dot, or Mermaid stateDiagram")
 
+    p = add("stats", "a real machine's page_pool statistics (ethtool -S or page-pool-stats-get) "
+                     "beside the closest lesson's")
+    p.add_argument("file", metavar="FILE", help="a text file with the pasted dump")
+    p.add_argument("--lesson", metavar="LESSON", help="compare with this lesson's page_pool variant")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+
     p = add("play", "open a lesson in the interactive player")
     p.add_argument("lesson", metavar="LESSON", help="a lesson id (see `rxviz list`) or a lesson file")
     p.add_argument("--step", type=_nonneg, default=0, metavar="N", help="start at step N (default 0)")

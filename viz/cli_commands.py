@@ -331,7 +331,12 @@ def _app(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
+def cmd_stats(args: argparse.Namespace) -> int:
+    from .cli_stats import cmd_stats as stats
+    return stats(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
-    "graph": cmd_graph, **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
+    "graph": cmd_graph, "stats": cmd_stats, **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
 }

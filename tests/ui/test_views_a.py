@@ -191,7 +191,7 @@ async def test_pool_page_flip_shows_slices_and_page_refs():
 
 async def test_pool_with_no_room_for_a_page_row_does_not_count_unshown_pages():
     st = state("atlantic-page-pool", "after", 200)
-    text, _ = await render(PoolView, st, (80, 10))      # 8 rows: the summaries and one row left
+    text, _ = await render(PoolView, st, (80, 11))      # 9 rows: the summaries and one row left
     n = len(st.sim.pool.pages)
     assert f"{n} pages: F" in text
     assert "more" not in text and "too short to list the pages" in text
@@ -310,3 +310,11 @@ async def test_every_cell_has_the_views_background(view_cls):
         for y in range(view.size.height):
             for seg in view.render_line(y):
                 assert seg.style is not None and seg.style.bgcolor == base, (y, seg.text)
+
+
+async def test_pool_shows_the_kernels_page_pool_statistics():
+    st = state("atlantic-page-pool", "after", 2000)
+    text, _ = await render(PoolView, st, (80, 24))
+    s = st.sim.pool.stats
+    assert f"alloc: fast {s['alloc_fast']:,}" in text
+    assert f"recycle: cached {s['recycle_cached']:,} · ring {s['recycle_ring']:,}" in text

@@ -59,14 +59,15 @@ class PoolView(ModelView):
         name = getattr(sim.strategy, "name", "")
         if name == "page-flip":
             return self._flip(sim, width, height)
-        if name:
+        if name and name != "sdio":
+            alloc, free = sim.strategy.ALLOC[sim.strategy.kind], sim.strategy.FREE[sim.strategy.kind]
             out = [Text(f"no page_pool in this variant (strategy: {name})"),
-                   Text().append("one buffer per frame: kmalloc, map; unmap, kfree", self._s("muted"))]
-            calls = ("kmalloc", "dma_map_single", "dma_unmap_single", "kfree")
+                   Text().append(f"one buffer per frame: {alloc}, map; unmap, {free}", self._s("muted"))]
+            calls = (alloc, "dma_map_single", "dma_unmap_single", free)
         else:          # SDIO/USB: the MMC/USB core's own DMA is not modelled
             out = [Text(f"no page_pool in this variant ({sim.bus.upper()} bus)"),
-                   Text().append("one kmalloc'd buffer per frame, read over the bus", self._s("muted"))]
-            calls = ("kmalloc", "kfree")
+                   Text().append("one skb per message, copied out of the bus read", self._s("muted"))]
+            calls = ("__netdev_alloc_skb", "skb_free_frag")
         # what a pool would save: the per-frame calls, with this step's share
         parts = []
         for call in calls:
@@ -87,13 +88,15 @@ class PoolView(ModelView):
             full, empty = bar(n, cap, bar_w)
             out.append(Text(f"{label:<11} ▕").append(full, self._s(style)).append(empty, self._s("muted"))
                        .append(f"▏ {n}/{cap}"))
-        line = Text("recycled:")
-        for call, what in (("page_pool_recycle_direct", " direct"), ("page_pool_recycle_ring", " · ring"),
-                           ("page_pool_release_page", " · released")):
-            line.append(f"{what} {sim.rec.counts.get(call, 0)}")
-            if d := self.delta(call):
-                line.append(f" +{d}", self._s("delta"))
-        out.append(line)
+        # struct page_pool_stats, named as ethtool -S and page-pool-stats-get name them
+        st = pool.stats
+        for head, names in (("alloc", ("fast", "slow", "slow_high_order", "refill", "empty")),
+                            ("recycle", ("cached", "ring", "ring_full", "cache_full"))):
+            parts = [Text(f"{n} {st[f'{head}_{n}']:,}") for n in names if st[f"{head}_{n}"] or n in ("fast", "cached", "ring")]
+            line = Text(f"{head}: ")
+            for i, part in enumerate(parts):
+                line.append(" · " if i else "").append_text(part)
+            out.append(line)
         if height >= 8:
             legend = Text()
             for glyph, style, what in (("A", "cache", "cache"), ("R", "ring", "ptr_ring"),
