@@ -116,6 +116,7 @@ Commands:
   rxviz trace LESSON         the event log, one kernel call a line
   rxviz graph [MACHINE]      a buffer lifecycle state machine
   rxviz check [FILE...]      validate and replay lessons, run their checks
+  rxviz stats FILE           a real page_pool dump beside the closest lesson
   rxviz screenshot LESSON    an SVG of the player at a step
   rxviz export LESSON        a handout: each step's text and screen, the
                              questions and answers, paper vs model
