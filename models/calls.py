@@ -138,7 +138,12 @@ FAULTS: dict[str, str] = {
     "mask-violation": "the device is handed addresses beyond its streaming DMA mask, with no bounce",
     "leak-at-teardown": "ifdown cleans the TX ring in one budgeted pass and strands mapped buffers",
     "dma-beyond-mapping": "the driver maps half of each RX buffer but tells the device the whole size",
+    "missing-unmap": "the driver syncs each received buffer for the CPU but never unmaps it: its mapping (and any "
+                     "SWIOTLB slots) is never released",
 }
+
+# What each fault makes the checker report (most are named after it).
+FAULT_SHOWS: dict[str, str] = {**{f: f for f in FAULTS}, "missing-unmap": "leak-at-teardown"}
 
 # What the checker can report (Violation.name). The five faults of `--inject` are named after
 # the violation each one provokes.

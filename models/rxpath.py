@@ -169,6 +169,14 @@ class PerFrame(Strategy):
             rec.call("rx_dropped", 0.0, "buf#%s|no replacement buffer", old.id)
             return None, False
         unmap_dir = TO_DEVICE if "wrong-direction" in self.faults else self.dir
+        if "missing-unmap" in self.faults:
+            # The bug: the data is synced for the CPU and used, the mapping is never given back.
+            if old.state != "cpu-synced":
+                dma.sync_for_cpu(old.map, 0, desc.len, self.dir)
+            old.map.cpu_owned = True
+            old.state = "unmapped"
+            self._post(desc, new)
+            return (old, []), False
         dma.unmap(old.map, self.map_size, unmap_dir, "dma_unmap_single")
         if "double-unmap" in self.faults:
             dma.unmap(old.map, self.map_size, unmap_dir, "dma_unmap_single")

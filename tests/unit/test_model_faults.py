@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from models.calls import VIOLATIONS
+from models.calls import FAULT_SHOWS, VIOLATIONS
 from models.sim import FAULTS, Sim
 
 TEN_G = 10 * 10**9
@@ -31,19 +31,19 @@ def names(sim: Sim) -> set[str]:
 
 def test_the_fault_list():
     assert FAULTS == ("no-sync-for-cpu", "double-unmap", "wrong-direction", "mask-violation", "leak-at-teardown",
-                      "dma-beyond-mapping")
-    # each fault is named after the violation it provokes
-    assert set(FAULTS) <= set(VIOLATIONS)
+                      "dma-beyond-mapping", "missing-unmap")
+    # each fault provokes a violation of the checker's vocabulary
+    assert set(FAULT_SHOWS) == set(FAULTS) and set(FAULT_SHOWS.values()) <= set(VIOLATIONS)
 
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_every_reported_name_is_in_the_vocabulary(fault):
     # a short mapping is a per-frame driver's bug (a page_pool maps whole pages itself)
-    strategy = "per-frame" if fault == "dma-beyond-mapping" else "page-pool"
+    strategy = "per-frame" if fault in ("dma-beyond-mapping", "missing-unmap") else "page-pool"
     extra = {"xdp": "tx"} if strategy == "page-pool" else {}
     sim = run({"strategy": strategy, "traffic": "udp", "ram": 16 << 30, **extra}, 200, faults=(fault,))
     sim.teardown()
-    assert fault in names(sim)
+    assert FAULT_SHOWS[fault] in names(sim)
     assert names(sim) <= set(VIOLATIONS)
 
 
@@ -253,3 +253,19 @@ def test_a_jumbo_frame_spans_descriptors_and_never_overruns(params):
     per_frame = [int(e.detail.split()[0]) for e in writes]
     assert per_frame[:5] == [2048, 2048, 2048, 2048, 822]
     assert sim.rec.counts["rx_frame"] == 5 * (sim.frames - sim.dropped)
+
+
+def test_a_mapping_never_unmapped_fills_swiotlb_until_mapping_fails():
+    # a 32-bit mask on 8 GiB bounces every buffer: each leaked mapping keeps its slot, so the
+    # 64 MiB pool (32768 slots) runs out after about 32768 - 256 frames, "swiotlb buffer is full"
+    # is printed and, with no replacement buffer, the frame is dropped
+    sim = Sim({"ram": 8 << 30, "dma_mask": 32, "traffic": "udp", "forward": True, "rate": 10**9},
+              faults=("missing-unmap",))
+    sim.run_frames(34000)
+    sw = sim.swiotlb
+    assert sw.used_slots >= sw.nslabs - 1
+    full = [w for w in sim.rec.warnings if w.name == "swiotlb-full"]
+    assert full and "total 32768 (slots), used 32768 (slots)" in full[0].message
+    assert sim.rec.counts["rx_dropped"] > 0
+    sim.teardown()
+    assert "leak-at-teardown" in names(sim)
