@@ -22,6 +22,7 @@ import pytest
 from models import lifecycle
 from models.calls import CALLS
 from models.lesson import load_lesson, loader
+from models.calls import FAULT_SHOWS
 from models.params import PARAMS
 from models.runner import run_lesson
 from models.sim import FAULTS
@@ -206,7 +207,7 @@ def test_run_each_fault_is_reported_never_a_traceback(capsys, fault):
     found = [v for r in result["variants"].values() for v in r["violations"]]
     assert code == (3 if found else 0)
     if found:
-        assert "the checker reported" in one_line(err) and fault in err
+        assert "the checker reported" in one_line(err) and FAULT_SHOWS[fault] in err
     else:
         assert err == ""
 
