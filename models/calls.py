@@ -159,7 +159,14 @@ VIOLATIONS = {
     "page-refcount-underflow": "a page_pool fragment put back twice",
     "dma-beyond-mapping": "the device wrote past the end of a mapping (an IOMMU would fault; without one, memory is corrupted)",
     "sync-beyond-mapping": "a dma_sync_* call reached past the end of its mapping",
+    "illegal-transition": "an object moved along an edge its lifecycle does not have (a bug in the model)",
 }
 
 # Views a lesson step may focus (the TUI draws each from the model).
 VIEWS = ("ring", "memory", "pool", "skbcache", "napi", "bus", "graph", "counters", "log", "code")
+
+# Integer ids for the hot path: counters and costs live in lists indexed by these.
+CALL_NAMES: tuple[str, ...] = tuple(CALLS)
+CALL_ID: dict[str, int] = {name: i for i, name in enumerate(CALL_NAMES)}
+CATEGORY_OF: tuple[str, ...] = tuple(CALLS[name][0] for name in CALL_NAMES)
+NCALLS = len(CALL_NAMES)

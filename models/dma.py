@@ -13,17 +13,28 @@
 SKIP_CPU_SYNC, then frees the slots; `sync_for_cpu()` copies `len` bytes.
 
 The checker is what CONFIG_DMA_API_DEBUG would say: freeing a mapping twice,
-with another direction or size, a bus address beyond the mask, and the CPU
-reading a buffer it does not own. Named faults (`Sim.faults`) switch off one
-piece of the driver's discipline so the checker has something to report.
+with another direction or size, a bus address beyond the mask, a sync or a
+device write past the end of a mapping, and the CPU reading a buffer it does
+not own. Named faults (`Sim.faults`) switch off one piece of the driver's
+discipline so the checker has something to report.
 """
 
 from __future__ import annotations
 
+from .calls import CALL_ID as C
 from .iommu import Iommu
+from .scenario import Costs
 from .swiotlb import Swiotlb
 
 TO_DEVICE, FROM_DEVICE, BIDIRECTIONAL = "to_device", "from_device", "bidirectional"
+
+MAP_SINGLE, UNMAP_SINGLE = C["dma_map_single"], C["dma_unmap_single"]
+MAP_PAGE, UNMAP_PAGE = C["dma_map_page"], C["dma_unmap_page"]
+SYNC_CPU, SYNC_DEV = C["dma_sync_single_for_cpu"], C["dma_sync_single_for_device"]
+BOUNCE, TBL_MAP, TBL_UNMAP = C["swiotlb_bounce"], C["swiotlb_tbl_map_single"], C["swiotlb_tbl_unmap_single"]
+IOMMU_MAP, IOMMU_UNMAP, IOTLB_SYNC, FQ_FLUSH = (C["iommu_map"], C["iommu_unmap"], C["iotlb_sync"],
+                                                C["iommu_flush_queue"])
+FQ_TIMEOUT_PS = 10_000_000 * 1000
 
 
 class Mapping:
@@ -52,7 +63,8 @@ class DmaApi:
                  untrusted: bool, force_bounce: bool) -> None:
         self.sim = sim
         self.rec = sim.rec
-        self.p = sim.platform
+        self.cost: Costs = sim.costs
+        p = sim.sc.cost
         self.mask = (1 << mask_bits) - 1 if mask_bits < 64 else (1 << 64) - 1
         self.swiotlb = swiotlb
         self.iommu = iommu
@@ -60,34 +72,32 @@ class DmaApi:
         self.force_bounce = force_bounce
         self.live: dict[int, Mapping] = {}
         self._ids = 0
-        self.noncoherent_line_ns = 0.0 if self.p.coherent else self.p.cache_line_op_ns / 1.0
-        self.copy_ns_per_byte = 1.0 / (self.p.swiotlb_copy_gbs or self.p.memcpy_gbs)
+        self.coherent = p.coherent
+        self.cacheline = p.cacheline
+        self.line_ps = self.cost.cache_line_op
+        self.bounce_gbs = self.cost.swiotlb_gbs
         self.faults = sim.faults
 
     # -- helpers -------------------------------------------------------------
-    def _cache_maint(self, size: int) -> float:
-        if self.p.coherent:
-            return 0.0
-        return ((size + self.p.cacheline - 1) // self.p.cacheline) * self.p.cache_line_op_ns
+    def _cache_maint(self, size: int) -> int:
+        """Write back or invalidate `size` bytes line by line (non-coherent CPUs only)."""
+        return ((size + self.cacheline - 1) // self.cacheline) * self.line_ps
 
     def _bounce(self, m: Mapping, nbytes: int, towards: str) -> None:
-        rec = self.rec
-        rec.call("swiotlb_bounce", nbytes * self.copy_ns_per_byte, "map#%s|%s bytes %s", m.id, nbytes, towards)
-        rec.bounce_bytes += nbytes
+        self.rec.call(BOUNCE, Costs.copy(nbytes, self.bounce_gbs), "map#%s|%s bytes %s", m.id, nbytes, towards)
+        self.rec.bounce_bytes += nbytes
 
     # -- map / unmap -----------------------------------------------------------
-    def map(self, phys: int, size: int, dir: str, call: str = "dma_map_single",
+    def map(self, phys: int, size: int, dir: str, call: int = MAP_SINGLE,
             skip_cpu_sync: bool = False) -> Mapping | None:
         rec = self.rec
-        p = self.p
         self._ids += 1
         mid = self._ids
         slot = -1
         pages = 0
         target = phys
         bsize = size
-        cost = p.dma_map_ns
-        rec.call(call, cost, "map#%s|phys %#x len %s %s", mid, phys, size, dir)
+        rec.call(call, -1, "map#%s|phys %#x len %s %s", mid, phys, size, dir)
         if self.iommu is not None:
             if self.untrusted and ((phys | size) & 4095) and self.swiotlb is not None:
                 # iommu_dma_map_swiotlb(): the bounce buffer is a whole IOVA granule, padded with
@@ -98,7 +108,7 @@ class DmaApi:
                     return None
                 target = self.swiotlb.addr(slot)
             dma, pages = self.iommu.map(target, size)
-            rec.call("iommu_map", p.iommu_map_ns, "map#%s|iova %#x pages %s", mid, dma, pages)
+            rec.call(IOMMU_MAP, -1, "map#%s|iova %#x pages %s", mid, dma, pages)
         else:
             needs = self.force_bounce or phys + size - 1 > self.mask
             if needs and self.swiotlb is not None and "mask-violation" not in self.faults:
@@ -111,12 +121,12 @@ class DmaApi:
                          f"DMA addr {phys:#x}+{size} overflow (mask {self.mask:#x}) and no SWIOTLB")
                 return None
             dma = target
-        m = Mapping(mid, dma, phys, size, dir, slot, pages, "page" if call == "dma_map_page" else "single")
+        m = Mapping(mid, dma, phys, size, dir, slot, pages, "page" if call == MAP_PAGE else "single")
         m.bsize = bsize
         if slot >= 0:
             # The map-time copy happens for every direction (swiotlb_tbl_map_single).
             self._bounce(m, size, "to bounce buffer")
-        elif not skip_cpu_sync and not p.coherent:
+        elif not skip_cpu_sync and not self.coherent:
             rec.charge(call, self._cache_maint(size))
         if pages == 0 and dma + size - 1 > self.mask:
             rec.violate("mask-violation",
@@ -127,20 +137,20 @@ class DmaApi:
 
     def _take_slots(self, size: int, mid: int) -> int:
         sw = self.swiotlb
+        assert sw is not None
         slot = sw.find(size, mid)
-        self.rec.call("swiotlb_tbl_map_single", self.p.swiotlb_find_ns, "map#%s|%s slot(s) at %s",
-                      mid, sw.slots_for(size), slot if slot >= 0 else "none: buffer is full")
+        self.rec.call(TBL_MAP, -1, "map#%s|%s slot(s) at %s", mid, sw.slots_for(size),
+                      slot if slot >= 0 else "none: buffer is full")
         if slot < 0:
             self.rec.warn("swiotlb-full",
                           f"swiotlb buffer is full (sz: {size} bytes), total {sw.nslabs} (slots), "
                           f"used {sw.used_slots} (slots)")
         return slot
 
-    def unmap(self, m: Mapping, size: int, dir: str, call: str = "dma_unmap_single",
+    def unmap(self, m: Mapping, size: int, dir: str, call: int = UNMAP_SINGLE,
               skip_cpu_sync: bool = False) -> None:
         rec = self.rec
-        p = self.p
-        rec.call(call, p.dma_map_ns, "map#%s|dma %#x len %s %s", m.id, m.dma, size, dir)
+        rec.call(call, -1, "map#%s|dma %#x len %s %s", m.id, m.dma, size, dir)
         if not m.live:
             rec.violate("double-unmap",
                         f"DMA-API: device driver tries to free DMA memory it has not allocated "
@@ -154,23 +164,25 @@ class DmaApi:
             rec.violate("wrong-size",
                         f"DMA-API: device driver frees DMA memory with different size "
                         f"[map size={m.size}] [unmap size={size}]", f"map#{m.id}")
-        if self.iommu is not None and m.pages:
-            rec.call("iommu_unmap", p.iommu_unmap_ns, "map#%s", m.id)
-            flush = self.iommu.unmap(m.dma, m.pages)
-            if self.iommu.strict:
-                rec.call("iotlb_sync", p.iotlb_sync_ns, "map#%s|strict: invalidate and wait", m.id)
+        io = self.iommu
+        if io is not None and m.pages:
+            rec.call(IOMMU_UNMAP, -1, "map#%s", m.id)
+            flush = io.unmap(m.dma, m.pages)
+            if io.strict:
+                rec.call(IOTLB_SYNC, -1, "map#%s|strict: invalidate and wait", m.id)
             elif flush:
-                n = self.iommu.flush_queue()
-                rec.call("iommu_flush_queue", p.iotlb_flush_all_ns, "|%s IOVAs freed", n)
-            elif self.iommu.fq_deadline < 0:
-                self.iommu.fq_deadline = int(rec.t) + 10_000_000
-                self.sim.engine.at(self.iommu.fq_deadline, self.sim.fq_timer, None)
+                n = io.flush_queue()
+                rec.call(FQ_FLUSH, -1, "|%s IOVAs freed", n)
+            elif io.fq_deadline < 0:
+                io.fq_deadline = rec.t + FQ_TIMEOUT_PS
+                self.sim.engine.at(io.fq_deadline, self.sim.fq_timer, None)
         if m.slot >= 0:
             if m.dir != TO_DEVICE and not skip_cpu_sync:
                 self._bounce(m, m.size, "back to the original")
-            rec.call("swiotlb_tbl_unmap_single", p.swiotlb_release_ns, "map#%s", m.id)
+            rec.call(TBL_UNMAP, -1, "map#%s", m.id)
+            assert self.swiotlb is not None
             self.swiotlb.release(m.slot, m.bsize)
-        elif not skip_cpu_sync and not p.coherent:
+        elif not skip_cpu_sync and not self.coherent:
             rec.charge(call, self._cache_maint(size))
         m.live = False
         m.cpu_owned = True
@@ -178,11 +190,10 @@ class DmaApi:
 
     # -- sync --------------------------------------------------------------------
     def _check_range(self, m: Mapping, offset: int, length: int) -> None:
-        if offset + length > m.size:
-            self.rec.violate("sync-beyond-mapping",
-                             f"DMA-API: device driver syncs DMA memory outside allocated range "
-                             f"[device address={m.dma:#x}] [allocation size={m.size} bytes] "
-                             f"[sync offset+size={offset + length}]", f"map#{m.id}")
+        self.rec.violate("sync-beyond-mapping",
+                         f"DMA-API: device driver syncs DMA memory outside allocated range "
+                         f"[device address={m.dma:#x}] [allocation size={m.size} bytes] "
+                         f"[sync offset+size={offset + length}]", f"map#{m.id}")
 
     def device_wrote_beyond(self, m: Mapping, offset: int, length: int, where: str) -> None:
         """The device wrote offset+length bytes into a mapping of m.size: reported, never silent."""
@@ -192,26 +203,34 @@ class DmaApi:
 
     def sync_for_cpu(self, m: Mapping, offset: int, length: int, dir: str | None = None) -> None:
         rec = self.rec
-        rec.call("dma_sync_single_for_cpu", self.p.dma_sync_ns, "map#%s|len %s", m.id, length)
-        self._check_range(m, offset, length)
+        rec.cnt[SYNC_CPU] += 1
+        rec.t += rec.unit[SYNC_CPU]
+        if rec.tracing:
+            rec.emit(SYNC_CPU, rec.unit[SYNC_CPU], "map#%s|len %s", (m.id, length))
+        if offset + length > m.size:
+            self._check_range(m, offset, length)
         if dir is not None and dir != m.dir:
             rec.violate("wrong-direction",
                         f"DMA-API: device driver syncs DMA memory with different direction "
                         f"[mapped as {m.dir}] [synced as {dir}]", f"map#{m.id}")
         if m.slot >= 0 and m.dir != TO_DEVICE:
             self._bounce(m, length, "back to the original")
-        elif not self.p.coherent:
-            rec.charge("dma_sync_single_for_cpu", self._cache_maint(length))
+        elif not self.coherent:
+            rec.charge(SYNC_CPU, self._cache_maint(length))
         m.cpu_owned = True
 
     def sync_for_device(self, m: Mapping, offset: int, length: int) -> None:
         rec = self.rec
-        rec.call("dma_sync_single_for_device", self.p.dma_sync_ns, "map#%s|len %s", m.id, length)
-        self._check_range(m, offset, length)
+        rec.cnt[SYNC_DEV] += 1
+        rec.t += rec.unit[SYNC_DEV]
+        if rec.tracing:
+            rec.emit(SYNC_DEV, rec.unit[SYNC_DEV], "map#%s|len %s", (m.id, length))
+        if offset + length > m.size:
+            self._check_range(m, offset, length)
         if m.slot >= 0 and m.dir != FROM_DEVICE:
             self._bounce(m, length, "to bounce buffer")
-        elif not self.p.coherent:
-            rec.charge("dma_sync_single_for_device", self._cache_maint(length))
+        elif not self.coherent:
+            rec.charge(SYNC_DEV, self._cache_maint(length))
         m.cpu_owned = False
 
     # -- checks --------------------------------------------------------------------

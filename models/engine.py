@@ -1,7 +1,7 @@
 """A deterministic discrete-event kernel, SimPy-sized.
 
-A heap of (time_ns, seq, callback, arg); an explicit `now`; `step()` pops and
-runs one entry. Time is an integer number of nanoseconds, and ties are broken
+A heap of (time_ps, seq, callback, arg); an explicit `now`; `step()` pops and
+runs one entry. Time is an integer number of picoseconds, and ties are broken
 by insertion order, so the same seed and parameters give the same sequence of
 events byte for byte. There is no wall clock anywhere in `models`.
 

@@ -22,10 +22,13 @@ containers) and frees 42.
 
 from __future__ import annotations
 
+from .calls import CALL_ID as C
+
 GRO_LEGACY_MAX_SIZE = 65536
 MAX_SKB_FRAGS = 17
 ETH_HLEN = 14
 TCP_IP_HEADERS = 52
+NAPI_KFREE, KFREE, STOLEN = C["__napi_kfree_skb"], C["__kfree_skb"], C["napi_skb_free_stolen_head"]
 
 
 class Gro:
@@ -55,8 +58,8 @@ class Gro:
             if len(lp.frags) + len(skb.frags) <= MAX_SKB_FRAGS:
                 lp.frags.extend(skb.frags)
                 # NAPI_GRO_FREE: the header and the shell go
-                self.stack.rec.call("__napi_kfree_skb" if stolen else "__kfree_skb", 0.0,
-                                    "skb#%s|frags moved into skb#%s", skb.id, lp.id)
+                self.stack.rec.call(NAPI_KFREE if stolen else KFREE, 0, "skb#%s|frags moved into skb#%s",
+                                    skb.id, lp.id)
                 self.stack.free_data(skb.data, allow_direct=in_napi)
                 heads.free(skb.head, in_napi=stolen)
                 self._grow(held, lp, payload)
@@ -66,7 +69,7 @@ class Gro:
                 lp.frags.append(skb.data)                                # the head page becomes a frag
                 lp.frags.extend(skb.frags)
                 # NAPI_GRO_FREE_STOLEN_HEAD: only the shell goes
-                self.stack.rec.call("napi_skb_free_stolen_head", 0.0, "skb#%s|data now frag %s of skb#%s, shell to the %s",
+                self.stack.rec.call(STOLEN, 0, "skb#%s|data now frag %s of skb#%s, shell to the %s",
                                     skb.id, len(lp.frags), lp.id, "NAPI cache" if stolen else "slab")
                 heads.free(skb.head, in_napi=stolen)
                 self._grow(held, lp, payload)

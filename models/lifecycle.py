@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .calls import CALL_ID, CALL_NAMES
+
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
@@ -114,6 +116,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("polling", "budget_exhausted", "scheduled"),
         ("idle", "napi_disable", "disabled"),
         ("scheduled", "napi_disable", "disabled"),
+        ("polling", "napi_disable", "disabled"),      # it waits for the poll in progress to end
     ]),
     "tasklet": ("RX tasklet (a driver without NAPI)", "idle", [
         ("idle", "tasklet_schedule", "scheduled"),
@@ -133,7 +136,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
 
 
 class IllegalTransition(RuntimeError):
-    """A model object tried to move along an edge its machine does not have."""
+    """A model object tried to move along an edge its machine does not have (string API only)."""
 
 
 def compile_machine(name: str) -> dict[tuple[str, str], str]:
@@ -148,6 +151,50 @@ def step(machine: str, state: str, call: str, obj: object = "") -> str:
         return TRANSITIONS[machine][(state, call)]
     except KeyError:
         raise IllegalTransition(f"{machine}: no edge {state} --{call}--> for {obj}") from None
+
+
+# -- the same machines as integer tables, for the hot path ---------------------------------
+# Edge labels are kernel calls (models.calls.CALL_ID) plus a few steps that are not a call of
+# their own (a descriptor handed to the device, an skb handed up); both get an id here.
+def _edge_names() -> tuple[str, ...]:
+    extra = sorted({c for _, _, edges in MACHINES.values() for _, c, _ in edges} - set(CALL_ID))
+    return CALL_NAMES + tuple(extra)
+
+
+EDGE_NAMES: tuple[str, ...] = _edge_names()
+EDGE_ID: dict[str, int] = {name: i for i, name in enumerate(EDGE_NAMES)}
+
+
+class Machine:
+    """One lifecycle as tables: states by id, and next[state][edge] (-1 where there is no edge)."""
+    __slots__ = ("name", "title", "initial", "states", "sid", "next")
+
+    def __init__(self, name: str) -> None:
+        title, initial, edges = MACHINES[name]
+        self.name = name
+        self.title = title
+        self.initial = initial
+        self.states: tuple[str, ...] = tuple(dict.fromkeys([initial] + [x for e in edges for x in (e[0], e[2])]))
+        self.sid = {st: i for i, st in enumerate(self.states)}
+        self.next = [[-1] * len(EDGE_NAMES) for _ in self.states]
+        for src, call, dst in edges:
+            self.next[self.sid[src]][EDGE_ID[call]] = self.sid[dst]
+
+    def go(self, rec, obj, edge: int, label: str) -> bool:
+        """Move obj along `edge`; an edge the machine does not have is a checker violation."""
+        st = obj.st
+        nxt = self.next[st][edge]
+        if nxt < 0:
+            rec.violate("illegal-transition", f"{self.name}: no edge {self.states[st]} --{EDGE_NAMES[edge]}--> "
+                        f"for {label}", label)
+            return False
+        obj.st = nxt
+        if rec.tracing:
+            rec.moved(self.name, label, self.states[st], self.states[nxt], EDGE_NAMES[edge])
+        return True
+
+
+MACHINE: dict[str, Machine] = {name: Machine(name) for name in MACHINES}
 
 
 def graph(machine: str) -> "nx.DiGraph":
@@ -175,6 +222,15 @@ def to_dot(machine: str) -> str:
     out += [f'  "{s}" -> "{d}" [label="{c}"];' for s, c, d in edges]
     out.append("}")
     return "\n".join(out)
+
+
+def to_json(machine: str) -> str:
+    """networkx node-link data of the machine (what `rxviz graph --format json` prints)."""
+    import json
+
+    import networkx as nx
+    data = nx.node_link_data(graph(machine), edges="edges")
+    return json.dumps(data, indent=2)
 
 
 def to_mermaid(machine: str) -> str:

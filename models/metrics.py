@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .trace import PS
+
 
 def _state(self) -> dict[str, Any]:
     rec = self.rec
+    cpu = rec.cpu_ns
     return {
-        "t": max(self.engine.now, int(self.cpu_free), int(self.rec.t)),
-        "cpu": rec.cpu_ns["hardirq"] + rec.cpu_ns["softirq"] + rec.cpu_ns["process"],
-        "app": rec.cpu_ns.get("app", 0.0),
+        "t": max(self.engine.now, self.cpu_free, rec.t) / PS,
+        "cpu": cpu["hardirq"] + cpu["softirq"] + cpu["process"],
+        "app": cpu["app"],
         "cats": dict(rec.cat_ns),
         "counts": dict(rec.counts),
         "delivered": self.stack.delivered,
@@ -28,7 +31,7 @@ def _state(self) -> dict[str, Any]:
         "dropped": self.dropped,
         # transfers already booked past now are not busy time yet (the bus is FIFO, so what is
         # booked beyond now is one contiguous run ending at bus_free)
-        "bus": self.bus_busy - max(0.0, self.bus_free - max(self.engine.now, self.rec.t)),
+        "bus": (self.bus_busy - max(0, self.bus_free - max(self.engine.now, rec.t))) / PS,
         "bounce": rec.bounce_bytes,
     }
 

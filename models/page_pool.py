@@ -6,13 +6,16 @@
   to a large bias at once and each fragment handed out bumps a local
   frag_users, settled in one step when the page is full
   (page_pool_drain_frag). Only the last fragment's put recycles the page.
-- Where a page goes back: into the lockless alloc cache (128) when the last
-  put happens in the owning NAPI's poll on its CPU (page_pool_napi_local),
-  otherwise into the ptr_ring (default 1024) under its lock; if the ring is
-  full it leaves the pool: unmapped and returned to the page allocator.
+- Where a page goes back (page_pool_put_page): into the lockless alloc cache
+  (128) when the caller may recycle directly (the owning NAPI's context,
+  page_pool_napi_local), otherwise into the ptr_ring (default 1024) under its
+  producer lock; if the ring is full it leaves the pool: unmapped and
+  returned to the page allocator.
 - Allocation: pop the alloc cache; else refill up to 64 from the ptr_ring;
   else the slow path allocates 64 order-0 pages in bulk (one for higher
   orders) and maps each.
+- Statistics (struct page_pool_stats) are counted where the kernel counts
+  them: per page, per refill, per slow-path call.
 - Destroy: the pool waits for pages in flight (hold - release), retrying
   every second; after 60 s it warns "stalled pool shutdown".
 
@@ -22,20 +25,39 @@ destroy (6.15+) is not modelled: pages in flight keep their mapping.
 
 from __future__ import annotations
 
-from . import lifecycle
-from .dma import BIDIRECTIONAL
+from .calls import CALL_ID as C
+from .dma import BIDIRECTIONAL, MAP_PAGE, UNMAP_PAGE
+from .lifecycle import EDGE_ID as E, MACHINE
 
 PP_ALLOC_CACHE_SIZE = 128
 PP_ALLOC_CACHE_REFILL = 64
 BIAS_MAX = (1 << 62)           # LONG_MAX / 2 on 64-bit
-DEFER_TIME_NS = 1_000_000_000
-DEFER_WARN_INTERVAL_NS = 60 * 1_000_000_000
+DEFER_TIME_PS = 1_000_000_000 * 1000
+DEFER_WARN_INTERVAL_PS = 60 * DEFER_TIME_PS
 
-_PP = lifecycle.TRANSITIONS["pp_page"]
+# struct page_pool_alloc_stats and page_pool_recycle_stats, in the order
+# `ynl --family netdev --dump page-pool-stats-get` prints them (with "-" for "_").
+STATS = ("alloc_fast", "alloc_slow", "alloc_slow_high_order", "alloc_empty", "alloc_refill",
+         "alloc_waive", "recycle_cached", "recycle_cache_full", "recycle_ring",
+         "recycle_ring_full", "recycle_released_refcnt")
+
+M = MACHINE["pp_page"]
+_NEXT = M.next
+S = M.sid
+CARVING, ALLOC_CACHE, PTR_RING, IN_FLIGHT = S["carving"], S["alloc-cache"], S["ptr_ring"], S["in-flight"]
+E_ALLOC_PAGES, E_DMA_MAP, E_ALLOC_FRAG = E["alloc_pages"], E["page_pool_dma_map"], E["page_pool_alloc_frag"]
+E_DIRECT, E_RING, E_RELEASE = E["page_pool_recycle_direct"], E["page_pool_recycle_ring"], E["page_pool_release_page"]
+E_REFILL, E_PUT_PAGE, E_FRAGS_OUT = E["page_pool_refill_alloc_cache"], E["put_page"], E["frags_out"]
+
+ALLOC_FRAG, RECYCLE_DIRECT, RECYCLE_RING = C["page_pool_alloc_frag"], C["page_pool_recycle_direct"], C[
+    "page_pool_recycle_ring"]
+RELEASE, PUT_PAGE, REFILL = C["page_pool_release_page"], C["put_page"], C["page_pool_refill_alloc_cache"]
+PP_DMA_MAP, ALLOC_PAGES, ALLOC_BULK = C["page_pool_dma_map"], C["alloc_pages"], C["alloc_pages_bulk_node"]
+CREATE, DESTROY, RETRY = C["page_pool_create"], C["page_pool_destroy"], C["page_pool_release_retry"]
 
 
 class Page:
-    __slots__ = ("id", "phys", "order", "map", "pp_ref", "state", "frag_users")
+    __slots__ = ("id", "phys", "order", "map", "pp_ref", "st", "frag_users")
 
     def __init__(self, id: int, phys: int, order: int) -> None:
         self.id = id
@@ -43,28 +65,18 @@ class Page:
         self.order = order
         self.map = None
         self.pp_ref = 0
-        self.state = "buddy"
+        self.st = 0            # "buddy"
         self.frag_users = 0
+
+    @property
+    def state(self) -> str:
+        return M.states[self.st]
 
     def outstanding(self) -> int:
         """Fragments of this page still out (what pp_ref_count means once drained)."""
-        if self.state == "carving":
+        if self.st == CARVING:
             return self.pp_ref - (BIAS_MAX - self.frag_users)
         return self.pp_ref
-
-
-def _move(page: Page, call: str) -> None:
-    try:
-        page.state = _PP[(page.state, call)]
-    except KeyError:
-        raise lifecycle.IllegalTransition(f"pp_page: no edge {page.state} --{call}--> for page#{page.id}") from None
-
-
-# struct page_pool_alloc_stats and page_pool_recycle_stats, in the order
-# `ynl --family netdev --dump page-pool-stats-get` prints them (with "-" for "_").
-STATS = ("alloc_fast", "alloc_slow", "alloc_slow_high_order", "alloc_empty", "alloc_refill",
-         "alloc_waive", "recycle_cached", "recycle_cache_full", "recycle_ring",
-         "recycle_ring_full", "recycle_released_refcnt")
 
 
 class PagePool:
@@ -73,7 +85,7 @@ class PagePool:
         self.id = 1                  # one pool per simulated queue; ids are per simulation
         self.sim = sim
         self.rec = sim.rec
-        self.p = sim.platform
+        self.cost = sim.costs
         self.order = order
         self.page_bytes = 4096 << order
         self.ring_cap = min(pool_size or 1024, 16384)
@@ -94,7 +106,7 @@ class PagePool:
         self.destroyed = False
         self.destroy_t = -1
         self.last_warn_t = -1
-        self.rec.call("page_pool_create", 0.0, "pool#%s|order %s, ptr_ring %s, %s", self.id, order, self.ring_cap, dma_dir)
+        self.rec.call(CREATE, 0, "pool#%s|order %s, ptr_ring %s, %s", self.id, order, self.ring_cap, dma_dir)
 
     # -- accounting --------------------------------------------------------------
     def inflight(self) -> int:
@@ -103,15 +115,8 @@ class PagePool:
     def ring_len(self) -> int:
         return len(self.ring) - self.ring_head
 
-    def napi_local(self) -> bool:
-        """page_pool_napi_local(): a put may use the lockless cache only from the pool's NAPI.
-
-        True in softirq on the CPU whose poll list holds the pool's NAPI (napi->list_owner:
-        set from napi_schedule until napi_complete_done), never without pp_params.napi.
-        """
-        sim = self.sim
-        return (self.napi and self.rec.ctx == "softirq" and not self.destroyed
-                and sim.napi_state in ("scheduled", "polling"))
+    def _go(self, page: Page, edge: int) -> None:
+        M.go(self.rec, page, edge, f"page#{page.id}")
 
     # -- getting a page ------------------------------------------------------------
     def _new_page(self, phys: int) -> Page | None:
@@ -119,15 +124,15 @@ class PagePool:
         rec = self.rec
         self._ids += 1
         page = Page(self._ids, phys, self.order)
-        _move(page, "alloc_pages")
-        m = self.sim.dma.map(phys, self.page_bytes, self.dma_dir, "dma_map_page", skip_cpu_sync=True)
+        self._go(page, E_ALLOC_PAGES)
+        m = self.sim.dma.map(phys, self.page_bytes, self.dma_dir, MAP_PAGE, skip_cpu_sync=True)
         if m is None:            # SWIOTLB full or no IOVA: the page goes straight back
-            rec.call("put_page", self.p.put_page_ns, "page#%s|mapping failed", page.id)
+            rec.call(PUT_PAGE, self.cost.put_page, "page#%s|mapping failed", page.id)
             self.sim.mem.free(phys, self.order)
             return None
         page.map = m
-        rec.call("page_pool_dma_map", 0.0, "page#%s|dma %#x", page.id, m.dma)
-        _move(page, "page_pool_dma_map")
+        rec.call(PP_DMA_MAP, 0, "page#%s|dma %#x", page.id, m.dma)
+        self._go(page, E_DMA_MAP)
         self.hold += 1           # pages_state_hold_cnt (trace_page_pool_state_hold)
         self.pages[page.id] = page
         if self.sync_dev:
@@ -140,22 +145,21 @@ class PagePool:
         mem = self.sim.mem
         if self.order:
             phys = mem.alloc(self.order)
-            rec.call("alloc_pages", self.p.alloc_pages_ns, "order %s at %#x", self.order, phys)
+            rec.call(ALLOC_PAGES, self.cost.alloc_pages, "order %s at %#x", self.order, phys)
             page = self._new_page(phys)
             if page is not None:
                 self.stats["alloc_slow_high_order"] += 1
-                _move(page, "page_pool_recycle_direct")
+                self._go(page, E_DIRECT)
                 self.cache.append(page)
             return self.cache.pop() if self.cache else None
         n = PP_ALLOC_CACHE_REFILL
         phys_list = [mem.alloc(0) for _ in range(n)]
-        rec.call("alloc_pages_bulk_node", self.p.alloc_pages_ns + n * self.p.alloc_pages_bulk_ns,
-                 "|%s order-0 pages", n)
+        rec.call(ALLOC_BULK, self.cost.alloc_pages + n * self.cost.alloc_pages_bulk, "|%s order-0 pages", n)
         for phys in phys_list:
             page = self._new_page(phys)
             if page is None:
                 continue         # that page is put back; the others stay
-            _move(page, "page_pool_recycle_direct")
+            self._go(page, E_DIRECT)
             self.cache.append(page)
         if not self.cache:
             return None
@@ -170,19 +174,25 @@ class PagePool:
             self.stats["alloc_empty"] += 1
             return None
         n = min(PP_ALLOC_CACHE_REFILL, avail)
-        rec.call("page_pool_refill_alloc_cache", n * self.p.pp_ring_ns / 4 + self.p.pp_ring_ns,
-                 "pool#%s|%s pages from the ptr_ring", self.id, n)
+        ring_ps = self.cost.pp_ring
+        rec.call(REFILL, n * ring_ps // 4 + ring_ps, "pool#%s|%s pages from the ptr_ring", self.id, n)
         ring = self.ring
+        cache = self.cache
+        tracing = rec.tracing
         for i in range(self.ring_head, self.ring_head + n):
             page = ring[i]
-            _move(page, "page_pool_refill_alloc_cache")
-            self.cache.append(page)
+            nxt = _NEXT[page.st][E_REFILL]
+            if nxt < 0 or tracing:
+                self._go(page, E_REFILL)
+            else:
+                page.st = nxt
+            cache.append(page)
         self.ring_head += n
         if self.ring_head > 4096:
             del ring[:self.ring_head]
             self.ring_head = 0
         self.stats["alloc_refill"] += 1
-        return self.cache.pop()
+        return cache.pop()
 
     def _get_page(self) -> Page | None:
         """page_pool_alloc_netmems(): the alloc cache, else a refill from the ptr_ring, else the slow path."""
@@ -213,8 +223,15 @@ class PagePool:
         off = self.frag_offset
         self.frag_offset += size
         page.frag_users += 1
-        _move(page, "page_pool_alloc_frag")
-        rec.call("page_pool_alloc_frag", self.p.pp_fast_ns, "page#%s+%s|%s bytes", page.id, off, size)
+        rec.cnt[ALLOC_FRAG] += 1
+        rec.t += rec.unit[ALLOC_FRAG]
+        if rec.tracing:
+            rec.emit(ALLOC_FRAG, rec.unit[ALLOC_FRAG], "page#%s+%s|%s bytes", (page.id, off, size))
+        nxt = _NEXT[page.st][E_ALLOC_FRAG]
+        if nxt < 0 or rec.tracing:
+            self._go(page, E_ALLOC_FRAG)
+        else:
+            page.st = nxt
         return page, off
 
     def _start_frag_page(self, page: Page) -> None:
@@ -232,7 +249,7 @@ class PagePool:
             if self.sync_dev:
                 self.sim.dma.sync_for_device(page.map, 0, self.max_len)
             return page
-        _move(page, "frags_out")
+        self._go(page, E_FRAGS_OUT)
         return None
 
     # -- putting a fragment back ------------------------------------------------------
@@ -257,19 +274,18 @@ class PagePool:
             self.sim.dma.sync_for_device(page.map, 0, self.max_len)
         if allow_direct:
             if len(self.cache) < PP_ALLOC_CACHE_SIZE:
-                _move(page, "page_pool_recycle_direct")
                 self.cache.append(page)
                 self.stats["recycle_cached"] += 1
-                rec.call("page_pool_recycle_direct", self.p.pp_fast_ns, "page#%s|alloc cache %s/%s",
-                         page.id, len(self.cache), PP_ALLOC_CACHE_SIZE)
+                rec.call(RECYCLE_DIRECT, -1, "page#%s|alloc cache %s/%s", page.id, len(self.cache),
+                         PP_ALLOC_CACHE_SIZE)
+                self._go(page, E_DIRECT)
                 return
             self.stats["recycle_cache_full"] += 1
         if self.ring_len() < self.ring_cap:
-            _move(page, "page_pool_recycle_ring")
             self.ring.append(page)
             self.stats["recycle_ring"] += 1
-            rec.call("page_pool_recycle_ring", self.p.pp_ring_ns, "page#%s|ptr_ring %s/%s", page.id,
-                     self.ring_len(), self.ring_cap)
+            rec.call(RECYCLE_RING, -1, "page#%s|ptr_ring %s/%s", page.id, self.ring_len(), self.ring_cap)
+            self._go(page, E_RING)
             return
         self.stats["recycle_ring_full"] += 1      # "Cache full, fallback to free pages"
         self._release(page)
@@ -277,11 +293,11 @@ class PagePool:
     def _release(self, page: Page) -> None:
         """The page leaves the pool: unmap (SKIP_CPU_SYNC) and give it back to the buddy allocator."""
         rec = self.rec
-        rec.call("page_pool_release_page", 0.0, "page#%s", page.id)
-        _move(page, "page_pool_release_page")
-        self.sim.dma.unmap(page.map, self.page_bytes, self.dma_dir, "dma_unmap_page", skip_cpu_sync=True)
-        rec.call("put_page", self.p.put_page_ns, "page#%s", page.id)
-        _move(page, "put_page")
+        rec.call(RELEASE, 0, "page#%s", page.id)
+        self._go(page, E_RELEASE)
+        self.sim.dma.unmap(page.map, self.page_bytes, self.dma_dir, UNMAP_PAGE, skip_cpu_sync=True)
+        rec.call(PUT_PAGE, self.cost.put_page, "page#%s", page.id)
+        self._go(page, E_PUT_PAGE)
         self.sim.mem.free(page.phys, self.order)
         self.release += 1
         del self.pages[page.id]
@@ -290,7 +306,7 @@ class PagePool:
     def destroy(self) -> None:
         """page_pool_destroy(): free the frag page and everything cached; wait for the rest."""
         rec = self.rec
-        rec.call("page_pool_destroy", 0.0, "pool#%s|%s pages held", self.id, self.inflight())
+        rec.call(DESTROY, 0, "pool#%s|%s pages held", self.id, self.inflight())
         self.destroyed = True
         if self.frag_page is not None:
             page = self._drain_frag(self.frag_page)
@@ -302,27 +318,22 @@ class PagePool:
             page = self.ring[self.ring_head]
             self.ring_head += 1
             self._release(page)
-        self.destroy_t = int(rec.t)
+        self.destroy_t = rec.t
         self.last_warn_t = self.destroy_t
 
     def release_retry(self, now: int) -> bool:
         """One retry of the delayed release work; True while pages are still in flight."""
         n = self.inflight()
-        self.rec.call("page_pool_release_retry", 0.0, "pool#%s|%s inflight", self.id, n)
+        self.rec.call(RETRY, 0, "pool#%s|%s inflight", self.id, n)
         if n <= 0:
             return False
-        if now - self.last_warn_t >= DEFER_WARN_INTERVAL_NS:
+        if now - self.last_warn_t >= DEFER_WARN_INTERVAL_PS:
             self.last_warn_t = now
-            secs = (now - self.destroy_t) // 1_000_000_000
+            secs = (now - self.destroy_t) // DEFER_TIME_PS
             self.rec.violate("leak-at-teardown",
                              f"page_pool_release_retry() stalled pool shutdown: id {self.id}, "
                              f"{n} inflight {secs} sec", f"pool#{self.id}")
         return True
 
 
-def needs_bidirectional(xdp: str) -> bool:
-    """XDP_TX sends the RX page back out, so the pool must map DMA_BIDIRECTIONAL."""
-    return xdp == "tx"
-
-
-__all__ = ["PagePool", "Page", "BIAS_MAX", "BIDIRECTIONAL", "needs_bidirectional"]
+__all__ = ["PagePool", "Page", "BIAS_MAX", "BIDIRECTIONAL", "STATS"]

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 from . import params as P
 from .lesson.schema import Lesson
 from .scenario_checks import ScenarioError
-from .sim import FAULTS, Sim, full_params
+from .sim import FAULTS, Sim
 
 WARMUP_FRACTION = 0.1
 MAX_LISTED = 20          # violations and warnings listed per variant; `violation_counts` has them all
@@ -78,7 +78,7 @@ def variant_params(lesson: Lesson, variant: str, sets: dict[str, Any] | None = N
 def check_variants(lesson: Lesson, names: Iterable[str], sets: dict[str, Any] | None = None) -> None:
     """Refuse, before anything runs, a variant the kernel or the hardware could not have."""
     for n in names:
-        problems = P.check(full_params(variant_params(lesson, n, sets)))
+        problems = P.check(P.full(variant_params(lesson, n, sets)))
         if problems:
             raise ScenarioError(problems, f"{lesson.id}, variant {n}")
 
@@ -194,7 +194,7 @@ def _headline(lesson: Lesson, results: dict[str, VariantResult], frames: int, se
     a = lesson.headline.after
     cap = None
     if a:
-        prm = full_params(variant_params(lesson, a, sets))
+        prm = P.full(variant_params(lesson, a, sets))
         cap = capacity_mbps(prm, make_platform(prm))
     changed = scenario_changes(lesson, sets or {}, faults)
     out = headline(lesson, {n: r.metrics for n, r in results.items()}, changed, cap)

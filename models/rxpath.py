@@ -28,12 +28,21 @@ driver attaches the later ones as frags of the first (skb_add_rx_frag).
 
 from __future__ import annotations
 
-from . import lifecycle
-from .dma import BIDIRECTIONAL, FROM_DEVICE, TO_DEVICE
+from .calls import CALL_ID as C
+from .dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE
+from .lifecycle import EDGE_ID as E, MACHINE, Machine
 from .memory import Slab
 from .page_pool import PagePool
+from .scenario import Costs
 
-_T = lifecycle.TRANSITIONS
+RX_BUFFER, PP_FRAG, FLIP_PAGE = MACHINE["rx_buffer"], MACHINE["pp_frag"], MACHINE["flip_page"]
+E_POST, E_MAP_SINGLE, E_SYNC_CPU, E_UNMAP_SINGLE = E["post"], E["dma_map_single"], E["dma_sync_single_for_cpu"], E[
+    "dma_unmap_single"]
+E_RING_DEINIT, E_ALLOC_PAGES, E_MAP_PAGE, E_UNMAP_PAGE = E["ring_deinit"], E["alloc_pages"], E["dma_map_page"], E[
+    "dma_unmap_page"]
+E_PAGE_REF_INC, E_PUT_PAGE, E_RX_FRAME = E["page_ref_inc"], E["put_page"], E["rx_frame"]
+NAPI_ALLOC_SKB, RX_DROPPED, ALLOC_PAGES, PAGE_REF_INC, PUT_PAGE = (C["napi_alloc_skb"], C["rx_dropped"],
+                                                                  C["alloc_pages"], C["page_ref_inc"], C["put_page"])
 
 AQ_CFG_RX_HDR_SIZE = 256      # atlantic: napi_alloc_skb() size for the copied headers
 HEADERS = 14 + 52             # Ethernet + IPv4 + TCP with timestamps: what eth_get_headlen() finds
@@ -45,31 +54,41 @@ class Buf:
     kind says where it came from and so how it is freed and whether GRO may steal
     it as a frag (every kind but kmalloc is a page fragment: skb->head_frag).
     """
-    __slots__ = ("id", "phys", "size", "map", "state", "machine", "page", "offset", "kind", "head")
+    __slots__ = ("id", "phys", "size", "map", "st", "m", "page", "offset", "kind", "head")
 
-    def __init__(self, id: int, phys: int, size: int, machine: str, state: str, kind: str) -> None:
+    def __init__(self, id: int, phys: int, size: int, m: Machine | None, state: str, kind: str) -> None:
         self.id = id
         self.phys = phys
         self.size = size
         self.map = None
-        self.state = state
-        self.machine = machine
+        self.m = m                  # its lifecycle machine, or None (a slice of a flip page, a header)
+        self.st = m.sid[state] if m is not None else 0
         self.page = None
         self.offset = 0
         self.kind = kind
         self.head = None            # rx_alloc=skb: the sk_buff allocated with the buffer
 
     @property
+    def state(self) -> str:
+        return self.m.states[self.st] if self.m is not None else ""
+
+    @property
+    def machine(self) -> str:
+        return self.m.name if self.m is not None else ""
+
+    @property
     def head_frag(self) -> bool:
         return self.kind != "kmalloc"
 
 
-def move(obj, call: str) -> None:
-    try:
-        obj.state = _T[obj.machine][(obj.state, call)]
-    except KeyError:
-        raise lifecycle.IllegalTransition(
-            f"{obj.machine}: no edge {obj.state} --{call}--> for {type(obj).__name__.lower()}#{obj.id}") from None
+def go(rec, obj, edge: int) -> None:
+    """Move a buffer or page along `edge`: inline when legal and untraced, else through its machine."""
+    m = obj.m
+    nxt = m.next[obj.st][edge]
+    if nxt < 0 or rec.tracing:
+        m.go(rec, obj, edge, f"{'page' if isinstance(obj, FlipPage) else 'buf'}#{obj.id}")
+    else:
+        obj.st = nxt
 
 
 class Strategy:
@@ -79,12 +98,13 @@ class Strategy:
     def __init__(self, sim) -> None:
         self.sim = sim
         self.rec = sim.rec
-        self.p = sim.platform
+        self.cost: Costs = sim.costs
         self.dma = sim.dma
-        self.dir = BIDIRECTIONAL if sim.params["dma_dir"] == "bidirectional" else FROM_DEVICE
-        self.size = sim.params["rx_buf_size"]
+        self.dir = BIDIRECTIONAL if sim.sc.dma_dir == "bidirectional" else FROM_DEVICE
+        self.size = sim.sc.rx_buf_size
         self.faults = sim.faults
-        self.napi_alloc = sim.params["rx_build"] == "napi_alloc_skb"
+        self.napi_alloc = sim.sc.rx_build == "napi_alloc_skb"
+        self.hdr_cost = self.cost.kmalloc + Costs.copy(HEADERS, self.cost.memcpy_gbs)
         self._ids = 0
 
     def _new_id(self) -> int:
@@ -95,16 +115,16 @@ class Strategy:
         return TO_DEVICE if "wrong-direction" in self.faults else right
 
     def _post(self, desc, buf) -> None:
-        move(buf, "post")
+        go(self.rec, buf, E_POST)
         self.sim.ring.post(desc, buf)
 
     def header_skb(self, bufs: list[Buf], length: int) -> tuple[Buf, list[Buf]]:
         """aq_ring_rx_clean(): napi_alloc_skb() for the headers, copy them, attach the buffers as frags."""
         rec = self.rec
-        hdr = Buf(self._new_id(), -1, AQ_CFG_RX_HDR_SIZE, "", "", "hdr")
+        hdr = Buf(self._new_id(), -1, AQ_CFG_RX_HDR_SIZE, None, "", "hdr")
         hdr.head = self.sim.heads.alloc_napi(via="napi_alloc_skb")
-        rec.call("napi_alloc_skb", self.p.kmalloc_ns + HEADERS / self.p.memcpy_gbs,
-                 "head#%s|%s-byte header copied, %s frag(s) attached", hdr.head.id, HEADERS, len(bufs))
+        rec.call(NAPI_ALLOC_SKB, self.hdr_cost, "head#%s|%s-byte header copied, %s frag(s) attached", hdr.head.id,
+                 HEADERS, len(bufs))
         return hdr, bufs
 
     # Interface: fill(desc) -> bool; receive(descs) -> ((data, frags) | None, xdp_tx: bool);
@@ -118,7 +138,9 @@ class PerFrame(Strategy):
 
     def __init__(self, sim) -> None:
         super().__init__(sim)
-        self.kind = sim.params["rx_alloc"]
+        self.kind = sim.sc.rx_alloc
+        self.alloc_call, self.free_call = C[self.ALLOC[self.kind]], C[self.FREE[self.kind]]
+        self.alloc_edge, self.free_edge = E[self.ALLOC[self.kind]], E[self.FREE[self.kind]]
         self.builds_at_rx = self.kind != "skb"
         # The fault: map half of what the descriptor tells the device it may write.
         self.map_size = self.size // 2 if "dma-beyond-mapping" in self.faults else self.size
@@ -127,18 +149,17 @@ class PerFrame(Strategy):
     def _alloc_mapped(self) -> Buf | None:
         rec = self.rec
         phys = self.slab.alloc()
-        call = self.ALLOC[self.kind]
-        buf = Buf(self._new_id(), phys, self.size, "rx_buffer", "free", self.kind)
+        buf = Buf(self._new_id(), phys, self.size, RX_BUFFER, "free", self.kind)
         if self.kind == "skb":
             buf.head = self.sim.heads.alloc_slab()    # the sk_buff comes with the buffer
-        rec.call(call, self.p.kmalloc_ns, "buf#%s|%s bytes at %#x", buf.id, self.size, phys)
-        move(buf, call)
-        m = self.dma.map(phys, self.map_size, self.dir, "dma_map_single")
+        rec.call(self.alloc_call, -1, "buf#%s|%s bytes at %#x", buf.id, self.size, phys)
+        go(rec, buf, self.alloc_edge)
+        m = self.dma.map(phys, self.map_size, self.dir, MAP_SINGLE)
         if m is None:
             self._free_data(buf)
             return None
         buf.map = m
-        move(buf, "dma_map_single")
+        go(rec, buf, E_MAP_SINGLE)
         return buf
 
     def fill(self, desc) -> bool:
@@ -157,16 +178,16 @@ class PerFrame(Strategy):
         elif self.dir == BIDIRECTIONAL:
             # EDMA chips write the RX status into the buffer head: sync the whole buffer, then read it.
             dma.sync_for_cpu(old.map, 0, self.size)
-            move(old, "dma_sync_single_for_cpu")
+            go(rec, old, E_SYNC_CPU)
             dma.cpu_read(old.map, f"the RX status in buf#{old.id}")
         new = self._alloc_mapped()
         if new is None:
             # No replacement: drop the frame and give the old buffer back to the device.
             if old.state == "cpu-synced":
                 dma.sync_for_device(old.map, 0, self.size)
-            old.state = "device-owned"
+            old.st = RX_BUFFER.sid["device-owned"]
             self.sim.ring.post(desc, old)
-            rec.call("rx_dropped", 0.0, "buf#%s|no replacement buffer", old.id)
+            rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer", old.id)
             return None, False
         unmap_dir = TO_DEVICE if "wrong-direction" in self.faults else self.dir
         if "missing-unmap" in self.faults:
@@ -174,39 +195,40 @@ class PerFrame(Strategy):
             if old.state != "cpu-synced":
                 dma.sync_for_cpu(old.map, 0, desc.len, self.dir)
             old.map.cpu_owned = True
-            old.state = "unmapped"
+            old.st = RX_BUFFER.sid["unmapped"]
             self._post(desc, new)
             return (old, []), False
-        dma.unmap(old.map, self.map_size, unmap_dir, "dma_unmap_single")
+        dma.unmap(old.map, self.map_size, unmap_dir, UNMAP_SINGLE)
         if "double-unmap" in self.faults:
-            dma.unmap(old.map, self.map_size, unmap_dir, "dma_unmap_single")
-        move(old, "dma_unmap_single")
+            dma.unmap(old.map, self.map_size, unmap_dir, UNMAP_SINGLE)
+        go(rec, old, E_UNMAP_SINGLE)
         dma.cpu_read(old.map, f"the frame in buf#{old.id}")
         self._post(desc, new)
         return (old, []), False
 
     def _free_data(self, buf: Buf) -> None:
-        self.rec.call(self.FREE[self.kind], self.p.kfree_ns, "buf#%s", buf.id)
+        self.rec.call(self.free_call, -1, "buf#%s", buf.id)
         self.slab.free(buf.phys)
         if buf.head is not None and buf.state != "in-skb":
             self.sim.heads.free(buf.head, in_napi=False)
             buf.head = None
 
     def free_buf(self, buf, allow_direct: bool) -> None:
-        self.rec.call(self.FREE[self.kind], self.p.kfree_ns, "buf#%s", buf.id)
+        self.rec.call(self.free_call, -1, "buf#%s", buf.id)
         self.slab.free(buf.phys)
 
     def deinit(self, desc) -> None:
         buf = desc.buf
-        self.dma.unmap(buf.map, self.map_size, self.dir, "dma_unmap_single")
-        move(buf, "ring_deinit")
-        move(buf, self.FREE[self.kind])
+        self.dma.unmap(buf.map, self.map_size, self.dir, UNMAP_SINGLE)
+        go(self.rec, buf, E_RING_DEINIT)
+        go(self.rec, buf, self.free_edge)
         self._free_data(buf)
         desc.buf = None
 
 
 class FlipPage:
-    __slots__ = ("id", "phys", "order", "map", "refs", "state", "machine", "off")
+    __slots__ = ("id", "phys", "order", "map", "refs", "st", "off")
+    m = FLIP_PAGE
 
     def __init__(self, id: int, phys: int, order: int) -> None:
         self.id = id
@@ -214,9 +236,16 @@ class FlipPage:
         self.order = order
         self.map = None
         self.refs = 1
-        self.state = "buddy"
-        self.machine = "flip_page"
+        self.st = 0            # "buddy"
         self.off = 0
+
+    @property
+    def state(self) -> str:
+        return FLIP_PAGE.states[self.st]
+
+    @property
+    def machine(self) -> str:
+        return "flip_page"
 
 
 class PageFlip(Strategy):
@@ -226,7 +255,7 @@ class PageFlip(Strategy):
 
     def __init__(self, sim) -> None:
         super().__init__(sim)
-        self.order = sim.params["page_order"]
+        self.order = sim.sc.page_order
         self.page_bytes = 4096 << self.order
         self.stats = {"pg_flips": 0, "pg_reuses": 0, "pg_losts": 0}
 
@@ -234,18 +263,18 @@ class PageFlip(Strategy):
         rec = self.rec
         phys = self.sim.mem.alloc(self.order)
         pg = FlipPage(self._new_id(), phys, self.order)
-        rec.call("alloc_pages", self.p.alloc_pages_ns, "page#%s|order %s at %#x", pg.id, self.order, phys)
-        move(pg, "alloc_pages")
-        m = self.dma.map(phys, self.page_bytes, FROM_DEVICE, "dma_map_page")
+        rec.call(ALLOC_PAGES, self.cost.alloc_pages, "page#%s|order %s at %#x", pg.id, self.order, phys)
+        go(rec, pg, E_ALLOC_PAGES)
+        m = self.dma.map(phys, self.page_bytes, FROM_DEVICE, MAP_PAGE)
         if m is None:
             self.sim.mem.free(phys, self.order)
             return None
         pg.map = m
-        move(pg, "dma_map_page")
+        go(rec, pg, E_MAP_PAGE)
         return pg
 
     def _slice(self, pg: FlipPage) -> Buf:
-        buf = Buf(self._new_id(), pg.phys + pg.off, self.SLICE, "", "", "slice")
+        buf = Buf(self._new_id(), pg.phys + pg.off, self.SLICE, None, "", "slice")
         buf.page = pg
         buf.offset = pg.off
         buf.map = pg.map
@@ -259,7 +288,7 @@ class PageFlip(Strategy):
             # The ring has been running a while: its pages are at different slices, not all
             # at offset 0 (which would make every descriptor flip and unmap in lockstep).
             pg.off = self.sim.rng.randrange(self.page_bytes // self.SLICE) * self.SLICE
-        move(pg, "post")
+        go(self.rec, pg, E_POST)
         self.sim.ring.post(desc, self._slice(pg))
         return True
 
@@ -272,9 +301,10 @@ class PageFlip(Strategy):
                 self.dma.cpu_read(pg.map, f"the frame in page#{pg.id}")
             else:
                 self.dma.sync_for_cpu(pg.map, buf.offset, desc.len, self._sync_dir(FROM_DEVICE))
-            move(pg, "dma_sync_single_for_cpu")
+            go(self.rec, pg, E_SYNC_CPU)
             pg.refs += 1                       # the skb's reference to its slice
-            self.rec.call("page_ref_inc", 0.0, "page#%s|page_ref_count %s", pg.id, pg.refs)
+            self.rec.call(PAGE_REF_INC, 0, "page#%s|page_ref_count %s", pg.id, pg.refs)
+            go(self.rec, pg, E_PAGE_REF_INC)
             self._refill(desc, pg)
             bufs.append(buf)
         if self.napi_alloc:
@@ -286,7 +316,7 @@ class PageFlip(Strategy):
             pg.off += self.SLICE
             if pg.off + self.SLICE <= self.page_bytes:
                 self.stats["pg_flips"] += 1
-                move(pg, "post")
+                go(self.rec, pg, E_POST)
                 self.sim.ring.post(desc, self._slice(pg))
                 return
             self.stats["pg_losts"] += 1
@@ -295,23 +325,23 @@ class PageFlip(Strategy):
             return
         self.stats["pg_reuses"] += 1
         pg.off = 0
-        move(pg, "post")
+        go(self.rec, pg, E_POST)
         self.sim.ring.post(desc, self._slice(pg))
 
     def _drop_ring_ref(self, pg: FlipPage) -> None:
-        self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, "dma_unmap_page")
+        self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         if "double-unmap" in self.faults:
-            self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, "dma_unmap_page")
+            self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         if pg.state != "unmapped":
-            move(pg, "dma_unmap_page")
+            go(self.rec, pg, E_UNMAP_PAGE)
         self._put(pg)
 
     def _put(self, pg: FlipPage) -> None:
         pg.refs -= 1
-        self.rec.call("put_page", self.p.put_page_ns if pg.refs == 0 else self.p.pp_fast_ns,
+        self.rec.call(PUT_PAGE, self.cost.put_page if pg.refs == 0 else self.cost.pp_fast,
                       "page#%s|page_ref_count %s", pg.id, pg.refs)
         if pg.refs == 0:
-            move(pg, "put_page")
+            go(self.rec, pg, E_PUT_PAGE)
             self.sim.mem.free(pg.phys, self.order)
 
     def free_buf(self, buf, allow_direct: bool) -> None:
@@ -319,8 +349,8 @@ class PageFlip(Strategy):
 
     def deinit(self, desc) -> None:
         pg = desc.buf.page
-        move(pg, "ring_deinit")
-        self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, "dma_unmap_page")
+        go(self.rec, pg, E_RING_DEINIT)
+        self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         self._put(pg)
         desc.buf = None
 
@@ -330,16 +360,17 @@ class PagePoolFrag(Strategy):
 
     def __init__(self, sim) -> None:
         super().__init__(sim)
-        params = sim.params
+        sc = sim.sc
         # page_pool_alloc_frag rounds to dma_get_cache_alignment(): the cache line on a
         # non-coherent CPU, 1 on x86.
-        align = 1 if self.p.coherent else self.p.cacheline
-        frag = params["frag_size"] or self.size
+        align = 1 if sc.cost.coherent else sc.cost.cacheline
+        frag = sc.frag_size or self.size
         self.frag = (frag + align - 1) // align * align
-        pp_dir = BIDIRECTIONAL if (self.dir == BIDIRECTIONAL or params["xdp"] == "tx") else FROM_DEVICE
+        pp_dir = BIDIRECTIONAL if (self.dir == BIDIRECTIONAL or sc.xdp == "tx") else FROM_DEVICE
         self.status_in_buffer = self.dir == BIDIRECTIONAL     # the driver asked for it (ath9k EDMA)
         self.dir = pp_dir
-        self.pool = PagePool(sim, params["page_order"], params["pool_size"], pp_dir, self.size, sync_dev=False,
+        self.xdp_tx = sc.xdp == "tx"
+        self.pool = PagePool(sim, sc.page_order, sc.pool_size, pp_dir, self.size, sync_dev=False,
                              napi=sim.napi_polled)
 
     def fill(self, desc) -> bool:
@@ -347,7 +378,7 @@ class PagePoolFrag(Strategy):
         if got is None:
             return False
         page, off = got
-        buf = Buf(self._new_id(), page.phys + off, self.frag, "pp_frag", "carved", "pp")
+        buf = Buf(self._new_id(), page.phys + off, self.frag, PP_FRAG, "carved", "pp")
         buf.page = page
         buf.offset = off
         buf.map = page.map
@@ -363,20 +394,20 @@ class PagePoolFrag(Strategy):
                 # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
                 length = self.size if self.status_in_buffer else desc.len
                 self.dma.sync_for_cpu(buf.map, buf.offset, length, self._sync_dir(self.dir))
-                move(buf, "dma_sync_single_for_cpu")
+                go(self.rec, buf, E_SYNC_CPU)
             if buf.state != "cpu-synced":
                 self.rec.violate("no-sync-for-cpu",
                                  f"CPU reads fragment buf#{buf.id} of page#{buf.page.id} without "
                                  f"dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
                                  f"buf#{buf.id}")
-                buf.state = "cpu-synced"
+                buf.st = PP_FRAG.sid["cpu-synced"]
             if "double-unmap" in self.faults and buf.page.map.live:
                 # The classic bug: the driver unmaps a page the pool mapped (PP_FLAG_DMA_MAP);
                 # the pool unmaps it again when the page leaves.
-                self.dma.unmap(buf.page.map, self.pool.page_bytes, self.pool.dma_dir, "dma_unmap_page")
+                self.dma.unmap(buf.page.map, self.pool.page_bytes, self.pool.dma_dir, UNMAP_PAGE)
             self.fill(desc)
             bufs.append(buf)
-        xdp_tx = self.sim.params["xdp"] == "tx"
+        xdp_tx = self.xdp_tx
         if self.napi_alloc and not xdp_tx:
             return self.header_skb(bufs, descs[0].len), False
         return (bufs[0], bufs[1:]), xdp_tx
@@ -386,7 +417,7 @@ class PagePoolFrag(Strategy):
 
     def deinit(self, desc) -> None:
         buf = desc.buf
-        move(buf, "ring_deinit")
+        go(self.rec, buf, E_RING_DEINIT)
         self.pool.put_frag(buf.page, allow_direct=False)
         desc.buf = None
 

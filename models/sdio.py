@@ -32,7 +32,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .calls import CALL_ID as C
 from .rxpath import Buf
+from .scenario import Costs
 
 SDIO_BLOCK = 256                  # ATH10K_HIF_MBOX_BLOCK_SIZE
 HTC_HDR = 8                       # struct ath10k_htc_hdr
@@ -41,6 +43,9 @@ RX_DESC_HL = 20                   # the firmware's HL RX descriptor (its length 
 WIFI_HDR = 26 + 8                 # 802.11 QoS data header + LLC/SNAP
 INT_STATUS_BYTES = 24             # struct ath10k_sdio_irq_proc_regs
 RX_MSG_OVERHEAD = HTC_HDR + HTT_RX_IND_HL + RX_DESC_HL + WIFI_HDR
+SDIO_WRITE, INT_STATUS, READ_BUNDLE, PUT_DATA = (C["sdio_write"], C["sdio_read_int_status"], C["sdio_read_bundle"],
+                                                 C["skb_put_data"])
+NETDEV_ALLOC_SKB, FREE_FRAG = C["__netdev_alloc_skb"], C["skb_free_frag"]
 
 
 def padded(nbytes: int) -> int:
@@ -53,19 +58,19 @@ class SdioHost:
 
     def bus_submit(self, nbytes: int, fn, arg: Any, what: str) -> None:
         """One CMD53 of `nbytes` (padded): busy for its fixed cost plus its bytes, then idle a while."""
-        p = self.platform
-        busy = p.sdio_xfer_ns + nbytes * 8 * 1e9 / p.sdio_bps
+        p = self.sc.cost
+        busy = self.costs.sdio_xfer + int(round(nbytes * 8 * 10**12 / p.sdio_bps))
         start = max(self.engine.now, self.bus_free)
         self.bus_busy += busy
-        self.bus_log.append((int(start), int(start + busy), what))
-        self.bus_free = start + busy / p.sdio_duty
-        self.engine.at(int(start + busy), fn, arg)
+        self.bus_log.append((start // 1000, (start + busy) // 1000, what))
+        self.bus_free = start + int(round(busy / p.sdio_duty))
+        self.engine.at(start + busy, fn, arg)
 
     def bus_write(self, nbytes: int, obj: Any) -> None:
         self.bus_submit(padded(nbytes + HTC_HDR + WIFI_HDR), self._bus_write_done, obj, "tx")
 
     def _bus_write_done(self, obj: Any) -> None:
-        self._device_call("sdio_write", self.engine.now, "|ACK written")
+        self.rec.device(SDIO_WRITE, self.engine.now, "|ACK written")
         self.stack.ack_written(obj)
 
     def _sdio_irq_thread(self) -> None:
@@ -83,9 +88,9 @@ class SdioHost:
     def _sdio_status_done(self, _: Any) -> None:
         if self.torn_down:
             return
-        self._device_call("sdio_read_int_status", self.engine.now, "|%d message(s) waiting", len(self.fw_q))
+        self.rec.device(INT_STATUS, self.engine.now, "|%d message(s) waiting", len(self.fw_q))
         self.dev_advance(self.engine.now)
-        n = min(len(self.fw_q), self.params["bundle"])
+        n = min(len(self.fw_q), self.sc.bundle)
         if n == 0:
             # nothing pending: the handler returns and the interrupt is re-enabled
             self.sdio_reading = False
@@ -94,25 +99,26 @@ class SdioHost:
             return
         for _ in range(n):
             self.fw_q.popleft()
-        per = padded(self.params["mtu"] + RX_MSG_OVERHEAD)
+        per = padded(self.sc.mtu + RX_MSG_OVERHEAD)
         self.bus_submit(n * per, self._sdio_read_done, n, f"rx bundle of {n}")
 
     def _sdio_read_done(self, n: int) -> None:
         """The bundle is in host memory: hand it to the RX work and go back to the status registers."""
         if self.torn_down:          # the read finished after ifdown: the firmware's frames are dropped
             return
-        self._device_call("sdio_read_bundle", self.engine.now, "|%d frames", n)
+        self.rec.device(READ_BUNDLE, self.engine.now, "|%d frames", n)
         self.proc_q.append(lambda: self._sdio_rx_bundle(n))
         self.kick()
         self._sdio_read_status()
 
     def _sdio_rx_bundle(self, n: int):
         """The async RX work: one skb per message, the data copied out of the bundle buffer."""
-        length = self.params["mtu"] + 14
-        per = padded(self.params["mtu"] + RX_MSG_OVERHEAD)
+        length = self.sc.mtu + 14
+        per = padded(self.sc.mtu + RX_MSG_OVERHEAD)
         bufs = [self.strategy.alloc() for _ in range(n)]
         # skb_put_data() from the bounce buffer ath10k_sdio_mbox_rx_fetch_bundle() read into
-        self.rec.call("skb_put_data", n * per / self.platform.memcpy_gbs, "|%s message(s) copied out of the bundle", n)
+        self.rec.call(PUT_DATA, Costs.copy(n * per, self.costs.memcpy_gbs), "|%s message(s) copied out of the bundle",
+                      n)
         if self.delivery == "napi":
             # queued on htt->rx_indication_head for the NAPI poll; only a driver that added its
             # NAPI (netif_napi_add) has a poll that drains it
@@ -140,12 +146,12 @@ class SdioBuffers:
         self._ids += 1
         sim = self.sim
         phys = sim.sdio_slab.alloc()
-        buf = Buf(self._ids, phys, sim.sdio_slab.obj_size, "", "", "skb")
+        buf = Buf(self._ids, phys, sim.sdio_slab.obj_size, None, "", "skb")
         buf.head = sim.heads.alloc_slab()
-        sim.rec.call("__netdev_alloc_skb", sim.platform.kmalloc_ns, "buf#%s|RX skb for one message", self._ids)
+        sim.rec.call(NETDEV_ALLOC_SKB, -1, "buf#%s|RX skb for one message", self._ids)
         return buf
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
-        self.sim.rec.call("skb_free_frag", self.sim.platform.kfree_ns, "buf#%s", buf.id)
+        self.sim.rec.call(FREE_FRAG, -1, "buf#%s", buf.id)
         self.sim.sdio_slab.free(buf.phys)
 

@@ -18,18 +18,40 @@ version (64/16/32 up to v6.18, 128/32/32 from v6.19) unless set.
 
 from __future__ import annotations
 
-from . import lifecycle
+from .calls import CALL_ID as C
+from .lifecycle import EDGE_ID as E, MACHINE
 
-_SKB = lifecycle.TRANSITIONS["skb_head"]
 KFREE_SKB_BULK_SIZE = 16      # net/core/skbuff.c: frag_list members freed 16 at a time
+
+M = MACHINE["skb_head"]
+_NEXT = M.next
+E_ALLOC, E_ALLOC_BULK, E_GET = E["kmem_cache_alloc"], E["kmem_cache_alloc_bulk"], E["napi_skb_cache_get"]
+E_PUT, E_FREE, E_FREE_BULK, E_LIST = (E["napi_skb_cache_put"], E["kmem_cache_free"], E["kmem_cache_free_bulk"],
+                                      E["kfree_skb_list"])
+KMEM_ALLOC, KMEM_FREE, ALLOC_BULK, FREE_BULK = (C["kmem_cache_alloc"], C["kmem_cache_free"],
+                                                C["kmem_cache_alloc_bulk"], C["kmem_cache_free_bulk"])
+CACHE_GET, CACHE_PUT = C["napi_skb_cache_get"], C["napi_skb_cache_put"]
 
 
 class Head:
-    __slots__ = ("id", "state")
+    __slots__ = ("id", "st")
 
     def __init__(self, id: int) -> None:
         self.id = id
-        self.state = "slab"
+        self.st = 0            # "slab"
+
+    @property
+    def state(self) -> str:
+        return M.states[self.st]
+
+
+def _go(rec, h: Head, edge: int) -> None:
+    """Move a head; the common case inline, anything else (and traced runs) through the machine."""
+    nxt = _NEXT[h.st][edge]
+    if nxt < 0 or rec.tracing:
+        M.go(rec, h, edge, f"head#{h.id}")
+    else:
+        h.st = nxt
 
 
 class Skb:
@@ -55,18 +77,11 @@ class Skb:
             yield from m.buffers()
 
 
-def _move(head: Head, call: str) -> None:
-    try:
-        head.state = _SKB[(head.state, call)]
-    except KeyError:
-        raise lifecycle.IllegalTransition(f"skb_head: no edge {head.state} --{call}--> for head#{head.id}") from None
-
-
 class SkbHeads:
     def __init__(self, sim, size: int, bulk: int, free_n: int) -> None:
         self.sim = sim
         self.rec = sim.rec
-        self.p = sim.platform
+        self.cost = sim.costs
         self.size = size
         self.bulk = bulk
         self.free_n = free_n
@@ -86,24 +101,28 @@ class SkbHeads:
     def alloc_slab(self) -> Head:
         """kmem_cache_alloc(skbuff_cache): what build_skb, __netdev_alloc_skb and the TCP stack do."""
         h = self._from_slab()
-        self.rec.call("kmem_cache_alloc", self.p.kmem_cache_alloc_ns, "head#%s", h.id)
-        _move(h, "kmem_cache_alloc")
+        self.rec.call(KMEM_ALLOC, -1, "head#%s", h.id)
+        _go(self.rec, h, E_ALLOC)
         self.in_use += 1
         return h
 
     def alloc_napi(self, via: str = "napi_build_skb") -> Head:
         """napi_skb_cache_get(): pop the per-CPU cache, refilling in bulk when empty."""
         rec = self.rec
-        if not self.cache:
+        cache = self.cache
+        if not cache:
             n = self.bulk
-            rec.call("kmem_cache_alloc_bulk", n * self.p.kmem_cache_bulk_ns, "|%s heads", n)
+            rec.call(ALLOC_BULK, n * self.cost.kmem_cache_bulk, "|%s heads", n)
             for _ in range(n):
                 h = self._from_slab()
-                _move(h, "kmem_cache_alloc_bulk")
-                self.cache.append(h)
-        h = self.cache.pop()
-        rec.call("napi_skb_cache_get", self.p.napi_cache_ns, "head#%s|%s left (%s)", h.id, len(self.cache), via)
-        _move(h, "napi_skb_cache_get")
+                _go(rec, h, E_ALLOC_BULK)
+                cache.append(h)
+        h = cache.pop()
+        rec.cnt[CACHE_GET] += 1
+        rec.t += rec.unit[CACHE_GET]
+        if rec.tracing:
+            rec.emit(CACHE_GET, rec.unit[CACHE_GET], "head#%s|%s left (%s)", (h.id, len(cache), via))
+        _go(rec, h, E_GET)
         self.in_use += 1
         return h
 
@@ -112,19 +131,23 @@ class SkbHeads:
         rec = self.rec
         self.in_use -= 1
         if not in_napi:
-            rec.call("kmem_cache_free", self.p.kmem_cache_free_ns, "head#%s", h.id)
-            _move(h, "kmem_cache_free")
+            rec.call(KMEM_FREE, -1, "head#%s", h.id)
+            _go(rec, h, E_FREE)
             self.slab.append(h)
             return
-        _move(h, "napi_skb_cache_put")
-        self.cache.append(h)
-        rec.call("napi_skb_cache_put", self.p.napi_cache_ns, "head#%s|%s cached", h.id, len(self.cache))
-        if len(self.cache) >= self.size:
+        cache = self.cache
+        cache.append(h)
+        rec.cnt[CACHE_PUT] += 1
+        rec.t += rec.unit[CACHE_PUT]
+        if rec.tracing:
+            rec.emit(CACHE_PUT, rec.unit[CACHE_PUT], "head#%s|%s cached", (h.id, len(cache)))
+        _go(rec, h, E_PUT)
+        if len(cache) >= self.size:
             n = self.free_n
-            rec.call("kmem_cache_free_bulk", n * self.p.kmem_cache_bulk_ns, "|%s heads back to the slab", n)
+            rec.call(FREE_BULK, n * self.cost.kmem_cache_bulk, "|%s heads back to the slab", n)
             for _ in range(n):
-                x = self.cache.pop()
-                _move(x, "kmem_cache_free_bulk")
+                x = cache.pop()
+                _go(rec, x, E_FREE_BULK)
                 self.slab.append(x)
 
     def free_list_member(self, h: Head) -> None:
@@ -133,7 +156,7 @@ class SkbHeads:
             self.free(h, in_napi=False)
             return
         self.in_use -= 1
-        _move(h, "kfree_skb_list")
+        _go(self.rec, h, E_LIST)
         self._bulk_free.append(h)
         if len(self._bulk_free) == KFREE_SKB_BULK_SIZE:
             self.flush_list_free()
@@ -143,10 +166,10 @@ class SkbHeads:
         batch = self._bulk_free
         if not batch:
             return
-        self.rec.call("kmem_cache_free_bulk", len(batch) * self.p.kmem_cache_bulk_ns,
-                      "|%s frag_list skbs back to the slab", len(batch))
+        self.rec.call(FREE_BULK, len(batch) * self.cost.kmem_cache_bulk, "|%s frag_list skbs back to the slab",
+                      len(batch))
         for h in batch:
-            _move(h, "kmem_cache_free_bulk")
+            _go(self.rec, h, E_FREE_BULK)
             self.slab.append(h)
         self._bulk_free = []
 

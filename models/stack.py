@@ -27,18 +27,34 @@ from __future__ import annotations
 
 from collections import deque
 
-from .dma import TO_DEVICE
+from .calls import CALL_ID as C
+from .dma import MAP_SINGLE, TO_DEVICE, UNMAP_SINGLE
 from .gro import Gro
+from .lifecycle import EDGE_ID as E
 from .memory import Slab
-from .rxpath import move
+from .rxpath import go
+from .scenario import Costs
 
 ETH_HLEN = 14
-DELACK_NS = 40_000_000
+DELACK_PS = 40_000_000 * 1000
 ACK_BYTES = 66
-TX_LATENCY_NS = 2_000
+TX_LATENCY_PS = 2_000 * 1000
 
-_BUILD_EDGE = {"build_skb": "build_skb", "napi_build_skb": "napi_build_skb", "slab_build_skb": "slab_build_skb",
-               "skb_put": "skb_put", "napi_alloc_skb": "skb_add_rx_frag"}
+SKB_PUT, SLAB_BUILD, NAPI_BUILD, BUILD = C["skb_put"], C["slab_build_skb"], C["napi_build_skb"], C["build_skb"]
+MARK, RX_NAPI, RX_TASKLET, RX_NI = (C["skb_mark_for_recycle"], C["ieee80211_rx_napi"], C["ieee80211_rx"],
+                                    C["ieee80211_rx_ni"])
+GRO_RECEIVE, GRO_COMPLETE, GRO_FLUSH, NORMAL_LIST = (C["napi_gro_receive"], C["napi_gro_complete"],
+                                                     C["napi_gro_flush"], C["gro_normal_list"])
+RECEIVE_SKB, FORWARD, FREE_FRAG, RECVMSG = C["netif_receive_skb"], C["ip_forward"], C["skb_free_frag"], C["tcp_recvmsg"]
+DEFER, NAPI_CACHE_FREE, KFREE_SKB, DEFER_FLUSH = (C["skb_attempt_defer_free"], C["kfree_skb_napi_cache"],
+                                                  C["__kfree_skb"], C["skb_defer_free_flush"])
+NAPI_CONSUME, TCP_ACK, XMIT, CONSUME = C["napi_consume_skb"], C["tcp_ack"], C["dev_queue_xmit"], C["consume_skb"]
+XDP_TX, TX_COMPLETE, DEV_KFREE, KFREE_LIST = C["xdp_do_tx"], C["tx_complete"], C["dev_kfree_skb"], C["kfree_skb_list"]
+
+E_BUILD = {"build_skb": E["build_skb"], "napi_build_skb": E["napi_build_skb"], "slab_build_skb": E["slab_build_skb"],
+           "skb_put": E["skb_put"], "napi_alloc_skb": E["skb_add_rx_frag"]}
+E_ADD_FRAG, E_DELIVER, E_RELEASE = E["skb_add_rx_frag"], E["deliver"], E["skb_release_data"]
+E_XDP_TX, E_TX_COMPLETE, E_RING_DEINIT = E["xdp_do_tx"], E["tx_complete"], E["ring_deinit"]
 
 
 class TxEntry:
@@ -57,18 +73,19 @@ class Stack:
     def __init__(self, sim) -> None:
         self.sim = sim
         self.rec = sim.rec
-        self.p = sim.platform
-        prm = sim.params
-        self.tcp = prm["traffic"] == "tcp"
-        self.forward = prm["forward"]
-        self.gro_on = prm["gro"]
+        self.cost: Costs = sim.costs
+        sc = sim.sc
+        self.tcp = sc.traffic == "tcp"
+        self.forward = sc.forward
+        self.gro_on = sc.gro
         self.gro = Gro(self)
-        self.batch = prm["gro_normal_batch"]
+        self.batch = sc.gro_normal_batch
         self.rx_list: list = []       # napi->rx_list: skbs gro_normal_one() queued
         self.rx_count = 0             # segments on it (counted in segments since v5.11)
-        self.napi_build = prm["skb_alloc"] == "napi_build_skb"
-        self.tx_napi_consume = prm["tx_free"] == "napi_consume_skb"
-        self.wifi = self.p.mac80211_ns > 0
+        self.napi_build = sc.skb_alloc == "napi_build_skb"
+        self.tx_napi_consume = sc.tx_free == "napi_consume_skb"
+        self.wifi = sc.wifi
+        self.jiffy = 10**12 // sc.cost.hz
         self.unacked = 0
         self.rcv_level = 0
         self.sockq: deque = deque()
@@ -79,7 +96,7 @@ class Stack:
         self.delivered = 0            # segments handed to the socket (or forwarded, or reflected)
         self.read_segs = 0
         self.gro_warned = False
-        self.copy_ns_per_byte = 1.0 / self.p.copy_user_gbs
+        self.copy_gbs = self.cost.copy_user_gbs
 
     @property
     def held(self):
@@ -96,23 +113,25 @@ class Stack:
         elif data.head is not None:
             head, how = data.head, "skb_put"                  # __netdev_alloc_skb: the skb came with it
             data.head = None
-            rec.call("skb_put", 0.0, "head#%s|buf#%s: %s bytes", head.id, data.id, length)
+            rec.call(SKB_PUT, 0, "head#%s|buf#%s: %s bytes", head.id, data.id, length)
         elif data.kind == "kmalloc":
             head, how = heads.alloc_slab(), "slab_build_skb"
-            rec.call("slab_build_skb", self.p.build_skb_ns, "buf#%s|head#%s from the slab", data.id, head.id)
+            rec.call(SLAB_BUILD, -1, "buf#%s|head#%s from the slab", data.id, head.id)
         elif self.napi_build and in_napi:
             head, how = heads.alloc_napi(), "napi_build_skb"
-            rec.call("napi_build_skb", self.p.build_skb_ns, "buf#%s|head#%s from the NAPI cache", data.id, head.id)
+            rec.call(NAPI_BUILD, -1, "buf#%s|head#%s from the NAPI cache", data.id, head.id)
         else:
             head, how = heads.alloc_slab(), "build_skb"
-            rec.call("build_skb", self.p.build_skb_ns, "buf#%s|head#%s from the slab", data.id, head.id)
-        edge = _BUILD_EDGE[how]
-        for buf in (data, *frags):
-            if buf.machine:
-                move(buf, edge if buf is data else "skb_add_rx_frag")
+            rec.call(BUILD, -1, "buf#%s|head#%s from the slab", data.id, head.id)
+        edge = E_BUILD[how]
+        if data.m is not None:
+            go(rec, data, edge)
+        for buf in frags:
+            if buf.m is not None:
+                go(rec, buf, E_ADD_FRAG)
         if pp:
-            rec.call("skb_mark_for_recycle", 0.0, "head#%s", head.id)
-        return heads.new_skb(head, data, list(frags), length, int(rec.t))
+            rec.call(MARK, 0, "head#%s", head.id)
+        return heads.new_skb(head, data, list(frags), length, rec.t)
 
     def rx(self, skb, in_napi: bool) -> None:
         """Hand one skb up: mac80211 for Wi-Fi, then GRO, or straight to the stack."""
@@ -120,10 +139,10 @@ class Stack:
         sim = self.sim
         if self.wifi:
             if sim.napi_api:
-                call = "ieee80211_rx_napi"
+                call = RX_NAPI
             else:
-                call = "ieee80211_rx" if sim.delivery == "tasklet" else "ieee80211_rx_ni"
-            rec.call(call, self.p.mac80211_ns, "skb#%s", skb.id)
+                call = RX_TASKLET if sim.delivery == "tasklet" else RX_NI
+            rec.call(call, -1, "skb#%s", skb.id)
         if sim.napi_api:
             self.napi_gro_receive(skb, in_napi)
         else:
@@ -133,7 +152,7 @@ class Stack:
     def napi_gro_receive(self, skb, in_napi: bool) -> None:
         rec = self.rec
         held = self.gro.held
-        rec.call("napi_gro_receive", self.p.gro_ns, "skb#%s|%s segment(s) of the flow held before it", skb.id,
+        rec.call(GRO_RECEIVE, -1, "skb#%s|%s segment(s) of the flow held before it", skb.id,
                  held.segs if held else 0)
         if not self.sim.napi_added:
             # The napi_struct was never set up: its GRO lists are zeroed memory, and walking one
@@ -157,7 +176,7 @@ class Stack:
 
     def gro_complete(self, skb) -> None:
         """napi_gro_complete(): the finished chain goes onto rx_list like any other skb."""
-        self.rec.call("napi_gro_complete", 0.0, "skb#%s|%s segment(s), %s bytes, %s frags, %s on frag_list",
+        self.rec.call(GRO_COMPLETE, 0, "skb#%s|%s segment(s), %s bytes, %s frags, %s on frag_list",
                       skb.id, skb.segs, skb.len, len(skb.frags), len(skb.frag_list))
         self.gro_normal_one(skb)
 
@@ -165,9 +184,9 @@ class Stack:
         held = self.gro.held
         if held is None:
             return
-        if old_only and self.rec.t - held.t_rx < 1_000_000_000 / self.p.hz:
+        if old_only and self.rec.t - held.t_rx < self.jiffy:
             return
-        self.rec.call("napi_gro_flush", 0.0, "skb#%s|%s segment(s), %s bytes", held.id, held.segs, held.len)
+        self.rec.call(GRO_FLUSH, 0, "skb#%s|%s segment(s), %s bytes", held.id, held.segs, held.len)
         self.gro_complete(self.gro.flush())
 
     def gro_normal_one(self, skb) -> None:
@@ -182,8 +201,7 @@ class Stack:
         if not self.rx_list:
             return
         batch, self.rx_list, self.rx_count = self.rx_list, [], 0
-        self.rec.call("gro_normal_list", self.p.napi_cache_ns * 4, "|%s skb(s) to netif_receive_skb_list_internal",
-                      len(batch))
+        self.rec.call(NORMAL_LIST, -1, "|%s skb(s) to netif_receive_skb_list_internal", len(batch))
         for skb in batch:
             self.netif_receive_skb(skb)
 
@@ -192,14 +210,14 @@ class Stack:
         rec = self.rec
         # Per skb: the protocol headers once (what GRO saves); per segment: the work every
         # segment's data needs whichever way it arrives (accounting, queueing, checksums).
-        rec.call("netif_receive_skb", self.p.stack_skb_ns + skb.segs * self.p.stack_seg_ns,
+        rec.call(RECEIVE_SKB, self.cost.stack_skb + skb.segs * self.cost.stack_seg,
                  "skb#%s|len %s segs %s", skb.id, skb.len, skb.segs)
         for buf in skb.buffers():
-            if buf.machine:
-                move(buf, "deliver")
+            if buf.m is not None:
+                go(rec, buf, E_DELIVER)
         self.delivered += skb.segs
         if self.forward or not self.tcp:
-            rec.call("ip_forward", self.p.forward_ns, "skb#%s", skb.id)
+            rec.call(FORWARD, -1, "skb#%s", skb.id)
             # The egress driver frees it at TX completion, outside this NAPI (dev_consume_skb_any).
             self.free_skb(skb, head="slab", allow_direct=False)
             if self.tcp:
@@ -215,7 +233,7 @@ class Stack:
         if self.unacked >= 2:
             self.send_ack()
         elif self.delack_t < 0:
-            self.delack_t = int(rec.t) + DELACK_NS
+            self.delack_t = rec.t + DELACK_PS
             self.sim.engine.at(self.delack_t, self.sim.delack_timer, None)
         self.sim.wake_reader()
 
@@ -223,7 +241,7 @@ class Stack:
     def free_data(self, buf, allow_direct: bool) -> None:
         """One data area back to where it came from (skb_free_frag, kfree, page_pool, put_page)."""
         if buf.kind == "hdr":
-            self.rec.call("skb_free_frag", self.p.kfree_ns, "napi_alloc_skb header")
+            self.rec.call(FREE_FRAG, -1, "napi_alloc_skb header")
             return
         self.sim.strategy.free_buf(buf, allow_direct)
 
@@ -232,7 +250,7 @@ class Stack:
         heads = self.sim.heads
         self._release_data(skb, allow_direct)
         if skb.frag_list:                       # kfree_skb_list_reason()
-            self.rec.call("kfree_skb_list", 0.0, "skb#%s|%s frag_list member(s)", skb.id, len(skb.frag_list))
+            self.rec.call(KFREE_LIST, 0, "skb#%s|%s frag_list member(s)", skb.id, len(skb.frag_list))
             for m in skb.frag_list:
                 self._release_data(m, allow_direct)
                 heads.free_list_member(m.head)
@@ -240,9 +258,10 @@ class Stack:
         heads.free(skb.head, in_napi=head == "napi")
 
     def _release_data(self, skb, allow_direct: bool) -> None:
+        rec = self.rec
         for buf in (skb.data, *skb.frags):
-            if buf.machine:
-                move(buf, "skb_release_data")
+            if buf.m is not None:
+                go(rec, buf, E_RELEASE)
             self.free_data(buf, allow_direct)
 
     def read_one(self) -> bool:
@@ -251,7 +270,7 @@ class Stack:
             return False
         skb = self.sockq.popleft()
         nbytes = skb.segs * self.sim.wire.mss
-        self.rec.call("tcp_recvmsg", self.p.recv_ns + nbytes * self.copy_ns_per_byte, "skb#%s|%s bytes", skb.id, nbytes)
+        self.rec.call(RECVMSG, self.cost.recv + Costs.copy(nbytes, self.copy_gbs), "skb#%s|%s bytes", skb.id, nbytes)
         self.reader_free(skb)
         self.read_segs += skb.segs
         self.sim.wire.on_read(skb.segs)
@@ -262,21 +281,20 @@ class Stack:
         """tcp_eat_recv_skb() -> skb_attempt_defer_free(), as the kernel version does it."""
         rec = self.rec
         k = self.sim.kernel
-        same_cpu = self.p.reader_same_cpu
+        same_cpu = self.sim.sc.cost.reader_same_cpu
         if k.defer_free and not same_cpu and len(self.defer) < k.defer_max:
             # Back to the CPU that allocated it: freed in its next net_rx_action.
-            rec.call("skb_attempt_defer_free", self.p.pp_ring_ns, "skb#%s|%s on the RX CPU's defer list",
-                     skb.id, len(self.defer) + 1)
+            rec.call(DEFER, -1, "skb#%s|%s on the RX CPU's defer list", skb.id, len(self.defer) + 1)
             self.defer.append(skb)
             if len(self.defer) == k.defer_max >> 1:
                 self.sim.kick_defer()       # the IPI that raises NET_RX_SOFTIRQ over there
             return
         if k.defer_free and k.same_cpu_free_to_napi_cache and same_cpu:
             # kfree_skb_napi_cache(): BHs off, the sk_buff into this CPU's NAPI cache.
-            rec.call("kfree_skb_napi_cache", 0.0, "skb#%s", skb.id)
+            rec.call(NAPI_CACHE_FREE, 0, "skb#%s", skb.id)
             self.free_skb(skb, head="napi", allow_direct=self.sim.pp_direct_ok())
             return
-        rec.call("__kfree_skb", 0.0, "skb#%s", skb.id)
+        rec.call(KFREE_SKB, 0, "skb#%s", skb.id)
         self.free_skb(skb, head="slab", allow_direct=False)
 
     def defer_flush(self) -> int:
@@ -285,10 +303,10 @@ class Stack:
         if not batch:
             return 0
         rec = self.rec
-        rec.call("skb_defer_free_flush", self.p.pp_ring_ns, "|%s skb(s) the reader freed", len(batch))
+        rec.call(DEFER_FLUSH, -1, "|%s skb(s) the reader freed", len(batch))
         direct = self.sim.pp_direct_ok()
         for skb in batch:
-            rec.call("napi_consume_skb", 0.0, "skb#%s", skb.id)
+            rec.call(NAPI_CONSUME, 0, "skb#%s", skb.id)
             self.free_skb(skb, head="napi", allow_direct=direct)
         return len(batch)
 
@@ -300,35 +318,35 @@ class Stack:
         rec = self.rec
         self.unacked = 0
         self.delack_t = -1
-        rec.call("tcp_ack", self.p.tcp_ack_ns, "|acks %s segments", self.rcv_level)
+        rec.call(TCP_ACK, -1, "|acks %s segments", self.rcv_level)
         self.sim.wire.on_ack(rec.t, self.rcv_level)
         head = self.sim.heads.alloc_slab()
         data = self.ack_slab.alloc()
-        rec.call("dev_queue_xmit", self.p.driver_tx_ns, "head#%s|%s bytes", head.id, ACK_BYTES)
+        rec.call(XMIT, -1, "head#%s|%s bytes", head.id, ACK_BYTES)
         if self.sim.bus != "pcie":
             self.sim.bus_write(ACK_BYTES, (head, data))
         else:
-            m = self.sim.dma.map(data, ACK_BYTES, TO_DEVICE, "dma_map_single")
+            m = self.sim.dma.map(data, ACK_BYTES, TO_DEVICE, MAP_SINGLE)
             if m is None:           # dma_mapping_error(): the driver drops the frame
                 self.sim.heads.free(head, in_napi=False)
                 self.ack_slab.free(data)
             else:
-                self.tx.append(TxEntry("skb", head, None, m, int(rec.t) + TX_LATENCY_NS, data))
+                self.tx.append(TxEntry("skb", head, None, m, rec.t + TX_LATENCY_PS, data))
         self.sim.device_wake()
 
     def ack_written(self, obj) -> None:
         """SDIO/USB: the ACK left over the bus; the skb is freed."""
         head, data = obj
-        self.rec.call("consume_skb", 0.0, "head#%s", head.id)
+        self.rec.call(CONSUME, 0, "head#%s", head.id)
         self.sim.heads.free(head, in_napi=False)
         self.ack_slab.free(data)
 
     def xdp_tx(self, buf, length: int) -> None:
         rec = self.rec
-        rec.call("xdp_do_tx", self.p.driver_tx_ns, "buf#%s", buf.id)
+        rec.call(XDP_TX, -1, "buf#%s", buf.id)
         self.sim.dma.sync_for_device(buf.map, buf.offset, length)
-        move(buf, "xdp_do_tx")
-        self.tx.append(TxEntry("xdp", None, buf, None, int(rec.t) + TX_LATENCY_NS, 0))
+        go(rec, buf, E_XDP_TX)
+        self.tx.append(TxEntry("xdp", None, buf, None, rec.t + TX_LATENCY_PS, 0))
         self.delivered += 1
 
     def tx_clean(self, budget: int, now: float, everything: bool = False) -> int:
@@ -338,14 +356,14 @@ class Stack:
         while tx and done < budget and (everything or tx[0].t_done <= now):
             e = tx.popleft()
             done += 1
-            self.rec.call("tx_complete", self.p.driver_tx_ns, "%s", e.kind)
+            self.rec.call(TX_COMPLETE, -1, "%s", e.kind)
             if e.kind == "xdp":
-                move(e.buf, "tx_complete" if not everything else "ring_deinit")
+                go(self.rec, e.buf, E_TX_COMPLETE if not everything else E_RING_DEINIT)
                 self.sim.strategy.free_buf(e.buf, not everything)     # xdp_return_frame_rx_napi in the poll
                 continue
-            self.sim.dma.unmap(e.map, ACK_BYTES, TO_DEVICE, "dma_unmap_single")
+            self.sim.dma.unmap(e.map, ACK_BYTES, TO_DEVICE, UNMAP_SINGLE)
             in_napi = self.tx_napi_consume and not everything
-            self.rec.call("napi_consume_skb" if in_napi else "dev_kfree_skb", 0.0, "head#%s", e.skb.id)
+            self.rec.call(NAPI_CONSUME if in_napi else DEV_KFREE, 0, "head#%s", e.skb.id)
             self.sim.heads.free(e.skb, in_napi=in_napi)
             self.ack_slab.free(e.data)
         return done

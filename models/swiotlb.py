@@ -40,8 +40,8 @@ class Swiotlb:
     def find(self, size: int, owner: int) -> int:
         """Take a run of slots for `size` bytes; returns the first slot or -1 when full."""
         n = self.slots_for(size)
-        if n > IO_TLB_SEGSIZE:
-            return -1
+        if n > IO_TLB_SEGSIZE or self.used_slots + n > self.nslabs:
+            return -1                         # too big for a segment, or fewer free slots than it needs
         stride = 2 if size >= 4096 else 1     # page-aligned runs for mappings of a page or more
         used = self.used
         total = self.nslabs

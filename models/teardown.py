@@ -13,7 +13,13 @@ unmapped, every bounce slot released, every skb head and RX buffer returned.
 
 from __future__ import annotations
 
-from .page_pool import DEFER_TIME_NS
+from .calls import CALL_ID as C
+from .lifecycle import EDGE_ID as E
+from .page_pool import DEFER_TIME_PS
+from .trace import PS
+
+NAPI_DISABLE, TASKLET_KILL, RING_DEINIT, CONSUME = (C["napi_disable"], C["tasklet_kill"], C["ring_deinit"],
+                                                    C["consume_skb"])
 
 
 def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
@@ -23,27 +29,26 @@ def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
     # Metrics describe the traffic, not the minute spent waiting for the pool afterwards.
     self.final_metrics = self.metrics()
     self.torn_down = True
-    rec.ctx = "process"
-    rec.t = max(self.engine.now, self.cpu_free)
+    rec.begin("process", max(self.engine.now, self.cpu_free))
     self.dev_running = False
     self.irq_on = False
     # Between two poll units the poll is abandoned, so every state ends disabled.
     if self.delivery == "tasklet":
-        self.tasklet_state = "disabled"
-        rec.call("tasklet_kill", 0.0, "rx tasklet")
+        rec.call(TASKLET_KILL, 0, "rx tasklet")
+        self.tasklet.go(rec, E["tasklet_kill"])
     else:
-        self.napi_state = "disabled"
-        rec.call("napi_disable", 0.0, "napi")
+        rec.call(NAPI_DISABLE, 0, "napi")
+        self.napi.go(rec, E["napi_disable"])
     st = self.stack
     st.gro_flush()
-    budgeted = self.params["tx_clean"] == "budgeted" or "leak-at-teardown" in self.faults
-    rec.call("ring_deinit", 0.0, "tx|%s", "one budgeted pass" if budgeted else "free every buffer")
+    budgeted = self.sc.tx_clean == "budgeted" or "leak-at-teardown" in self.faults
+    rec.call(RING_DEINIT, 0, "tx|%s", "one budgeted pass" if budgeted else "free every buffer")
     if budgeted:
-        st.tx_clean(self.params["budget"], rec.t)
+        st.tx_clean(self.budget, rec.t)
     else:
         st.tx_clean(1 << 30, rec.t, everything=True)
     if self.bus == "pcie":
-        rec.call("ring_deinit", 0.0, "rx")
+        rec.call(RING_DEINIT, 0, "rx")
         self.ring.stop()                # RX DMA is stopped before the buffers are taken back
         for d in self.ring.descs:
             if d.buf is not None:
@@ -65,24 +70,23 @@ def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
     st.gro_normal_list()                # what napi_disable() left on rx_list goes up first
     while st.sockq:                     # the socket is closed: unread skbs are freed
         skb = st.sockq.popleft()
-        rec.call("consume_skb", 0.0, "skb#%s|socket closed", skb.id)
+        rec.call(CONSUME, 0, "skb#%s|socket closed", skb.id)
         st.free_skb(skb, head="slab", allow_direct=False)
     st.defer_flush()                    # the RX CPU's last net_rx_action takes the deferred frees
     if self.pool is not None:
         self.pool.destroy()
         if self.pool.inflight() > 0:
-            self.engine.at(int(rec.t) + DEFER_TIME_NS, _retry, self)
+            self.engine.at(rec.t + DEFER_TIME_PS, _retry, self)
     self.cpu_free = rec.t
-    self.engine.run_until(int(rec.t) + wait_ns)
+    self.engine.run_until(rec.t + wait_ns * PS)
     _audit(self, budgeted)
 
 
 def _retry(self) -> None:
     rec = self.rec
-    rec.ctx = "process"
-    rec.t = self.engine.now
+    rec.begin("process", self.engine.now)
     if self.pool.release_retry(self.engine.now):
-        self.engine.at(self.engine.now + DEFER_TIME_NS, _retry, self)
+        self.engine.at(self.engine.now + DEFER_TIME_PS, _retry, self)
 
 
 def _audit(self, budgeted: bool) -> None:

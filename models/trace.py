@@ -1,26 +1,52 @@
-"""Kernel calls as typed events, counters and CPU time by category.
+"""Accounting and the event stream: counters, CPU time by context and category, typed events.
 
-`Recorder.call()` is the one place a kernel call is accounted: it bumps the
-call's counter, charges its CPU cost to the current context and category, and
-(only when a trace buffer is attached) appends an `Event`. Headless runs keep
-tracing off and pay for a counter and an addition; the TUI and `rxviz trace`
-attach a bounded buffer.
+Time inside the model is an integer number of picoseconds, so that adding a
+poll's costs in one sum or call by call gives the same total, whatever the
+grouping. Every kernel call is counted in a list indexed by its id
+(`models.calls.CALL_ID`); its CPU cost is the call's constant unit cost
+(from the platform, in ps) times its count, plus whatever variable cost it
+carried (bytes copied, objects moved in bulk) in `extra`. The hot path
+therefore does `cnt[ID] += 1; rec.t += UNIT` and nothing else; `call()` is
+the readable form for the cold paths, and also appends an `Event` when a
+trace buffer is attached.
+
+CPU time per context is the span of each scheduling unit (`begin()` opens
+one, the next `begin()` or a read closes it): within a unit the clock only
+moves by the costs of the calls made in it.
+
+The event stream is produced on demand by the same code: with a trace
+buffer attached (`Recorder(trace=N)`) every call site also emits its
+`Event`, with the transitions the call caused; without one the model does
+the same work and records nothing but counts.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .calls import CALLS, CATEGORIES, COUNTERS
+from .calls import CALL_ID, CALL_NAMES, CATEGORIES, CATEGORY_OF, COUNTERS, NCALLS
 
-_CATEGORY = {name: cat for name, (cat, _) in CALLS.items()}
+PS = 1000                  # picoseconds per nanosecond
+CONTEXTS = ("hardirq", "softirq", "process", "app", "device")
+LOOKBACK = 32              # events searched back for the call that caused a transition
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """One object moving along one edge of its machine (models/lifecycle.py)."""
+    machine: str
+    obj: str
+    src: str
+    dst: str
+    call: str
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One kernel call: what ran, where, when, what it cost and what it touched."""
+    """One kernel call: what ran, where, when, what it cost, what it touched and moved."""
     seq: int
     t_ns: int
     call: str
@@ -29,6 +55,7 @@ class Event:
     category: str
     obj: str
     detail: str
+    transitions: list[Transition] = field(default_factory=list)   # filled in as the call moves objects
 
     def line(self) -> str:
         cost = f"{self.cost_ns:8.0f}ns" if self.cost_ns else " " * 10
@@ -46,76 +73,159 @@ class Violation:
     obj: str = ""
 
 
+class Counts(Mapping[str, int]):
+    """The call counters by name, read from the id-indexed list (what views and checks read)."""
+    __slots__ = ("_cnt",)
+
+    def __init__(self, cnt: list[int]) -> None:
+        self._cnt = cnt
+
+    def __getitem__(self, name: str) -> int:
+        return self._cnt[CALL_ID[name]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(CALL_NAMES)
+
+    def __len__(self) -> int:
+        return NCALLS
+
+    def get(self, name: str, default: Any = 0) -> Any:   # type: ignore[override]
+        i = CALL_ID.get(name)
+        return default if i is None else self._cnt[i]
+
+
 class Recorder:
-    __slots__ = ("counts", "cpu_ns", "cost", "ctx", "t", "events", "seq", "violations", "warnings",
-                 "bounce_bytes", "call")
+    __slots__ = ("cnt", "extra", "unit", "t", "ctx", "t0", "cpu", "events", "seq", "violations",
+                 "warnings", "bounce_bytes", "tracing")
 
     def __init__(self, trace: int = 0) -> None:
-        self.counts: dict[str, int] = dict.fromkeys(CALLS, 0)
-        self.cpu_ns: dict[str, float] = {"hardirq": 0.0, "softirq": 0.0, "process": 0.0, "app": 0.0, "device": 0.0}
-        self.cost: dict[str, float] = dict.fromkeys(CALLS, 0.0)     # CPU ns per kernel call
+        self.cnt = [0] * NCALLS
+        self.extra = [0] * NCALLS          # variable cost in ps (bytes, bulk sizes, charges)
+        self.unit = [0] * NCALLS           # each call's constant cost in ps (set from the platform)
+        self.t = 0                          # the CPU's clock inside the current unit, ps
         self.ctx = "process"
-        self.t = 0.0           # the CPU's clock inside the current scheduling point
+        self.t0 = 0
+        self.cpu = dict.fromkeys(CONTEXTS, 0)
         self.events: deque[Event] | None = deque(maxlen=trace) if trace else None
+        self.tracing = self.events is not None
         self.seq = 0
         self.violations: list[Violation] = []
         self.warnings: list[Violation] = []   # what the kernel would print that is not a driver bug
         self.bounce_bytes = 0
-        # Headless runs take the lean path; a trace buffer switches to the recording one.
-        self.call = self._call_traced if self.events is not None else self._call
 
-    def _call(self, name: str, cost: float = 0.0, fmt: str = "", *args: Any) -> None:
-        """Account one kernel call: its counter and, when it costs CPU, its time."""
-        self.counts[name] += 1
-        if cost:
-            self.t += cost
-            self.cost[name] += cost
-            self.cpu_ns[self.ctx] += cost
+    # -- scheduling units ------------------------------------------------------------
+    def begin(self, ctx: str, t: int) -> None:
+        """Start a unit of `ctx` at time t: the previous unit's span is its CPU time."""
+        self.cpu[self.ctx] += self.t - self.t0
+        self.ctx = ctx
+        self.t = self.t0 = t
 
-    def _call_traced(self, name: str, cost: float = 0.0, fmt: str = "", *args: Any) -> None:
-        """As _call, and record an Event; `fmt % args` ("obj|detail") is only formatted here."""
-        self._call(name, cost)
+    def settle(self) -> None:
+        """Book the open unit's time so far (before reading cpu)."""
+        self.cpu[self.ctx] += self.t - self.t0
+        self.t0 = self.t
+
+    @property
+    def cpu_ns(self) -> dict[str, float]:
+        self.settle()
+        return {k: v / PS for k, v in self.cpu.items()}
+
+    # -- calls -----------------------------------------------------------------------
+    def call(self, cid: int, cost: int = -1, fmt: str = "", *args: Any) -> None:
+        """Account one kernel call (cost -1: its unit cost) and, traced, record its Event."""
+        self.cnt[cid] += 1
+        if cost < 0:
+            cost = self.unit[cid]
+        else:
+            self.extra[cid] += cost - self.unit[cid]
+        self.t += cost
+        if self.tracing:
+            self.emit(cid, cost, fmt, args)
+
+    def charge(self, cid: int, cost: int) -> None:
+        """CPU time for a call already counted (the bytes of a copy, per-frame driver work)."""
+        self.extra[cid] += cost
+        self.t += cost
+
+    def emit(self, cid: int, cost: int, fmt: str, args: tuple, ctx: str = "", t: int = -1) -> None:
+        """Append the Event of a call just accounted (traced runs only)."""
         self.seq += 1
         obj, _, detail = (fmt % args if args else fmt).partition("|")
-        self.events.append(Event(self.seq, int(self.t), name, self.ctx, cost, _CATEGORY[name], obj, detail))
+        assert self.events is not None
+        self.events.append(Event(self.seq, (self.t if t < 0 else t) // PS, CALL_NAMES[cid], ctx or self.ctx,
+                                 cost / PS, CATEGORY_OF[cid], obj, detail))
+
+    def device(self, cid: int, t: int, fmt: str = "", *args: Any) -> None:
+        """A call the device makes at time t: counted, costs no CPU, leaves the CPU's clock alone."""
+        self.cnt[cid] += 1
+        if self.tracing:
+            self.emit(cid, 0, fmt, args, ctx="device", t=t)
+
+    def moved(self, machine: str, obj: str, src: str, dst: str, call: str) -> None:
+        """A transition, added to the event of the call that caused it (traced runs only).
+
+        Every call site moves its objects right after accounting the call, so the cause is the
+        latest event of that call (a few others, such as the iommu_map inside a dma_map, may
+        come between); a step that is not a call of its own ("post", "deliver") belongs to the
+        call it happens in, the latest event.
+        """
+        events = self.events
+        if not events:
+            return                      # nothing recorded yet to attach it to
+        tr = Transition(machine, obj, src, dst, call)
+        n = len(events)
+        for i in range(n - 1, max(-1, n - 1 - LOOKBACK), -1):
+            ev = events[i]
+            if ev.call == call:
+                ev.transitions.append(tr)
+                return
+        events[-1].transitions.append(tr)
+
+    # -- reading -----------------------------------------------------------------------
+    @property
+    def counts(self) -> Counts:
+        return Counts(self.cnt)
+
+    def cost_ps(self, cid: int) -> int:
+        return self.cnt[cid] * self.unit[cid] + self.extra[cid]
+
+    @property
+    def cost(self) -> dict[str, float]:
+        """CPU ns per kernel call name."""
+        return {name: self.cost_ps(i) / PS for i, name in enumerate(CALL_NAMES)}
 
     @property
     def cat_ns(self) -> dict[str, float]:
         """CPU time by cost category, summed from the per-call costs."""
-        out = dict.fromkeys(CATEGORIES, 0.0)
-        for name, ns in self.cost.items():
-            if ns:
-                out[_CATEGORY[name]] += ns
-        return out
-
-    def charge(self, name: str, cost: float) -> None:
-        """CPU time for a call already counted (e.g. the bytes of a copy)."""
-        self.t += cost
-        self.cost[name] += cost
-        self.cpu_ns[self.ctx] += cost
+        out = dict.fromkeys(CATEGORIES, 0)
+        for i in range(NCALLS):
+            c = self.cnt[i] * self.unit[i] + self.extra[i]
+            if c:
+                out[CATEGORY_OF[i]] += c
+        return {k: v / PS for k, v in out.items()}
 
     def violate(self, name: str, message: str, obj: str = "") -> None:
-        self.violations.append(Violation(name, message, int(self.t), obj))
-        if self.events is not None:
-            self.seq += 1
-            self.events.append(Event(self.seq, int(self.t), "VIOLATION", self.ctx, 0.0, "driver", obj,
-                                     f"{name}: {message}"))
+        self.violations.append(Violation(name, message, self.t // PS, obj))
+        self._note("VIOLATION", name, message, obj)
 
     def warn(self, name: str, message: str, obj: str = "") -> None:
-        self.warnings.append(Violation(name, message, int(self.t), obj))
+        self.warnings.append(Violation(name, message, self.t // PS, obj))
+        self._note("WARNING", name, message, obj)
+
+    def _note(self, kind: str, name: str, message: str, obj: str) -> None:
         if self.events is not None:
             self.seq += 1
-            self.events.append(Event(self.seq, int(self.t), "WARNING", self.ctx, 0.0, "driver", obj,
+            self.events.append(Event(self.seq, self.t // PS, kind, self.ctx, 0.0, "driver", obj,
                                      f"{name}: {message}"))
 
     def counters(self) -> dict[str, int]:
         """The documented counters first (present even when zero), then every other call seen."""
-        out = {name: self.counts.get(name, 0) for name in COUNTERS if name != "swiotlb_bounce_bytes"}
+        out = {name: self.cnt[CALL_ID[name]] for name in COUNTERS if name != "swiotlb_bounce_bytes"}
         out["swiotlb_bounce_bytes"] = self.bounce_bytes
         ordered = {name: out[name] for name in COUNTERS}
-        for name, n in self.counts.items():
-            if n and name not in ordered:
-                ordered[name] = n
+        for i, name in enumerate(CALL_NAMES):
+            if self.cnt[i] and name not in ordered:
+                ordered[name] = self.cnt[i]
         return ordered
 
     def recent(self, n: int) -> list[Event]:
@@ -126,7 +236,3 @@ class Recorder:
 
 def render(events: Iterable[Event]) -> str:
     return "\n".join(e.line() for e in events)
-
-
-def snapshot_counts(rec: Recorder) -> dict[str, Any]:
-    return dict(rec.counts)

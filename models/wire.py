@@ -33,21 +33,22 @@ class Wire:
         self.mtu = mtu
         self.mss = mtu - TCP_IP_HEADERS if self.tcp else mtu - 28
         bps = min(link_bps, rate_bps)
-        self.ser_ns = (mtu + ETH_OVERHEAD) * 8 * 1_000_000_000 / bps
-        self.rtt = rtt_ns
+        # one frame's time on the wire, in the model's picoseconds
+        self.ser_ns = int(round((mtu + ETH_OVERHEAD) * 8 * 10**12 / bps))
+        self.rtt = rtt_ns * 1000
         self.window = window
         self.rcvbuf = rcvbuf
         self.sent = 0              # segments that have left the sender
         self.acked = 0             # highest cumulative ACK the sender has seen
         self.read = 0              # segments the application has read
-        self.next_t = 0.0          # earliest time the next frame can arrive
+        self.next_t = 0            # earliest time the next frame can arrive (ps)
         self.openings: deque[tuple[int, int]] = deque()   # (time, new ack level) in flight back
         self.retx = 0
 
     def _limit(self) -> int:
         return min(self.acked + self.window, self.read + self.rcvbuf)
 
-    def next_arrival(self, now: float) -> float | None:
+    def next_arrival(self, now: int) -> int | None:
         """Time of the next arrival, or None while the sender is blocked."""
         sent = self.sent
         if not self.tcp or (sent < self.acked + self.window and sent < self.read + self.rcvbuf):
@@ -62,15 +63,15 @@ class Wire:
                 self.next_t = t_open
         return self.next_t
 
-    def take(self) -> float:
+    def take(self) -> int:
         """Consume the arrival at next_t; returns its time."""
         t = self.next_t
         self.sent += 1
         self.next_t = t + self.ser_ns
         return t
 
-    def on_ack(self, t: float, level: int) -> None:
-        self.openings.append((int(t + self.rtt), level))
+    def on_ack(self, t: int, level: int) -> None:
+        self.openings.append((t + self.rtt, level))
 
     def on_read(self, segments: int) -> None:
         self.read += segments

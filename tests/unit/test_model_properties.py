@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from models.nic import NICS
 from models.params import check
-from models.sim import Sim, full_params
+from models.params import full as full_params
+from models.sim import Sim
 
 GiB = 1 << 30
 ZERO = {"live_mappings": 0, "swiotlb_used_slots": 0, "pool_inflight": 0, "skb_heads_in_use": 0,

@@ -129,11 +129,21 @@ def test_exports_name_every_call(machine):
     assert len(text.splitlines()) == len(edges) + 1
 
 
-def test_the_model_checks_the_machines_it_draws():
-    from models.rxpath import Buf, move
+@pytest.mark.parametrize("tracing", [False, True])
+def test_the_model_checks_the_machines_it_draws(tracing):
+    from models.lifecycle import EDGE_ID, MACHINE
+    from models.rxpath import Buf, go
+    from models.trace import Recorder
 
-    buf = Buf(1, 0x1000, 2048, "rx_buffer", "free", "kmalloc")
-    move(buf, "kmalloc")
-    move(buf, "dma_map_single")
+    rec = Recorder(trace=100 if tracing else 0)
+    buf = Buf(1, 0x1000, 2048, MACHINE["rx_buffer"], "free", "kmalloc")
+    go(rec, buf, EDGE_ID["kmalloc"])
+    go(rec, buf, EDGE_ID["dma_map_single"])
+    assert buf.state == "mapped" and not rec.violations
+    go(rec, buf, EDGE_ID["build_skb"])           # an skb around a buffer the device still owns
+    assert buf.state == "mapped"
+    [v] = rec.violations
+    assert v.name == "illegal-transition"
+    assert "rx_buffer: no edge mapped --build_skb--> for buf#1" in v.message
     with pytest.raises(IllegalTransition):
-        move(buf, "build_skb")           # an skb around a buffer the device still owns
+        lifecycle.step("rx_buffer", "mapped", "build_skb")

@@ -96,7 +96,7 @@ class BusView(ModelView):
         sim = self.state.sim
         span = self._span_ns()
         log = list(sim.bus_log)
-        now = sim.engine.now
+        now = sim.now_ns
         end = max([now] + [e for _, e, _ in log])
         start = end - span
         cell = span / width
@@ -199,7 +199,7 @@ class BusView(ModelView):
     def _window_busy(self) -> float:
         """Percent of the strip's past (its left edge up to now) the bus spent transferring."""
         sim = self.state.sim
-        now = sim.engine.now
+        now = sim.now_ns
         start = max([now] + [e for _, e, _ in sim.bus_log]) - self._span_ns()
         if now <= start:
             return 0.0

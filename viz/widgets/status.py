@@ -115,7 +115,7 @@ class StatusLine(Widget):
             if sim.dropped:
                 right.append(f" ({fmt_int(sim.dropped)} dropped)", self._s("error"))
             # The CPU clock can run ahead of the event clock inside a poll: show the later, as the log does.
-            right.append(f" · {fmt_ns(max(sim.engine.now, sim.rec.t))}", self._s("muted"))
+            right.append(f" · {fmt_ns(sim.clock_ns)}", self._s("muted"))
             bad = sim.rec.violations
             if bad and bad[-1].name in frame.lesson.expect.get(frame.shown, ()):
                 left.append(f"  ⚑ {bad[-1].name} (expected)", self._s("ctx"))    # shown on purpose
