@@ -217,3 +217,17 @@ def test_on_a_pipe_a_parallel_sweep_prints_no_progress_and_is_pure_models():
     q = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                        timeout=120, env=env)
     assert q.returncode == 0 and q.stdout.strip() == "[]", q.stderr
+
+
+def test_a_violation_no_variant_expects_exits_3_naming_the_run(capsys, monkeypatch):
+    from models.runner import VariantResult, run_params
+
+    def violating(name, prm, frames, **kw):
+        r = run_params(name, prm, frames, **kw)
+        bad = {"mask-violation": 3} if prm["ram"] > 4 << 30 and name == "before" else {}
+        return VariantResult(r.name, r.params, r.counters, r.metrics, [], [], violation_counts=bad)
+
+    monkeypatch.setattr(S, "run_params", violating)
+    code, out, err = run(capsys, ATH11K, "--set", "ram=2GiB,8GiB", "--frames", FRAMES, "--workers", "1")
+    assert code == 3 and "cpu_percent by ram" in out
+    assert one_line(err) == "rxviz: the checker reported 3 violation(s): before at ram=8GiB: mask-violation"
