@@ -98,8 +98,9 @@ def check_metric(metric: str) -> str:
 def check(lesson: Lesson, key: str, values: Sequence[tuple[str, Any]], variants: Iterable[str],
           sets: dict[str, Any] | None = None) -> None:
     """Refuse, before any run, a value the kernel or the hardware could not have, naming it."""
+    names = list(variants)           # walked once per value: a one-shot iterable would run dry
     for text, value in values:
-        for name in variants:
+        for name in names:
             try:
                 check_variants(lesson, [name], {**(sets or {}), key: value})
             except ScenarioError as e:
