@@ -94,8 +94,8 @@ def _typed(value) -> str:
     return str(value)
 
 
-def _run_epilog() -> str:
-    """Every scenario parameter (by group, with doc and default) and every fault."""
+def _run_epilog(faults: bool = True) -> str:
+    """Every scenario parameter (by group, with doc and default) and, unless told not to, every fault."""
     from models.params import PARAMS
     groups: dict[str, list] = {}
     for p in PARAMS.values():
@@ -119,8 +119,9 @@ def _run_epilog() -> str:
                 out.append(head.rstrip())
                 head = " " * 26
             out.append(textwrap.fill(text, width=79, initial_indent=head, subsequent_indent=" " * 26))
-    out.append("\nfaults (--inject FAULT; each breaks one DMA-API rule on purpose):")
-    for name, doc in fault_docs().items():
+    if faults:
+        out.append("\nfaults (--inject FAULT; each breaks one DMA-API rule on purpose):")
+    for name, doc in fault_docs().items() if faults else ():
         out.append(textwrap.fill(doc, width=79, initial_indent=f"    {name:<22}", subsequent_indent=" " * 26))
     out.append("\nexit codes: 0 ok, 2 bad usage or unreadable lesson, 3 the checker reported a")
     out.append("violation the lesson does not expect")
@@ -169,6 +170,12 @@ def build_parser() -> argparse.ArgumentParser:
     _sim_options(p, "frames to run (default 20)")
     p.add_argument("--variant", action="append", default=[], metavar="NAME",
                    help="the variant to trace (default: the lesson's first); one only")
+
+    from .cli_sweep import DESCRIPTION, add_arguments, epilog
+    p = add("sweep", "a metric against the values of one parameter, per variant, plotted in the terminal",
+            formatter_class=raw, epilog_fn=lambda: epilog(_run_epilog(faults=False)))
+    p.description = DESCRIPTION
+    add_arguments(p)
 
     p = add("graph", "a lifecycle state machine (default: list the machines)")
     p.add_argument("machine", nargs="?", metavar="MACHINE", help="a machine name, e.g. rx_buffer or pp_page")

@@ -114,6 +114,7 @@ Commands:
   rxviz list                 the lessons (--json)
   rxviz run LESSON           headless: metrics, kernel counters, paper vs model
   rxviz trace LESSON         the event log, one kernel call a line
+  rxviz sweep LESSON         a metric across the values of a parameter, plotted
   rxviz graph [MACHINE]      a buffer lifecycle state machine
   rxviz check [FILE...]      validate and replay lessons, run their checks
   rxviz stats FILE           a real page_pool dump beside the closest lesson
@@ -337,7 +338,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return stats(args)
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .cli_sweep import cmd_sweep as sweep
+    return sweep(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
-    "graph": cmd_graph, "stats": cmd_stats, **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
+    "graph": cmd_graph, "stats": cmd_stats, "sweep": cmd_sweep, **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
 }

@@ -16,18 +16,23 @@ Report = Callable[[int, int], None]      # (done, total), in frames or steps
 
 
 @contextlib.contextmanager
-def progress(label: str, console=None) -> Iterator[Report | None]:
-    """A report function while a bar is shown, or None when stderr is not a terminal."""
+def progress(label: str, console=None, counted: bool = False) -> Iterator[Report | None]:
+    """A report function while a bar is shown, or None when stderr is not a terminal.
+
+    `counted` adds "done/total" beside the share, for work counted in whole runs.
+    """
     from rich.console import Console
 
     err = console or Console(stderr=True)
     if not err.is_terminal:
         yield None
         return
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                               TimeRemainingColumn)
 
-    bar = Progress(TextColumn("{task.description}"), BarColumn(bar_width=30), TaskProgressColumn(),
-                   TimeRemainingColumn(), console=err, transient=True)
+    columns = [TextColumn("{task.description}"), BarColumn(bar_width=30), TaskProgressColumn(),
+               *([MofNCompleteColumn()] if counted else []), TimeRemainingColumn()]
+    bar = Progress(*columns, console=err, transient=True)
     with bar:
         task = bar.add_task(label, total=None)
 
