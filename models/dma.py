@@ -97,7 +97,10 @@ class DmaApi:
         pages = 0
         target = phys
         bsize = size
-        rec.call(call, -1, "map#%s|phys %#x len %s %s", mid, phys, size, dir)
+        rec.cnt[call] += 1
+        rec.t += rec.unit[call]
+        if rec.tracing:
+            rec.emit(call, rec.unit[call], "map#%s|phys %#x len %s %s", (mid, phys, size, dir))
         if self.iommu is not None:
             if self.untrusted and ((phys | size) & 4095) and self.swiotlb is not None:
                 # iommu_dma_map_swiotlb(): the bounce buffer is a whole IOVA granule, padded with
@@ -109,14 +112,15 @@ class DmaApi:
                 target = self.swiotlb.addr(slot)
             dma, pages = self.iommu.map(target, size)
             rec.call(IOMMU_MAP, -1, "map#%s|iova %#x pages %s", mid, dma, pages)
-        else:
-            needs = self.force_bounce or phys + size - 1 > self.mask
-            if needs and self.swiotlb is not None and "mask-violation" not in self.faults:
+        elif not self.force_bounce and phys + size - 1 <= self.mask:
+            dma = phys                 # dma-direct: the bus address is the physical address
+        else:                          # forced, or the buffer ends beyond the mask: bounce it
+            if self.swiotlb is not None and "mask-violation" not in self.faults:
                 slot = self._take_slots(size, mid)
                 if slot < 0:
                     return None
                 target = self.swiotlb.addr(slot)
-            elif needs and self.swiotlb is None and "mask-violation" not in self.faults:
+            elif self.swiotlb is None and "mask-violation" not in self.faults:
                 rec.warn("dma-mapping-error",
                          f"DMA addr {phys:#x}+{size} overflow (mask {self.mask:#x}) and no SWIOTLB")
                 return None
@@ -150,7 +154,10 @@ class DmaApi:
     def unmap(self, m: Mapping, size: int, dir: str, call: int = UNMAP_SINGLE,
               skip_cpu_sync: bool = False) -> None:
         rec = self.rec
-        rec.call(call, -1, "map#%s|dma %#x len %s %s", m.id, m.dma, size, dir)
+        rec.cnt[call] += 1
+        rec.t += rec.unit[call]
+        if rec.tracing:
+            rec.emit(call, rec.unit[call], "map#%s|dma %#x len %s %s", (m.id, m.dma, size, dir))
         if not m.live:
             rec.violate("double-unmap",
                         f"DMA-API: device driver tries to free DMA memory it has not allocated "

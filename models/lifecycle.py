@@ -164,10 +164,15 @@ def _edge_names() -> tuple[str, ...]:
 EDGE_NAMES: tuple[str, ...] = _edge_names()
 EDGE_ID: dict[str, int] = {name: i for i, name in enumerate(EDGE_NAMES)}
 
+# Every edge of every machine, numbered: a run counts how often each was taken in a list
+# indexed by these ids (Recorder.moves), whether it is traced or not.
+TRANSITION_EDGES: list[tuple[str, str, str, str]] = []     # id -> (machine, from, edge, to)
+DST: list[int] = []                                         # id -> the state it leads to (its machine's id)
+
 
 class Machine:
-    """One lifecycle as tables: states by id, and next[state][edge] (-1 where there is no edge)."""
-    __slots__ = ("name", "title", "initial", "states", "sid", "next")
+    """One lifecycle as tables: states by id, and tid[state][edge]: the transition's id, -1 where none."""
+    __slots__ = ("name", "title", "initial", "states", "sid", "tid")
 
     def __init__(self, name: str) -> None:
         title, initial, edges = MACHINES[name]
@@ -176,25 +181,44 @@ class Machine:
         self.initial = initial
         self.states: tuple[str, ...] = tuple(dict.fromkeys([initial] + [x for e in edges for x in (e[0], e[2])]))
         self.sid = {st: i for i, st in enumerate(self.states)}
-        self.next = [[-1] * len(EDGE_NAMES) for _ in self.states]
+        self.tid = [[-1] * len(EDGE_NAMES) for _ in self.states]
         for src, call, dst in edges:
-            self.next[self.sid[src]][EDGE_ID[call]] = self.sid[dst]
+            self.tid[self.sid[src]][EDGE_ID[call]] = len(TRANSITION_EDGES)
+            TRANSITION_EDGES.append((name, src, call, dst))
+            DST.append(self.sid[dst])
+
+    def __reduce__(self):
+        return (_machine, (self.name,))      # one table per process: snapshots share it
+
+    def __deepcopy__(self, memo) -> "Machine":
+        return self
 
     def go(self, rec, obj, edge: int, label: str) -> bool:
         """Move obj along `edge`; an edge the machine does not have is a checker violation."""
         st = obj.st
-        nxt = self.next[st][edge]
-        if nxt < 0:
+        tid = self.tid[st][edge]
+        if tid < 0:
             rec.violate("illegal-transition", f"{self.name}: no edge {self.states[st]} --{EDGE_NAMES[edge]}--> "
                         f"for {label}", label)
             return False
-        obj.st = nxt
+        nxt = obj.st = DST[tid]
+        rec.moves[tid] += 1
         if rec.tracing:
             rec.moved(self.name, label, self.states[st], self.states[nxt], EDGE_NAMES[edge])
         return True
 
 
+def _machine(name: str) -> Machine:
+    return MACHINE[name]
+
+
 MACHINE: dict[str, Machine] = {name: Machine(name) for name in MACHINES}
+NTRANSITIONS = len(TRANSITION_EDGES)
+
+
+def edge_counts(moves: list[int], machine: str) -> dict[tuple[str, str, str], int]:
+    """How often each edge of `machine` was taken in a run (its Recorder.moves): (from, edge, to) -> n."""
+    return {(src, call, dst): moves[i] for i, (m, src, call, dst) in enumerate(TRANSITION_EDGES) if m == machine}
 
 
 def graph(machine: str) -> "nx.DiGraph":

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, MAP_PAGE, UNMAP_PAGE
-from .lifecycle import EDGE_ID as E, MACHINE
+from .lifecycle import DST, EDGE_ID as E, MACHINE
 
 PP_ALLOC_CACHE_SIZE = 128
 PP_ALLOC_CACHE_REFILL = 64
@@ -42,7 +42,7 @@ STATS = ("alloc_fast", "alloc_slow", "alloc_slow_high_order", "alloc_empty", "al
          "recycle_ring_full", "recycle_released_refcnt")
 
 M = MACHINE["pp_page"]
-_NEXT = M.next
+_TID = M.tid
 S = M.sid
 CARVING, ALLOC_CACHE, PTR_RING, IN_FLIGHT = S["carving"], S["alloc-cache"], S["ptr_ring"], S["in-flight"]
 E_ALLOC_PAGES, E_DMA_MAP, E_ALLOC_FRAG = E["alloc_pages"], E["page_pool_dma_map"], E["page_pool_alloc_frag"]
@@ -179,13 +179,15 @@ class PagePool:
         ring = self.ring
         cache = self.cache
         tracing = rec.tracing
+        moves = rec.moves
         for i in range(self.ring_head, self.ring_head + n):
             page = ring[i]
-            nxt = _NEXT[page.st][E_REFILL]
-            if nxt < 0 or tracing:
+            tid = _TID[page.st][E_REFILL]
+            if tid < 0 or tracing:
                 self._go(page, E_REFILL)
             else:
-                page.st = nxt
+                page.st = DST[tid]
+                moves[tid] += 1
             cache.append(page)
         self.ring_head += n
         if self.ring_head > 4096:
@@ -227,11 +229,12 @@ class PagePool:
         rec.t += rec.unit[ALLOC_FRAG]
         if rec.tracing:
             rec.emit(ALLOC_FRAG, rec.unit[ALLOC_FRAG], "page#%s+%s|%s bytes", (page.id, off, size))
-        nxt = _NEXT[page.st][E_ALLOC_FRAG]
-        if nxt < 0 or rec.tracing:
+        tid = _TID[page.st][E_ALLOC_FRAG]
+        if tid < 0 or rec.tracing:
             self._go(page, E_ALLOC_FRAG)
         else:
-            page.st = nxt
+            page.st = DST[tid]
+            rec.moves[tid] += 1
         return page, off
 
     def _start_frag_page(self, page: Page) -> None:
@@ -273,19 +276,37 @@ class PagePool:
         if self.sync_dev:
             self.sim.dma.sync_for_device(page.map, 0, self.max_len)
         if allow_direct:
-            if len(self.cache) < PP_ALLOC_CACHE_SIZE:
-                self.cache.append(page)
+            cache = self.cache
+            if len(cache) < PP_ALLOC_CACHE_SIZE:
+                cache.append(page)
                 self.stats["recycle_cached"] += 1
-                rec.call(RECYCLE_DIRECT, -1, "page#%s|alloc cache %s/%s", page.id, len(self.cache),
-                         PP_ALLOC_CACHE_SIZE)
-                self._go(page, E_DIRECT)
+                rec.cnt[RECYCLE_DIRECT] += 1
+                rec.t += rec.unit[RECYCLE_DIRECT]
+                if rec.tracing:
+                    rec.emit(RECYCLE_DIRECT, rec.unit[RECYCLE_DIRECT], "page#%s|alloc cache %s/%s",
+                             (page.id, len(cache), PP_ALLOC_CACHE_SIZE))
+                tid = _TID[page.st][E_DIRECT]
+                if tid < 0 or rec.tracing:
+                    self._go(page, E_DIRECT)
+                else:
+                    page.st = DST[tid]
+                    rec.moves[tid] += 1
                 return
             self.stats["recycle_cache_full"] += 1
-        if self.ring_len() < self.ring_cap:
+        if len(self.ring) - self.ring_head < self.ring_cap:
             self.ring.append(page)
             self.stats["recycle_ring"] += 1
-            rec.call(RECYCLE_RING, -1, "page#%s|ptr_ring %s/%s", page.id, self.ring_len(), self.ring_cap)
-            self._go(page, E_RING)
+            rec.cnt[RECYCLE_RING] += 1
+            rec.t += rec.unit[RECYCLE_RING]
+            if rec.tracing:
+                rec.emit(RECYCLE_RING, rec.unit[RECYCLE_RING], "page#%s|ptr_ring %s/%s",
+                         (page.id, self.ring_len(), self.ring_cap))
+            tid = _TID[page.st][E_RING]
+            if tid < 0 or rec.tracing:
+                self._go(page, E_RING)
+            else:
+                page.st = DST[tid]
+                rec.moves[tid] += 1
             return
         self.stats["recycle_ring_full"] += 1      # "Cache full, fallback to free pages"
         self._release(page)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE
-from .lifecycle import EDGE_ID as E, MACHINE, Machine
+from .lifecycle import DST, EDGE_ID as E, MACHINE, Machine
 from .memory import Slab
 from .page_pool import PagePool
 from .scenario import Costs
@@ -43,6 +43,8 @@ E_RING_DEINIT, E_ALLOC_PAGES, E_MAP_PAGE, E_UNMAP_PAGE = E["ring_deinit"], E["al
 E_PAGE_REF_INC, E_PUT_PAGE, E_RX_FRAME = E["page_ref_inc"], E["put_page"], E["rx_frame"]
 NAPI_ALLOC_SKB, RX_DROPPED, ALLOC_PAGES, PAGE_REF_INC, PUT_PAGE = (C["napi_alloc_skb"], C["rx_dropped"],
                                                                   C["alloc_pages"], C["page_ref_inc"], C["put_page"])
+T_RX, T_FRAG = RX_BUFFER.tid, PP_FRAG.tid
+RX_FREE, FRAG_CARVED, FRAG_CPU_SYNCED = RX_BUFFER.sid["free"], PP_FRAG.sid["carved"], PP_FRAG.sid["cpu-synced"]
 
 AQ_CFG_RX_HDR_SIZE = 256      # atlantic: napi_alloc_skb() size for the copied headers
 HEADERS = 14 + 52             # Ethernet + IPv4 + TCP with timestamps: what eth_get_headlen() finds
@@ -56,13 +58,13 @@ class Buf:
     """
     __slots__ = ("id", "phys", "size", "map", "st", "m", "page", "offset", "kind", "head")
 
-    def __init__(self, id: int, phys: int, size: int, m: Machine | None, state: str, kind: str) -> None:
+    def __init__(self, id: int, phys: int, size: int, m: Machine | None, st: int, kind: str) -> None:
         self.id = id
         self.phys = phys
         self.size = size
         self.map = None
         self.m = m                  # its lifecycle machine, or None (a slice of a flip page, a header)
-        self.st = m.sid[state] if m is not None else 0
+        self.st = st                # its state in m (m.sid), 0 when it has no machine
         self.page = None
         self.offset = 0
         self.kind = kind
@@ -84,11 +86,12 @@ class Buf:
 def go(rec, obj, edge: int) -> None:
     """Move a buffer or page along `edge`: inline when legal and untraced, else through its machine."""
     m = obj.m
-    nxt = m.next[obj.st][edge]
-    if nxt < 0 or rec.tracing:
+    tid = m.tid[obj.st][edge]
+    if tid < 0 or rec.tracing:
         m.go(rec, obj, edge, f"{'page' if isinstance(obj, FlipPage) else 'buf'}#{obj.id}")
     else:
-        obj.st = nxt
+        obj.st = DST[tid]
+        rec.moves[tid] += 1
 
 
 class Strategy:
@@ -121,10 +124,15 @@ class Strategy:
     def header_skb(self, bufs: list[Buf], length: int) -> tuple[Buf, list[Buf]]:
         """aq_ring_rx_clean(): napi_alloc_skb() for the headers, copy them, attach the buffers as frags."""
         rec = self.rec
-        hdr = Buf(self._new_id(), -1, AQ_CFG_RX_HDR_SIZE, None, "", "hdr")
+        self._ids += 1
+        hdr = Buf(self._ids, -1, AQ_CFG_RX_HDR_SIZE, None, 0, "hdr")
         hdr.head = self.sim.heads.alloc_napi(via="napi_alloc_skb")
-        rec.call(NAPI_ALLOC_SKB, self.hdr_cost, "head#%s|%s-byte header copied, %s frag(s) attached", hdr.head.id,
-                 HEADERS, len(bufs))
+        rec.cnt[NAPI_ALLOC_SKB] += 1
+        rec.extra[NAPI_ALLOC_SKB] += self.hdr_cost
+        rec.t += self.hdr_cost
+        if rec.tracing:
+            rec.emit(NAPI_ALLOC_SKB, self.hdr_cost, "head#%s|%s-byte header copied, %s frag(s) attached",
+                     (hdr.head.id, HEADERS, len(bufs)))
         return hdr, bufs
 
     # Interface: fill(desc) -> bool; receive(descs) -> ((data, frags) | None, xdp_tx: bool);
@@ -145,14 +153,25 @@ class PerFrame(Strategy):
         # The fault: map half of what the descriptor tells the device it may write.
         self.map_size = self.size // 2 if "dma-beyond-mapping" in self.faults else self.size
         self.slab = Slab(sim.mem, self.size)
+        self.status_in_buffer = self.dir == BIDIRECTIONAL
+        self.no_sync = "no-sync-for-cpu" in self.faults
+        self.missing_unmap = "missing-unmap" in self.faults
+        self.double_unmap = "double-unmap" in self.faults
+        self.unmap_dir = TO_DEVICE if "wrong-direction" in self.faults else self.dir
+        self.ring_post = sim.ring.post
 
     def _alloc_mapped(self) -> Buf | None:
         rec = self.rec
         phys = self.slab.alloc()
-        buf = Buf(self._new_id(), phys, self.size, RX_BUFFER, "free", self.kind)
+        self._ids += 1
+        buf = Buf(self._ids, phys, self.size, RX_BUFFER, RX_FREE, self.kind)
         if self.kind == "skb":
             buf.head = self.sim.heads.alloc_slab()    # the sk_buff comes with the buffer
-        rec.call(self.alloc_call, -1, "buf#%s|%s bytes at %#x", buf.id, self.size, phys)
+        cid = self.alloc_call
+        rec.cnt[cid] += 1
+        rec.t += rec.unit[cid]
+        if rec.tracing:
+            rec.emit(cid, rec.unit[cid], "buf#%s|%s bytes at %#x", (buf.id, self.size, phys))
         go(rec, buf, self.alloc_edge)
         m = self.dma.map(phys, self.map_size, self.dir, MAP_SINGLE)
         if m is None:
@@ -173,13 +192,12 @@ class PerFrame(Strategy):
         desc = descs[0]
         dma, rec = self.dma, self.rec
         old = desc.buf
-        if "no-sync-for-cpu" in self.faults:
+        if self.no_sync:
             dma.cpu_read(old.map, f"the RX status in buf#{old.id}")
-        elif self.dir == BIDIRECTIONAL:
+        elif self.status_in_buffer:
             # EDMA chips write the RX status into the buffer head: sync the whole buffer, then read it.
             dma.sync_for_cpu(old.map, 0, self.size)
             go(rec, old, E_SYNC_CPU)
-            dma.cpu_read(old.map, f"the RX status in buf#{old.id}")
         new = self._alloc_mapped()
         if new is None:
             # No replacement: drop the frame and give the old buffer back to the device.
@@ -189,8 +207,7 @@ class PerFrame(Strategy):
             self.sim.ring.post(desc, old)
             rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer", old.id)
             return None, False
-        unmap_dir = TO_DEVICE if "wrong-direction" in self.faults else self.dir
-        if "missing-unmap" in self.faults:
+        if self.missing_unmap:
             # The bug: the data is synced for the CPU and used, the mapping is never given back.
             if old.state != "cpu-synced":
                 dma.sync_for_cpu(old.map, 0, desc.len, self.dir)
@@ -198,12 +215,23 @@ class PerFrame(Strategy):
             old.st = RX_BUFFER.sid["unmapped"]
             self._post(desc, new)
             return (old, []), False
-        dma.unmap(old.map, self.map_size, unmap_dir, UNMAP_SINGLE)
-        if "double-unmap" in self.faults:
-            dma.unmap(old.map, self.map_size, unmap_dir, UNMAP_SINGLE)
-        go(rec, old, E_UNMAP_SINGLE)
-        dma.cpu_read(old.map, f"the frame in buf#{old.id}")
-        self._post(desc, new)
+        dma.unmap(old.map, self.map_size, self.unmap_dir, UNMAP_SINGLE)
+        if self.double_unmap:
+            dma.unmap(old.map, self.map_size, self.unmap_dir, UNMAP_SINGLE)
+        tid = T_RX[old.st][E_UNMAP_SINGLE]
+        if tid < 0 or rec.tracing:
+            go(rec, old, E_UNMAP_SINGLE)
+        else:
+            old.st = DST[tid]
+            rec.moves[tid] += 1
+        # the CPU reads the frame now: an unmapped buffer is the CPU's (no check to make)
+        tid = T_RX[new.st][E_POST]
+        if tid < 0 or rec.tracing:
+            go(rec, new, E_POST)
+        else:
+            new.st = DST[tid]
+            rec.moves[tid] += 1
+        self.ring_post(desc, new)
         return (old, []), False
 
     def _free_data(self, buf: Buf) -> None:
@@ -214,7 +242,12 @@ class PerFrame(Strategy):
             buf.head = None
 
     def free_buf(self, buf, allow_direct: bool) -> None:
-        self.rec.call(self.free_call, -1, "buf#%s", buf.id)
+        rec = self.rec
+        cid = self.free_call
+        rec.cnt[cid] += 1
+        rec.t += rec.unit[cid]
+        if rec.tracing:
+            rec.emit(cid, rec.unit[cid], "buf#%s", (buf.id,))
         self.slab.free(buf.phys)
 
     def deinit(self, desc) -> None:
@@ -274,7 +307,8 @@ class PageFlip(Strategy):
         return pg
 
     def _slice(self, pg: FlipPage) -> Buf:
-        buf = Buf(self._new_id(), pg.phys + pg.off, self.SLICE, None, "", "slice")
+        self._ids += 1
+        buf = Buf(self._ids, pg.phys + pg.off, self.SLICE, None, 0, "slice")
         buf.page = pg
         buf.offset = pg.off
         buf.map = pg.map
@@ -372,36 +406,47 @@ class PagePoolFrag(Strategy):
         self.xdp_tx = sc.xdp == "tx"
         self.pool = PagePool(sim, sc.page_order, sc.pool_size, pp_dir, self.size, sync_dev=False,
                              napi=sim.napi_polled)
+        self.sync_cpu = "no-sync-for-cpu" not in self.faults
+        self.sync_dir = self._sync_dir(self.dir)
+        self.double_unmap = "double-unmap" in self.faults
 
     def fill(self, desc) -> bool:
         got = self.pool.alloc_frag(self.frag)
         if got is None:
             return False
         page, off = got
-        buf = Buf(self._new_id(), page.phys + off, self.frag, PP_FRAG, "carved", "pp")
+        self._ids += 1
+        buf = Buf(self._ids, page.phys + off, self.frag, PP_FRAG, FRAG_CARVED, "pp")
         buf.page = page
         buf.offset = off
         buf.map = page.map
         self.dma.sync_for_device(page.map, off, self.size)
-        self._post(desc, buf)
+        go(self.rec, buf, E_POST)
+        self.sim.ring.post(desc, buf)
         return True
 
     def receive(self, descs):
         bufs = []
+        rec = self.rec
         for desc in descs:
             buf = desc.buf
-            if "no-sync-for-cpu" not in self.faults:
+            if self.sync_cpu:
                 # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
-                length = self.size if self.status_in_buffer else desc.len
-                self.dma.sync_for_cpu(buf.map, buf.offset, length, self._sync_dir(self.dir))
-                go(self.rec, buf, E_SYNC_CPU)
-            if buf.state != "cpu-synced":
+                self.dma.sync_for_cpu(buf.map, buf.offset, self.size if self.status_in_buffer else desc.len,
+                                      self.sync_dir)
+                tid = T_FRAG[buf.st][E_SYNC_CPU]
+                if tid < 0 or rec.tracing:
+                    go(rec, buf, E_SYNC_CPU)
+                else:
+                    buf.st = DST[tid]
+                    rec.moves[tid] += 1
+            if buf.st != FRAG_CPU_SYNCED:
                 self.rec.violate("no-sync-for-cpu",
                                  f"CPU reads fragment buf#{buf.id} of page#{buf.page.id} without "
                                  f"dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
                                  f"buf#{buf.id}")
-                buf.st = PP_FRAG.sid["cpu-synced"]
-            if "double-unmap" in self.faults and buf.page.map.live:
+                buf.st = FRAG_CPU_SYNCED
+            if self.double_unmap and buf.page.map.live:
                 # The classic bug: the driver unmaps a page the pool mapped (PP_FLAG_DMA_MAP);
                 # the pool unmaps it again when the page leaves.
                 self.dma.unmap(buf.page.map, self.pool.page_bytes, self.pool.dma_dir, UNMAP_PAGE)
@@ -413,7 +458,7 @@ class PagePoolFrag(Strategy):
         return (bufs[0], bufs[1:]), xdp_tx
 
     def free_buf(self, buf, allow_direct: bool) -> None:
-        self.pool.put_frag(buf.page, allow_direct=allow_direct)
+        self.pool.put_frag(buf.page, allow_direct)
 
     def deinit(self, desc) -> None:
         buf = desc.buf

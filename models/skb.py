@@ -19,12 +19,12 @@ version (64/16/32 up to v6.18, 128/32/32 from v6.19) unless set.
 from __future__ import annotations
 
 from .calls import CALL_ID as C
-from .lifecycle import EDGE_ID as E, MACHINE
+from .lifecycle import DST, EDGE_ID as E, MACHINE
 
 KFREE_SKB_BULK_SIZE = 16      # net/core/skbuff.c: frag_list members freed 16 at a time
 
 M = MACHINE["skb_head"]
-_NEXT = M.next
+_TID = M.tid
 E_ALLOC, E_ALLOC_BULK, E_GET = E["kmem_cache_alloc"], E["kmem_cache_alloc_bulk"], E["napi_skb_cache_get"]
 E_PUT, E_FREE, E_FREE_BULK, E_LIST = (E["napi_skb_cache_put"], E["kmem_cache_free"], E["kmem_cache_free_bulk"],
                                       E["kfree_skb_list"])
@@ -47,11 +47,12 @@ class Head:
 
 def _go(rec, h: Head, edge: int) -> None:
     """Move a head; the common case inline, anything else (and traced runs) through the machine."""
-    nxt = _NEXT[h.st][edge]
-    if nxt < 0 or rec.tracing:
+    tid = _TID[h.st][edge]
+    if tid < 0 or rec.tracing:
         M.go(rec, h, edge, f"head#{h.id}")
     else:
-        h.st = nxt
+        h.st = DST[tid]
+        rec.moves[tid] += 1
 
 
 class Skb:
@@ -100,9 +101,17 @@ class SkbHeads:
 
     def alloc_slab(self) -> Head:
         """kmem_cache_alloc(skbuff_cache): what build_skb, __netdev_alloc_skb and the TCP stack do."""
-        h = self._from_slab()
-        self.rec.call(KMEM_ALLOC, -1, "head#%s", h.id)
-        _go(self.rec, h, E_ALLOC)
+        rec = self.rec
+        if self.slab:
+            h = self.slab.pop()
+        else:
+            self._ids += 1
+            h = Head(self._ids)
+        rec.cnt[KMEM_ALLOC] += 1
+        rec.t += rec.unit[KMEM_ALLOC]
+        if rec.tracing:
+            rec.emit(KMEM_ALLOC, rec.unit[KMEM_ALLOC], "head#%s", (h.id,))
+        _go(rec, h, E_ALLOC)
         self.in_use += 1
         return h
 
@@ -131,7 +140,10 @@ class SkbHeads:
         rec = self.rec
         self.in_use -= 1
         if not in_napi:
-            rec.call(KMEM_FREE, -1, "head#%s", h.id)
+            rec.cnt[KMEM_FREE] += 1
+            rec.t += rec.unit[KMEM_FREE]
+            if rec.tracing:
+                rec.emit(KMEM_FREE, rec.unit[KMEM_FREE], "head#%s", (h.id,))
             _go(rec, h, E_FREE)
             self.slab.append(h)
             return

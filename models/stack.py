@@ -30,9 +30,10 @@ from collections import deque
 from .calls import CALL_ID as C
 from .dma import MAP_SINGLE, TO_DEVICE, UNMAP_SINGLE
 from .gro import Gro
-from .lifecycle import EDGE_ID as E
+from .lifecycle import DST, EDGE_ID as E
 from .memory import Slab
 from .rxpath import go
+from .skb import Skb
 from .scenario import Costs
 
 ETH_HLEN = 14
@@ -51,8 +52,8 @@ DEFER, NAPI_CACHE_FREE, KFREE_SKB, DEFER_FLUSH = (C["skb_attempt_defer_free"], C
 NAPI_CONSUME, TCP_ACK, XMIT, CONSUME = C["napi_consume_skb"], C["tcp_ack"], C["dev_queue_xmit"], C["consume_skb"]
 XDP_TX, TX_COMPLETE, DEV_KFREE, KFREE_LIST = C["xdp_do_tx"], C["tx_complete"], C["dev_kfree_skb"], C["kfree_skb_list"]
 
-E_BUILD = {"build_skb": E["build_skb"], "napi_build_skb": E["napi_build_skb"], "slab_build_skb": E["slab_build_skb"],
-           "skb_put": E["skb_put"], "napi_alloc_skb": E["skb_add_rx_frag"]}
+E_BUILD_SKB, E_NAPI_BUILD, E_SLAB_BUILD, E_SKB_PUT = (E["build_skb"], E["napi_build_skb"], E["slab_build_skb"],
+                                                     E["skb_put"])
 E_ADD_FRAG, E_DELIVER, E_RELEASE = E["skb_add_rx_frag"], E["deliver"], E["skb_release_data"]
 E_XDP_TX, E_TX_COMPLETE, E_RING_DEINIT = E["xdp_do_tx"], E["tx_complete"], E["ring_deinit"]
 
@@ -79,6 +80,7 @@ class Stack:
         self.forward = sc.forward
         self.gro_on = sc.gro
         self.gro = Gro(self)
+        self.heads = sim.heads
         self.batch = sc.gro_normal_batch
         self.rx_list: list = []       # napi->rx_list: skbs gro_normal_one() queued
         self.rx_count = 0             # segments on it (counted in segments since v5.11)
@@ -97,6 +99,12 @@ class Stack:
         self.read_segs = 0
         self.gro_warned = False
         self.copy_gbs = self.cost.copy_user_gbs
+        self.mss = sim.wire.mss
+        k = sim.kernel
+        # what skb_attempt_defer_free() does with the reader's skbs, by kernel version
+        self.defer_free = k.defer_free and not sc.cost.reader_same_cpu
+        self.defer_max = k.defer_max
+        self.free_to_napi_cache = k.defer_free and k.same_cpu_free_to_napi_cache and sc.cost.reader_same_cpu
 
     @property
     def held(self):
@@ -106,32 +114,37 @@ class Stack:
     def build(self, data, frags: list, length: int, in_napi: bool, pp: bool):
         """Wrap what the driver received in an skb, the way its driver does."""
         rec = self.rec
-        heads = self.sim.heads
+        heads = self.heads
         if data.kind == "hdr":
-            head, how = data.head, "napi_alloc_skb"           # made by header_skb(): frags attached
+            head, edge = data.head, E_ADD_FRAG                  # made by header_skb(): frags attached
             data.head = None
         elif data.head is not None:
-            head, how = data.head, "skb_put"                  # __netdev_alloc_skb: the skb came with it
+            head, edge = data.head, E_SKB_PUT                   # __netdev_alloc_skb: the skb came with it
             data.head = None
             rec.call(SKB_PUT, 0, "head#%s|buf#%s: %s bytes", head.id, data.id, length)
-        elif data.kind == "kmalloc":
-            head, how = heads.alloc_slab(), "slab_build_skb"
-            rec.call(SLAB_BUILD, -1, "buf#%s|head#%s from the slab", data.id, head.id)
-        elif self.napi_build and in_napi:
-            head, how = heads.alloc_napi(), "napi_build_skb"
-            rec.call(NAPI_BUILD, -1, "buf#%s|head#%s from the NAPI cache", data.id, head.id)
         else:
-            head, how = heads.alloc_slab(), "build_skb"
-            rec.call(BUILD, -1, "buf#%s|head#%s from the slab", data.id, head.id)
-        edge = E_BUILD[how]
+            if data.kind == "kmalloc":
+                head, cid, edge = heads.alloc_slab(), SLAB_BUILD, E_SLAB_BUILD
+            elif self.napi_build and in_napi:
+                head, cid, edge = heads.alloc_napi(), NAPI_BUILD, E_NAPI_BUILD
+            else:
+                head, cid, edge = heads.alloc_slab(), BUILD, E_BUILD_SKB
+            rec.cnt[cid] += 1
+            rec.t += rec.unit[cid]
+            if rec.tracing:
+                rec.emit(cid, rec.unit[cid], "buf#%s|head#%s from the %s", (data.id, head.id,
+                         "NAPI cache" if cid == NAPI_BUILD else "slab"))
         if data.m is not None:
             go(rec, data, edge)
         for buf in frags:
             if buf.m is not None:
                 go(rec, buf, E_ADD_FRAG)
         if pp:
-            rec.call(MARK, 0, "head#%s", head.id)
-        return heads.new_skb(head, data, list(frags), length, rec.t)
+            rec.cnt[MARK] += 1
+            if rec.tracing:
+                rec.emit(MARK, 0, "head#%s", (head.id,))
+        heads._skb_ids += 1
+        return Skb(heads._skb_ids, head, data, frags[:], length, rec.t)
 
     def rx(self, skb, in_napi: bool) -> None:
         """Hand one skb up: mac80211 for Wi-Fi, then GRO, or straight to the stack."""
@@ -151,9 +164,12 @@ class Stack:
     # -- GRO -----------------------------------------------------------------------------
     def napi_gro_receive(self, skb, in_napi: bool) -> None:
         rec = self.rec
-        held = self.gro.held
-        rec.call(GRO_RECEIVE, -1, "skb#%s|%s segment(s) of the flow held before it", skb.id,
-                 held.segs if held else 0)
+        rec.cnt[GRO_RECEIVE] += 1
+        rec.t += rec.unit[GRO_RECEIVE]
+        if rec.tracing:
+            held = self.gro.held
+            rec.emit(GRO_RECEIVE, rec.unit[GRO_RECEIVE], "skb#%s|%s segment(s) of the flow held before it",
+                     (skb.id, held.segs if held else 0))
         if not self.sim.napi_added:
             # The napi_struct was never set up: its GRO lists are zeroed memory, and walking one
             # (gro_list_prepare) dereferences NULL. The RX worker dies with the skb in hand.
@@ -210,9 +226,13 @@ class Stack:
         rec = self.rec
         # Per skb: the protocol headers once (what GRO saves); per segment: the work every
         # segment's data needs whichever way it arrives (accounting, queueing, checksums).
-        rec.call(RECEIVE_SKB, self.cost.stack_skb + skb.segs * self.cost.stack_seg,
-                 "skb#%s|len %s segs %s", skb.id, skb.len, skb.segs)
-        for buf in skb.buffers():
+        cost = self.cost.stack_skb + skb.segs * self.cost.stack_seg
+        rec.cnt[RECEIVE_SKB] += 1
+        rec.extra[RECEIVE_SKB] += cost
+        rec.t += cost
+        if rec.tracing:
+            rec.emit(RECEIVE_SKB, cost, "skb#%s|len %s segs %s", (skb.id, skb.len, skb.segs))
+        for buf in (skb.buffers() if skb.frag_list else (skb.data, *skb.frags)):
             if buf.m is not None:
                 go(rec, buf, E_DELIVER)
         self.delivered += skb.segs
@@ -241,7 +261,11 @@ class Stack:
     def free_data(self, buf, allow_direct: bool) -> None:
         """One data area back to where it came from (skb_free_frag, kfree, page_pool, put_page)."""
         if buf.kind == "hdr":
-            self.rec.call(FREE_FRAG, -1, "napi_alloc_skb header")
+            rec = self.rec
+            rec.cnt[FREE_FRAG] += 1
+            rec.t += rec.unit[FREE_FRAG]
+            if rec.tracing:
+                rec.emit(FREE_FRAG, rec.unit[FREE_FRAG], "napi_alloc_skb header", ())
             return
         self.sim.strategy.free_buf(buf, allow_direct)
 
@@ -259,18 +283,25 @@ class Stack:
 
     def _release_data(self, skb, allow_direct: bool) -> None:
         rec = self.rec
+        free_data = self.free_data
         for buf in (skb.data, *skb.frags):
             if buf.m is not None:
                 go(rec, buf, E_RELEASE)
-            self.free_data(buf, allow_direct)
+            free_data(buf, allow_direct)
 
     def read_one(self) -> bool:
         """The application reads one skb (tcp_recvmsg) and frees it. False when the queue is empty."""
         if not self.sockq:
             return False
         skb = self.sockq.popleft()
-        nbytes = skb.segs * self.sim.wire.mss
-        self.rec.call(RECVMSG, self.cost.recv + Costs.copy(nbytes, self.copy_gbs), "skb#%s|%s bytes", skb.id, nbytes)
+        nbytes = skb.segs * self.mss
+        rec = self.rec
+        cost = self.cost.recv + Costs.copy(nbytes, self.copy_gbs)
+        rec.cnt[RECVMSG] += 1
+        rec.extra[RECVMSG] += cost
+        rec.t += cost
+        if rec.tracing:
+            rec.emit(RECVMSG, cost, "skb#%s|%s bytes", (skb.id, nbytes))
         self.reader_free(skb)
         self.read_segs += skb.segs
         self.sim.wire.on_read(skb.segs)
@@ -280,16 +311,18 @@ class Stack:
     def reader_free(self, skb) -> None:
         """tcp_eat_recv_skb() -> skb_attempt_defer_free(), as the kernel version does it."""
         rec = self.rec
-        k = self.sim.kernel
-        same_cpu = self.sim.sc.cost.reader_same_cpu
-        if k.defer_free and not same_cpu and len(self.defer) < k.defer_max:
+        defer = self.defer
+        if self.defer_free and len(defer) < self.defer_max:
             # Back to the CPU that allocated it: freed in its next net_rx_action.
-            rec.call(DEFER, -1, "skb#%s|%s on the RX CPU's defer list", skb.id, len(self.defer) + 1)
-            self.defer.append(skb)
-            if len(self.defer) == k.defer_max >> 1:
+            defer.append(skb)
+            rec.cnt[DEFER] += 1
+            rec.t += rec.unit[DEFER]
+            if rec.tracing:
+                rec.emit(DEFER, rec.unit[DEFER], "skb#%s|%s on the RX CPU's defer list", (skb.id, len(defer)))
+            if len(defer) == self.defer_max >> 1:
                 self.sim.kick_defer()       # the IPI that raises NET_RX_SOFTIRQ over there
             return
-        if k.defer_free and k.same_cpu_free_to_napi_cache and same_cpu:
+        if self.free_to_napi_cache:
             # kfree_skb_napi_cache(): BHs off, the sk_buff into this CPU's NAPI cache.
             rec.call(NAPI_CACHE_FREE, 0, "skb#%s", skb.id)
             self.free_skb(skb, head="napi", allow_direct=self.sim.pp_direct_ok())
@@ -305,9 +338,13 @@ class Stack:
         rec = self.rec
         rec.call(DEFER_FLUSH, -1, "|%s skb(s) the reader freed", len(batch))
         direct = self.sim.pp_direct_ok()
+        free_skb = self.free_skb
+        cnt = rec.cnt
         for skb in batch:
-            rec.call(NAPI_CONSUME, 0, "skb#%s", skb.id)
-            self.free_skb(skb, head="napi", allow_direct=direct)
+            cnt[NAPI_CONSUME] += 1
+            if rec.tracing:
+                rec.emit(NAPI_CONSUME, 0, "skb#%s", (skb.id,))
+            free_skb(skb, "napi", direct)
         return len(batch)
 
     # -- ACKs and TX -------------------------------------------------------------------

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .calls import CALL_ID, CALL_NAMES, CATEGORIES, CATEGORY_OF, COUNTERS, NCALLS
+from .lifecycle import NTRANSITIONS
 
 PS = 1000                  # picoseconds per nanosecond
 CONTEXTS = ("hardirq", "softirq", "process", "app", "device")
@@ -95,13 +96,14 @@ class Counts(Mapping[str, int]):
 
 
 class Recorder:
-    __slots__ = ("cnt", "extra", "unit", "t", "ctx", "t0", "cpu", "events", "seq", "violations",
+    __slots__ = ("cnt", "extra", "unit", "moves", "t", "ctx", "t0", "cpu", "events", "seq", "violations",
                  "warnings", "bounce_bytes", "tracing")
 
     def __init__(self, trace: int = 0) -> None:
         self.cnt = [0] * NCALLS
         self.extra = [0] * NCALLS          # variable cost in ps (bytes, bulk sizes, charges)
         self.unit = [0] * NCALLS           # each call's constant cost in ps (set from the platform)
+        self.moves = [0] * NTRANSITIONS    # times each lifecycle edge was taken (lifecycle.TRANSITION_EDGES)
         self.t = 0                          # the CPU's clock inside the current unit, ps
         self.ctx = "process"
         self.t0 = 0
