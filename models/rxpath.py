@@ -172,13 +172,23 @@ class PerFrame(Strategy):
         rec.t += rec.unit[cid]
         if rec.tracing:
             rec.emit(cid, rec.unit[cid], "buf#%s|%s bytes at %#x", (buf.id, self.size, phys))
-        go(rec, buf, self.alloc_edge)
+        tid = T_RX[RX_FREE][self.alloc_edge]
+        if rec.tracing:
+            go(rec, buf, self.alloc_edge)
+        else:
+            buf.st = DST[tid]
+            rec.moves[tid] += 1
         m = self.dma.map(phys, self.map_size, self.dir, MAP_SINGLE)
         if m is None:
             self._free_data(buf)
             return None
         buf.map = m
-        go(rec, buf, E_MAP_SINGLE)
+        tid = T_RX[buf.st][E_MAP_SINGLE]
+        if tid < 0 or rec.tracing:
+            go(rec, buf, E_MAP_SINGLE)
+        else:
+            buf.st = DST[tid]
+            rec.moves[tid] += 1
         return buf
 
     def fill(self, desc) -> bool:

@@ -232,9 +232,16 @@ class Stack:
         rec.t += cost
         if rec.tracing:
             rec.emit(RECEIVE_SKB, cost, "skb#%s|len %s segs %s", (skb.id, skb.len, skb.segs))
+        tracing, moves = rec.tracing, rec.moves
         for buf in (skb.buffers() if skb.frag_list else (skb.data, *skb.frags)):
-            if buf.m is not None:
-                go(rec, buf, E_DELIVER)
+            m = buf.m
+            if m is not None:
+                tid = m.tid[buf.st][E_DELIVER]
+                if tid < 0 or tracing:
+                    go(rec, buf, E_DELIVER)
+                else:
+                    buf.st = DST[tid]
+                    moves[tid] += 1
         self.delivered += skb.segs
         if self.forward or not self.tcp:
             rec.call(FORWARD, -1, "skb#%s", skb.id)
@@ -285,8 +292,14 @@ class Stack:
         rec = self.rec
         free_data = self.free_data
         for buf in (skb.data, *skb.frags):
-            if buf.m is not None:
-                go(rec, buf, E_RELEASE)
+            m = buf.m
+            if m is not None:
+                tid = m.tid[buf.st][E_RELEASE]
+                if tid < 0 or rec.tracing:
+                    go(rec, buf, E_RELEASE)
+                else:
+                    buf.st = DST[tid]
+                    rec.moves[tid] += 1
             free_data(buf, allow_direct)
 
     def read_one(self) -> bool:
