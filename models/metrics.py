@@ -29,11 +29,18 @@ def _state(self) -> dict[str, Any]:
         "read": self.stack.read_segs,
         "processed": self.processed,
         "dropped": self.dropped,
-        # transfers already booked past now are not busy time yet (the bus is FIFO, so what is
-        # booked beyond now is one contiguous run ending at bus_free)
-        "bus": (self.bus_busy - max(0, self.bus_free - max(self.engine.now, rec.t))) / PS,
+        "bus": _bus_busy(self) / PS,
         "bounce": rec.bounce_bytes,
     }
+
+
+def _bus_busy(self) -> int:
+    """SDIO/USB: ps the bus has been busy. Transfers already booked past now are not busy time
+    yet (the bus is FIFO, so what is booked beyond now is one contiguous run ending at free_at)."""
+    link = self.link
+    if link.kind == "pcie":
+        return 0
+    return link.busy - max(0, link.free_at - max(self.engine.now, self.rec.t))
 
 
 def mark(self) -> None:

@@ -98,8 +98,9 @@ class Strategy:
     name = ""
     builds_at_rx = True          # False: the skb exists from the refill (rx_alloc=skb)
 
-    def __init__(self, sim) -> None:
+    def __init__(self, sim, ring) -> None:
         self.sim = sim
+        self.ring = ring            # the descriptor ring it posts buffers on
         self.rec = sim.rec
         self.cost: Costs = sim.costs
         self.dma = sim.dma
@@ -119,7 +120,7 @@ class Strategy:
 
     def _post(self, desc, buf) -> None:
         go(self.rec, buf, E_POST)
-        self.sim.ring.post(desc, buf)
+        self.ring.post(desc, buf)
 
     def header_skb(self, bufs: list[Buf], length: int) -> tuple[Buf, list[Buf]]:
         """aq_ring_rx_clean(): napi_alloc_skb() for the headers, copy them, attach the buffers as frags."""
@@ -144,8 +145,8 @@ class PerFrame(Strategy):
     ALLOC = {"frag": "netdev_alloc_frag", "skb": "__netdev_alloc_skb", "kmalloc": "kmalloc"}
     FREE = {"frag": "skb_free_frag", "skb": "skb_free_frag", "kmalloc": "kfree"}
 
-    def __init__(self, sim) -> None:
-        super().__init__(sim)
+    def __init__(self, sim, ring) -> None:
+        super().__init__(sim, ring)
         self.kind = sim.sc.rx_alloc
         self.alloc_call, self.free_call = C[self.ALLOC[self.kind]], C[self.FREE[self.kind]]
         self.alloc_edge, self.free_edge = E[self.ALLOC[self.kind]], E[self.FREE[self.kind]]
@@ -158,7 +159,7 @@ class PerFrame(Strategy):
         self.missing_unmap = "missing-unmap" in self.faults
         self.double_unmap = "double-unmap" in self.faults
         self.unmap_dir = TO_DEVICE if "wrong-direction" in self.faults else self.dir
-        self.ring_post = sim.ring.post
+        self.ring_post = ring.post
 
     def _alloc_mapped(self) -> Buf | None:
         rec = self.rec
@@ -214,7 +215,7 @@ class PerFrame(Strategy):
             if old.state == "cpu-synced":
                 dma.sync_for_device(old.map, 0, self.size)
             old.st = RX_BUFFER.sid["device-owned"]
-            self.sim.ring.post(desc, old)
+            self.ring.post(desc, old)
             rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer", old.id)
             return None, False
         if self.missing_unmap:
@@ -296,8 +297,8 @@ class PageFlip(Strategy):
     name = "page-flip"
     SLICE = 2048
 
-    def __init__(self, sim) -> None:
-        super().__init__(sim)
+    def __init__(self, sim, ring) -> None:
+        super().__init__(sim, ring)
         self.order = sim.sc.page_order
         self.page_bytes = 4096 << self.order
         self.stats = {"pg_flips": 0, "pg_reuses": 0, "pg_losts": 0}
@@ -333,7 +334,7 @@ class PageFlip(Strategy):
             # at offset 0 (which would make every descriptor flip and unmap in lockstep).
             pg.off = self.sim.rng.randrange(self.page_bytes // self.SLICE) * self.SLICE
         go(self.rec, pg, E_POST)
-        self.sim.ring.post(desc, self._slice(pg))
+        self.ring.post(desc, self._slice(pg))
         return True
 
     def receive(self, descs):
@@ -361,7 +362,7 @@ class PageFlip(Strategy):
             if pg.off + self.SLICE <= self.page_bytes:
                 self.stats["pg_flips"] += 1
                 go(self.rec, pg, E_POST)
-                self.sim.ring.post(desc, self._slice(pg))
+                self.ring.post(desc, self._slice(pg))
                 return
             self.stats["pg_losts"] += 1
             self._drop_ring_ref(pg)
@@ -370,7 +371,7 @@ class PageFlip(Strategy):
         self.stats["pg_reuses"] += 1
         pg.off = 0
         go(self.rec, pg, E_POST)
-        self.sim.ring.post(desc, self._slice(pg))
+        self.ring.post(desc, self._slice(pg))
 
     def _drop_ring_ref(self, pg: FlipPage) -> None:
         self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
@@ -402,8 +403,8 @@ class PageFlip(Strategy):
 class PagePoolFrag(Strategy):
     name = "page-pool"
 
-    def __init__(self, sim) -> None:
-        super().__init__(sim)
+    def __init__(self, sim, ring) -> None:
+        super().__init__(sim, ring)
         sc = sim.sc
         # page_pool_alloc_frag rounds to dma_get_cache_alignment(): the cache line on a
         # non-coherent CPU, 1 on x86.
@@ -432,7 +433,7 @@ class PagePoolFrag(Strategy):
         buf.map = page.map
         self.dma.sync_for_device(page.map, off, self.size)
         go(self.rec, buf, E_POST)
-        self.sim.ring.post(desc, buf)
+        self.ring.post(desc, buf)
         return True
 
     def receive(self, descs):

@@ -30,9 +30,12 @@ transfer buffers is not modelled.
 
 from __future__ import annotations
 
+from collections import deque
+from functools import partial
 from typing import Any
 
 from .calls import CALL_ID as C
+from .memory import Slab
 from .rxpath import Buf
 from .scenario import Costs
 
@@ -45,7 +48,7 @@ INT_STATUS_BYTES = 24             # struct ath10k_sdio_irq_proc_regs
 RX_MSG_OVERHEAD = HTC_HDR + HTT_RX_IND_HL + RX_DESC_HL + WIFI_HDR
 SDIO_WRITE, INT_STATUS, READ_BUNDLE, PUT_DATA = (C["sdio_write"], C["sdio_read_int_status"], C["sdio_read_bundle"],
                                                  C["skb_put_data"])
-NETDEV_ALLOC_SKB, FREE_FRAG = C["__netdev_alloc_skb"], C["skb_free_frag"]
+NETDEV_ALLOC_SKB, FREE_FRAG, NAPI_POLL = C["__netdev_alloc_skb"], C["skb_free_frag"], C["napi_poll"]
 
 
 def padded(nbytes: int) -> int:
@@ -53,84 +56,172 @@ def padded(nbytes: int) -> int:
     return (nbytes + SDIO_BLOCK - 1) // SDIO_BLOCK * SDIO_BLOCK
 
 
-class SdioHost:
-    """The Sim's bus side (a mixin: it shares the simulation's state)."""
+class SdioMailbox:
+    """The host's side of an SDIO (or USB) device: the mailbox, the bus it drives, the RX work."""
 
-    def bus_submit(self, nbytes: int, fn, arg: Any, what: str) -> None:
+    def __init__(self, sim: Any) -> None:
+        sc = sim.sc
+        self.sim = sim
+        self.rec = sim.rec
+        self.engine = sim.engine
+        self.wire = sim.wire
+        self.kind = sc.bus
+        self.bundle = sc.bundle
+        self.frame_len = sc.mtu + 14
+        self.per_msg = padded(sc.mtu + RX_MSG_OVERHEAD)
+        self.xfer_ps = sim.costs.sdio_xfer
+        self.bps = sc.cost.sdio_bps
+        self.duty = sc.cost.sdio_duty
+        self.memcpy_gbs = sim.costs.memcpy_gbs
+        self.driver_rx = sim.costs.driver_rx
+        self.fw_q: deque[int] = deque()       # frames in the firmware's mailbox, by arrival time
+        self.rx_ind: deque = deque()          # read, queued on htt->rx_indication_head for NAPI
+        self.proc_rx: deque = deque()         # read, for the RX work to deliver (no NAPI)
+        self.reading = False                  # the IRQ thread is reading: the interrupt stays masked
+        self.free_at = 0                      # the bus is idle from here (ps)
+        self.busy = 0                         # ps the bus spent transferring
+        self.log: deque[tuple[int, int, str]] = deque(maxlen=64)   # (start ns, end ns, what)
+        self.slab = Slab(sim.mem, sc.mtu + 64)
+        self.strategy = SdioBuffers(sim, self.slab)
+        self.ring_phys = -1
+
+    def fill(self) -> None:
+        """Nothing to post: the host reads into buffers it allocates per bundle."""
+
+    # -- the device ----------------------------------------------------------------------
+    def advance(self, t: int) -> None:
+        """Every frame that has arrived by t waits in the firmware's mailbox."""
+        sim, wire = self.sim, self.wire
+        while True:
+            ta = wire.next_arrival(t)
+            if ta is None or ta > t:
+                return
+            wire.take()
+            sim.frames += 1
+            self.fw_q.append(ta)
+
+    def next_irq(self, now: int) -> int | None:
+        if self.reading:
+            return None
+        return self.fw_q[0] if self.fw_q else self.wire.next_arrival(now)
+
+    def has_frames(self) -> bool:
+        return bool(self.fw_q)
+
+    def on_irq(self) -> None:
+        """The SDIO interrupt's threaded handler does the reading, in process context."""
+        self.sim.proc_q.append(self._irq_thread)
+
+    def rearm(self) -> None:
+        """The RX work is done; the IRQ thread re-enables the interrupt when it finds nothing."""
+
+    # -- the bus ---------------------------------------------------------------------------
+    def submit(self, nbytes: int, fn, arg: Any, what: str) -> None:
         """One CMD53 of `nbytes` (padded): busy for its fixed cost plus its bytes, then idle a while."""
-        p = self.sc.cost
-        busy = self.costs.sdio_xfer + int(round(nbytes * 8 * 10**12 / p.sdio_bps))
-        start = max(self.engine.now, self.bus_free)
-        self.bus_busy += busy
-        self.bus_log.append((start // 1000, (start + busy) // 1000, what))
-        self.bus_free = start + int(round(busy / p.sdio_duty))
+        busy = self.xfer_ps + int(round(nbytes * 8 * 10**12 / self.bps))
+        start = max(self.engine.now, self.free_at)
+        self.busy += busy
+        self.log.append((start // 1000, (start + busy) // 1000, what))
+        self.free_at = start + int(round(busy / self.duty))
         self.engine.at(start + busy, fn, arg)
 
-    def bus_write(self, nbytes: int, obj: Any) -> None:
-        self.bus_submit(padded(nbytes + HTC_HDR + WIFI_HDR), self._bus_write_done, obj, "tx")
+    def xmit(self, head, data: int, nbytes: int) -> None:
+        self.submit(padded(nbytes + HTC_HDR + WIFI_HDR), self._write_done, (head, data), "tx")
 
-    def _bus_write_done(self, obj: Any) -> None:
+    def _write_done(self, obj: Any) -> None:
         self.rec.device(SDIO_WRITE, self.engine.now, "|ACK written")
-        self.stack.ack_written(obj)
+        self.sim.stack.ack_written(obj)
 
-    def _sdio_irq_thread(self) -> None:
+    def _irq_thread(self) -> None:
         """ath10k_sdio_irq_handler: read the mailbox status, then the bundle it announces."""
-        self.dev_advance(self.rec.t)
-        self._sdio_read_status()
+        self.advance(self.rec.t)
+        self._read_status()
 
-    def _sdio_read_status(self) -> None:
-        if not self.dev_running:
-            self.sdio_reading = False
+    def _read_status(self) -> None:
+        if not self.sim.dev_running:
+            self.reading = False
             return
-        self.sdio_reading = True
-        self.bus_submit(INT_STATUS_BYTES, self._sdio_status_done, None, "status")
+        self.reading = True
+        self.submit(INT_STATUS_BYTES, self._status_done, None, "status")
 
-    def _sdio_status_done(self, _: Any) -> None:
-        if self.torn_down:
+    def _status_done(self, _: Any) -> None:
+        sim = self.sim
+        if sim.torn_down:
             return
         self.rec.device(INT_STATUS, self.engine.now, "|%d message(s) waiting", len(self.fw_q))
-        self.dev_advance(self.engine.now)
-        n = min(len(self.fw_q), self.sc.bundle)
+        self.advance(self.engine.now)
+        n = min(len(self.fw_q), self.bundle)
         if n == 0:
             # nothing pending: the handler returns and the interrupt is re-enabled
-            self.sdio_reading = False
-            self.irq_on = True
-            self.device_wake()
+            self.reading = False
+            sim.irq_on = True
+            sim.device_wake()
             return
         for _ in range(n):
             self.fw_q.popleft()
-        per = padded(self.sc.mtu + RX_MSG_OVERHEAD)
-        self.bus_submit(n * per, self._sdio_read_done, n, f"rx bundle of {n}")
+        self.submit(n * self.per_msg, self._read_done, n, f"rx bundle of {n}")
 
-    def _sdio_read_done(self, n: int) -> None:
+    def _read_done(self, n: int) -> None:
         """The bundle is in host memory: hand it to the RX work and go back to the status registers."""
-        if self.torn_down:          # the read finished after ifdown: the firmware's frames are dropped
+        sim = self.sim
+        if sim.torn_down:          # the read finished after ifdown: the firmware's frames are dropped
             return
         self.rec.device(READ_BUNDLE, self.engine.now, "|%d frames", n)
-        self.proc_q.append(lambda: self._sdio_rx_bundle(n))
-        self.kick()
-        self._sdio_read_status()
+        sim.proc_q.append(partial(self._rx_bundle, n))
+        sim.kick()
+        self._read_status()
 
-    def _sdio_rx_bundle(self, n: int):
+    def _rx_bundle(self, n: int):
         """The async RX work: one skb per message, the data copied out of the bundle buffer."""
-        length = self.sc.mtu + 14
-        per = padded(self.sc.mtu + RX_MSG_OVERHEAD)
+        sim = self.sim
         bufs = [self.strategy.alloc() for _ in range(n)]
         # skb_put_data() from the bounce buffer ath10k_sdio_mbox_rx_fetch_bundle() read into
-        self.rec.call(PUT_DATA, Costs.copy(n * per, self.costs.memcpy_gbs), "|%s message(s) copied out of the bundle",
-                      n)
-        if self.delivery == "napi":
+        self.rec.call(PUT_DATA, Costs.copy(n * self.per_msg, self.memcpy_gbs),
+                      "|%s message(s) copied out of the bundle", n)
+        length = self.frame_len
+        if sim.delivery == "napi":
             # queued on htt->rx_indication_head for the NAPI poll; only a driver that added its
             # NAPI (netif_napi_add) has a poll that drains it
             self.rx_ind.extend((b, length) for b in bufs)
-            if self.napi_added:
-                self._napi_schedule()
+            if sim.napi_added:
+                sim.napi_schedule()
             return True
         self.proc_rx.extend((b, length) for b in bufs)
-        if self.proc_rx_queued:
+        if sim.proc_rx_queued:
             return True
-        self.proc_rx_queued = True
-        return self._proc_rx_unit()
+        sim.proc_rx_queued = True
+        return sim.proc_rx_unit()
+
+    # -- the driver's delivery ------------------------------------------------------------------
+    def rx_one(self, in_napi: bool) -> bool:
+        """Deliver the next message read: from rx_indication_head in the NAPI poll, else the RX work's list."""
+        q = self.rx_ind if in_napi else self.proc_rx
+        if not q:
+            return False
+        buf, length = q.popleft()
+        sim = self.sim
+        rec = self.rec
+        rec.charge(NAPI_POLL, self.driver_rx)
+        sim.processed += 1
+        stack = sim.stack
+        stack.rx(stack.build(buf, [], length, in_napi, False), in_napi)
+        return True
+
+    # -- ifdown ----------------------------------------------------------------------------------
+    def deinit(self) -> None:
+        sim = self.sim
+        if self.rx_ind and not sim.napi_added:
+            # nothing ever polled htt->rx_indication_head, and ath10k_htt_rx_free() does not purge it
+            self.rec.violate("leak-at-teardown",
+                             f"{len(self.rx_ind)} skb(s) left on htt->rx_indication_head: the bus driver never "
+                             "added the NAPI that would drain it, and teardown does not free them")
+            self.rx_ind.clear()
+        for queue in (self.rx_ind, self.proc_rx):
+            while queue:
+                buf, _ = queue.popleft()
+                self.strategy.free_buf(buf, False)
+                if buf.head is not None:
+                    sim.heads.free(buf.head, in_napi=False)
 
 
 class SdioBuffers:
@@ -138,20 +229,21 @@ class SdioBuffers:
 
     name = "sdio"
 
-    def __init__(self, sim: Any) -> None:
+    def __init__(self, sim: Any, slab: Slab) -> None:
         self.sim = sim
+        self.slab = slab
         self._ids = 0
 
     def alloc(self) -> Buf:
         self._ids += 1
         sim = self.sim
-        phys = sim.sdio_slab.alloc()
-        buf = Buf(self._ids, phys, sim.sdio_slab.obj_size, None, "", "skb")
+        phys = self.slab.alloc()
+        buf = Buf(self._ids, phys, self.slab.obj_size, None, 0, "skb")
         buf.head = sim.heads.alloc_slab()
         sim.rec.call(NETDEV_ALLOC_SKB, -1, "buf#%s|RX skb for one message", self._ids)
         return buf
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
         self.sim.rec.call(FREE_FRAG, -1, "buf#%s", buf.id)
-        self.sim.sdio_slab.free(buf.phys)
+        self.slab.free(buf.phys)
 

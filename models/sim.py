@@ -27,14 +27,15 @@ from .dma import DmaApi
 from .engine import Engine
 from .iommu import Iommu
 from .lifecycle import EDGE_ID as E, MACHINE
-from .memory import FOUR_GiB, PhysMem, Slab
-from .ring import Ring
-from .rxpath import STRATEGIES, PagePoolFrag, go
+from .memory import FOUR_GiB, PhysMem
+from .metrics import mark, metrics
+from .pcie import PcieRing
 from .scenario import Costs, Scenario, unit_costs
-from .sdio import SdioBuffers, SdioHost
+from .sdio import SdioMailbox
 from .skb import SkbHeads
 from .stack import Stack
 from .swiotlb import Swiotlb
+from .teardown import accounting, teardown
 from .trace import PS, Recorder
 from .wire import Wire
 
@@ -43,12 +44,10 @@ SIM_TIME_CAP_PS = 600 * 10**12
 STALL_EVENTS = 200_000
 
 NAPI, TASKLET = MACHINE["napi"], MACHINE["tasklet"]
-E_RX_FRAME = E["rx_frame"]
 E_SCHEDULE, E_POLL, E_COMPLETE, E_EXHAUSTED = (E["napi_schedule"], E["napi_poll"], E["napi_complete_done"],
                                                E["budget_exhausted"])
 E_T_SCHEDULE, E_T_ACTION, E_T_UNMASK = E["tasklet_schedule"], E["tasklet_action"], E["irq_unmask"]
-RX_FRAME, RX_DROPPED, IRQ, NAPI_SCHEDULE, NAPI_POLL = (C["rx_frame"], C["rx_dropped"], C["irq"], C["napi_schedule"],
-                                                       C["napi_poll"])
+IRQ, NAPI_SCHEDULE, NAPI_POLL = C["irq"], C["napi_schedule"], C["napi_poll"]
 NAPI_COMPLETE, TASKLET_SCHEDULE, TASKLET_ACTION, IRQ_UNMASK = (C["napi_complete_done"], C["tasklet_schedule"],
                                                                C["tasklet_action"], C["irq_unmask"])
 FQ_FLUSH = C["iommu_flush_queue"]
@@ -74,7 +73,10 @@ class Instance:
         self.st = self.m.sid[state]
 
 
-class Sim(SdioHost):
+class Sim:
+    """The host: one CPU (hard IRQ, softirq, process context, and a reader on another core),
+    the kernel's memory, DMA API and stack, and the device's side of the link (`link`)."""
+
     def __init__(self, values: dict[str, Any] | None = None, *, seed: int = 0, trace: int = 0,
                  faults: tuple[str, ...] | list[str] = ()) -> None:
         self.sc = sc = Scenario.build(values)
@@ -108,20 +110,12 @@ class Sim(SdioHost):
         lying = "mask-violation" in self.faults
         self.dma = DmaApi(self, mask_bits=sc.dma_mask if not lying else 64, swiotlb=self.swiotlb,
                           iommu=self.iommu, untrusted=untrusted, force_bounce=sc.swiotlb == "force")
-        self.device_reach = (1 << min(sc.dma_mask, 32 if lying else 64)) - 1
-        # Only a driver that lies about its mask can make the device write beyond its reach.
-        self.check_reach = lying
         self.kernel = kernel = sc.kernel_version
         size, bulk, free_n = kernel.napi_skb_cache
         self.heads = SkbHeads(self, sc.napi_skb_cache_size or size, sc.napi_skb_cache_bulk or bulk,
                               sc.napi_skb_cache_free or free_n)
-        # Coherent memory (descriptor rings) follows the coherent mask: ZONE_DMA32 when <= 32 bits.
-        limit = FOUR_GiB if sc.coherent_mask <= 32 else None
-        self.ring_phys = self.mem.alloc(1, limit=limit) if self.bus == "pcie" else -1
-        self.ring = Ring(sc.ring_size)
         rcvbuf = max(sc.window, 2 * sc.ring_size)
         self.wire = Wire(sc.traffic, sc.mtu, p.link_bps, sc.rate, p.rtt_ns, sc.window, rcvbuf)
-        self.frame_len = sc.mtu + 14
         self.irq_delay = sc.rx_usecs * PS
         self.budget = sc.budget
         self.delivery = sc.delivery
@@ -153,34 +147,17 @@ class Sim(SdioHost):
         self.dropped = 0
         self.polls = 0
         self.poll_work: deque[int] = deque(maxlen=64)
-        # SDIO / USB
-        self.fw_q: deque[int] = deque()
-        self.rx_ind: deque = deque()
-        self.proc_rx: deque = deque()
         self.proc_rx_queued = False
-        self.sdio_reading = False
-        self.bus_free = 0
-        self.bus_busy = 0
-        self.bus_log: deque[tuple[int, int, str]] = deque(maxlen=64)
         self.mark_state: dict[str, Any] | None = None
         self.stop_at = 1 << 62          # run_frames() stops the CPU here, between two frames
         self.suspended = None
-        self.strategy = STRATEGIES[sc.strategy](self) if self.bus == "pcie" else None
-        self.pool = self.strategy.pool if isinstance(self.strategy, PagePoolFrag) else None
-        self.stack = Stack(self)
         self.rng = random.Random(seed)
-        self.driver_rx = costs.driver_rx
         self.filling = False
-        if self.strategy is not None:
-            self.filling = True
-            for d in self.ring.descs:
-                if not self.strategy.fill(d):
-                    break
-            self.filling = False
-        self.sdio_slab = None
-        if self.bus != "pcie":
-            self.sdio_slab = Slab(self.mem, sc.mtu + 64)
-            self.strategy = SdioBuffers(self)
+        self.link: PcieRing | SdioMailbox = PcieRing(self) if self.bus == "pcie" else SdioMailbox(self)
+        self.strategy = self.link.strategy
+        self.pool = self.link.pool if isinstance(self.link, PcieRing) else None
+        self.stack = Stack(self)
+        self.link.fill()
         self.device_wake()
         # Set-up (filling the ring) happens before time 0: the clock and the metrics start here.
         rec.begin("process", 0)
@@ -204,69 +181,42 @@ class Sim(SdioHost):
     def tasklet_state(self) -> str:
         return self.tasklet.state
 
-    # ------------------------------------------------------------------ device side
-    def dev_advance(self, t: int) -> None:
-        """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped."""
-        if not self.dev_running:
-            return
-        wire = self.wire
-        if self.bus != "pcie":
-            while True:
-                ta = wire.next_arrival(t)
-                if ta is None or ta > t:
-                    return
-                wire.take()
-                self.frames += 1
-                self.fw_q.append(ta)
-        ring = self.ring
-        rec = self.rec
-        length = self.frame_len
-        while True:
-            ta = wire.next_arrival(t)
-            if ta is None or ta > t:
-                return
-            wire.take()
-            self.frames += 1
-            chain = ring.device_fill(length, ta)
-            if chain is None:
-                self.dropped += 1
-                wire.on_drop()
-                rec.device(RX_DROPPED, ta, "|no free descriptor")
-                continue
-            for desc in chain:
-                buf = desc.buf
-                rec.cnt[RX_FRAME] += 1
-                if rec.tracing:
-                    rec.emit(RX_FRAME, 0, "desc %d|%d bytes into buf#%d%s",
-                             (desc.idx, desc.len, buf.id, "" if desc.eop else " (more descriptors follow)"),
-                             ctx="device", t=ta)
-                if buf.m is not None:
-                    go(rec, buf, E_RX_FRAME)
-                elif buf.page is not None:
-                    go(rec, buf.page, E_RX_FRAME)
-                m = buf.map
-                if m is not None:
-                    off = buf.offset if buf.page is not None else 0
-                    if off + desc.len > m.size:
-                        self.dma.device_wrote_beyond(m, off, desc.len, f"desc {desc.idx}")
-                    if self.check_reach and m.dma + off + desc.len - 1 > self.device_reach:
-                        rec.violate("mask-violation",
-                                    f"device writes to bus address {m.dma:#x}, beyond the "
-                                    f"{self.device_reach.bit_length()} address bits it drives",
-                                    f"desc {desc.idx}")
+    # ------------------------------------------------------------------ what views read
+    @property
+    def ring(self):
+        return self.link.ring if isinstance(self.link, PcieRing) else None
 
+    @property
+    def ring_phys(self) -> int:
+        return self.link.ring_phys
+
+    @property
+    def bus_log(self):
+        return self.link.log if isinstance(self.link, SdioMailbox) else ()
+
+    @property
+    def fw_q(self):
+        return self.link.fw_q
+
+    @property
+    def rx_ind(self):
+        return self.link.rx_ind
+
+    @property
+    def proc_rx(self):
+        return self.link.proc_rx
+
+    @property
+    def sdio_reading(self) -> bool:
+        return self.link.reading
+
+    # ------------------------------------------------------------------ the device
     def device_wake(self) -> None:
         """Something changed (IRQ unmasked, an ACK or a read opened the window): when is the next interrupt?"""
         if not self.dev_running or not self.irq_on or self.irq_pending:
             return
         now = self.engine.now
-        if self.bus == "pcie":
-            first = self.ring.next_done()
-            ta = first.t_done if first is not None else self.wire.next_arrival(now)
-        elif self.sdio_reading:
-            return
-        else:
-            ta = self.fw_q[0] if self.fw_q else self.wire.next_arrival(now)
+        ta = self.link.next_irq(now)
         if ta is None:
             return
         self.irq_pending = True
@@ -277,32 +227,33 @@ class Sim(SdioHost):
         if not self.dev_running or not self.irq_on:
             return
         now = self.engine.now
-        self.dev_advance(now)
-        if self.bus == "pcie" and self.ring.next_done() is None:
-            self.device_wake()
-            return
-        if self.bus != "pcie" and not self.fw_q:
+        link = self.link
+        link.advance(now)
+        if not link.has_frames():
             self.device_wake()
             return
         rec = self.rec
         rec.begin("hardirq", max(now, self.cpu_free))
         rec.call(IRQ, -1, "|mask the RX interrupt")
         self.irq_on = False
-        if self.bus != "pcie":
-            self.proc_q.append(self._sdio_irq_thread)
-        elif self.napi_polled:
-            self._napi_schedule()
+        link.on_irq()
+        self.cpu_free = rec.t
+        self.kick()
+
+    def schedule_rx(self) -> None:
+        """The driver's bottom half for a ring: its NAPI, its tasklet, or its workqueue."""
+        rec = self.rec
+        if self.napi_polled:
+            self.napi_schedule()
         elif self.delivery == "tasklet":
             if self.tasklet.st == 0:
                 rec.call(TASKLET_SCHEDULE, 0, "rx tasklet|raise TASKLET_SOFTIRQ")
                 self.tasklet.go(rec, E_T_SCHEDULE)
         elif not self.proc_rx_queued:
             self.proc_rx_queued = True
-            self.proc_q.append(self._proc_rx_unit)
-        self.cpu_free = rec.t
-        self.kick()
+            self.proc_q.append(self.proc_rx_unit)
 
-    def _napi_schedule(self) -> None:
+    def napi_schedule(self) -> None:
         if self.napi.state == "idle":
             self.rec.call(NAPI_SCHEDULE, 0, "napi|raise NET_RX_SOFTIRQ")
             self.napi.go(self.rec, E_SCHEDULE)
@@ -376,25 +327,11 @@ class Sim(SdioHost):
             napi.go(rec, E_POLL)
             if stack.tx:
                 stack.tx_clean(budget, rec.t)
-        pcie = self.bus == "pcie"
-        ring = self.ring
-        descs = ring.descs
-        wire = self.wire
-        rx_desc = self._rx_desc
+        rx_one = self.link.rx_one
         while self.work < budget:
             if self.processed >= self.stop_at:
                 return self._suspend(self._poll)
-            if pcie:
-                if wire.next_t <= rec.t:          # a frame may have arrived (cheap test first)
-                    self.dev_advance(rec.t)
-                desc = descs[ring.clean_idx]
-                if not desc.done:
-                    break
-                rx_desc(desc, True)
-            elif self.rx_ind:
-                buf, length = self.rx_ind.popleft()
-                self._rx_buf(buf, length, True)
-            else:
+            if not rx_one(True):
                 break
             self.work += 1
         self.poll_work.append(self.work)
@@ -403,9 +340,7 @@ class Sim(SdioHost):
             stack.gro_normal_list()
             rec.call(NAPI_COMPLETE, 0, "napi|work %s < budget %s: unmask the IRQ", self.work, budget)
             napi.go(rec, E_COMPLETE)
-            if pcie:
-                self.irq_on = True
-                self.device_wake()
+            self.link.rearm()
         else:
             napi.go(rec, E_EXHAUSTED)
             # __napi_poll(): with HZ >= 1000 only packets a jiffy old, otherwise everything
@@ -426,17 +361,12 @@ class Sim(SdioHost):
             self.work = 0
             rec.call(TASKLET_ACTION, -1, "rx tasklet|up to %s frames", budget)
             self.tasklet.go(rec, E_T_ACTION)
-        ring = self.ring
-        descs = ring.descs
+        rx_one = self.link.rx_one
         while self.work < budget:
             if self.processed >= self.stop_at:
                 return self._suspend(self._tasklet)
-            if self.wire.next_t <= rec.t:
-                self.dev_advance(rec.t)
-            desc = descs[ring.clean_idx]
-            if not desc.done:
+            if not rx_one(False):
                 break
-            self._rx_desc(desc, False)
             self.work += 1
         self.poll_work.append(self.work)
         rec.call(IRQ_UNMASK, 0, "|%s frames: the driver re-enables its interrupt", self.work)
@@ -444,36 +374,6 @@ class Sim(SdioHost):
         self.irq_on = True
         self.device_wake()
         return True
-
-    def _rx_desc(self, desc, in_napi: bool) -> None:
-        """The driver cleans one frame: its descriptors up to end-of-packet, refilled as it goes."""
-        rec = self.rec
-        rec.extra[NAPI_POLL] += self.driver_rx
-        rec.t += self.driver_rx
-        ring = self.ring
-        if desc.eop:
-            descs = [desc]
-            ring.clean_idx = (ring.clean_idx + 1) % ring.size
-        else:
-            descs = ring.take_frame()
-        length = desc.len if len(descs) == 1 else sum(d.len for d in descs)
-        got, xdp = self.strategy.receive(descs)
-        self.processed += 1
-        if got is None:
-            self.dropped += 1
-            return
-        data, frags = got
-        if xdp:
-            self.stack.xdp_tx(data, length)
-            return
-        stack = self.stack
-        stack.rx(stack.build(data, frags, length, in_napi, self.pool is not None), in_napi)
-
-    def _rx_buf(self, buf, length: int, in_napi: bool) -> None:
-        self.rec.charge(NAPI_POLL, self.driver_rx)
-        self.processed += 1
-        skb = self.stack.build(buf, [], length, in_napi, False)
-        self.stack.rx(skb, in_napi)
 
     def pp_direct_ok(self) -> bool:
         """page_pool_napi_local() for a free happening now: the lockless cache may take the page.
@@ -490,28 +390,16 @@ class Sim(SdioHost):
             self.defer_kick = True
             self.kick()
 
-    def _proc_rx_unit(self):
+    def proc_rx_unit(self):
         """Delivery from process context (no NAPI): a workqueue drains what the device handed over."""
-        rec = self.rec
-        pcie = self.bus == "pcie"
+        rx_one = self.link.rx_one
         while not self.rx_dead:
             if self.processed >= self.stop_at:
-                return self._suspend(self._proc_rx_unit)
-            if pcie:
-                self.dev_advance(rec.t)
-                desc = self.ring.next_done()
-                if desc is None:
-                    break
-                self._rx_desc(desc, False)
-            elif self.proc_rx:
-                buf, length = self.proc_rx.popleft()
-                self._rx_buf(buf, length, False)
-            else:
+                return self._suspend(self.proc_rx_unit)
+            if not rx_one(False):
                 break
         self.proc_rx_queued = False
-        if pcie:
-            self.irq_on = True
-            self.device_wake()
+        self.link.rearm()
         return True
 
     # ------------------------------------------------------------------ the socket reader
@@ -597,5 +485,17 @@ class Sim(SdioHost):
         """An independent copy; running it gives exactly what running this one would."""
         return copy.deepcopy(self)
 
-    from .teardown import teardown, accounting  # noqa: E402  (methods defined in their own module)
-    from .metrics import mark, metrics  # noqa: E402
+    def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
+        """ifdown, then the audit (models/teardown.py)."""
+        teardown(self, wait_ns)
+
+    def accounting(self) -> dict[str, int]:
+        """What is still held (models/teardown.py)."""
+        return accounting(self)
+
+    def mark(self) -> None:
+        """The end of the warm-up: metrics() count from here (models/metrics.py)."""
+        mark(self)
+
+    def metrics(self) -> dict[str, Any]:
+        return metrics(self)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections import deque
 
 from .calls import CALL_ID as C
-from .dma import MAP_SINGLE, TO_DEVICE, UNMAP_SINGLE
+from .dma import TO_DEVICE, UNMAP_SINGLE
 from .gro import Gro
 from .lifecycle import DST, EDGE_ID as E
 from .memory import Slab
@@ -373,16 +373,17 @@ class Stack:
         head = self.sim.heads.alloc_slab()
         data = self.ack_slab.alloc()
         rec.call(XMIT, -1, "head#%s|%s bytes", head.id, ACK_BYTES)
-        if self.sim.bus != "pcie":
-            self.sim.bus_write(ACK_BYTES, (head, data))
-        else:
-            m = self.sim.dma.map(data, ACK_BYTES, TO_DEVICE, MAP_SINGLE)
-            if m is None:           # dma_mapping_error(): the driver drops the frame
-                self.sim.heads.free(head, in_napi=False)
-                self.ack_slab.free(data)
-            else:
-                self.tx.append(TxEntry("skb", head, None, m, rec.t + TX_LATENCY_PS, data))
+        self.sim.link.xmit(head, data, ACK_BYTES)
         self.sim.device_wake()
+
+    def tx_posted(self, head, data: int, m) -> None:
+        """The ACK is on the TX ring; the device is done with it TX_LATENCY later."""
+        self.tx.append(TxEntry("skb", head, None, m, self.rec.t + TX_LATENCY_PS, data))
+
+    def tx_dropped(self, head, data: int) -> None:
+        """dma_mapping_error() on the ACK: the driver drops the frame."""
+        self.sim.heads.free(head, in_napi=False)
+        self.ack_slab.free(data)
 
     def ack_written(self, obj) -> None:
         """SDIO/USB: the ACK left over the bus; the skb is freed."""

@@ -23,6 +23,7 @@ NAPI_DISABLE, TASKLET_KILL, RING_DEINIT, CONSUME = (C["napi_disable"], C["taskle
 
 
 def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
+    """Stop the queue, free what the rings and queues hold, destroy the pool, wait, audit."""
     if self.torn_down:
         return
     rec = self.rec
@@ -47,26 +48,7 @@ def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
         st.tx_clean(self.budget, rec.t)
     else:
         st.tx_clean(1 << 30, rec.t, everything=True)
-    if self.bus == "pcie":
-        rec.call(RING_DEINIT, 0, "rx")
-        self.ring.stop()                # RX DMA is stopped before the buffers are taken back
-        for d in self.ring.descs:
-            if d.buf is not None:
-                if d.done:
-                    d.done = False
-                self.strategy.deinit(d)
-    if self.rx_ind and not self.napi_added:
-        # nothing ever polled htt->rx_indication_head, and ath10k_htt_rx_free() does not purge it
-        rec.violate("leak-at-teardown",
-                    f"{len(self.rx_ind)} skb(s) left on htt->rx_indication_head: the bus driver never added the "
-                    "NAPI that would drain it, and teardown does not free them")
-        self.rx_ind.clear()
-    for queue in (self.rx_ind, self.proc_rx):
-        while queue:
-            buf, _ = queue.popleft()
-            self.strategy.free_buf(buf, False)
-            if buf.head is not None:
-                self.heads.free(buf.head, in_napi=False)
+    self.link.deinit()                  # the RX ring's buffers, or what the SDIO RX work still holds
     st.gro_normal_list()                # what napi_disable() left on rx_list goes up first
     while st.sockq:                     # the socket is closed: unread skbs are freed
         skb = st.sockq.popleft()
@@ -111,9 +93,6 @@ def accounting(self) -> dict[str, int]:
         "socket_queue": len(self.stack.sockq),
         "iommu_mapped_pages": self.iommu.mapped_pages if self.iommu else 0,
     }
-    strat = self.strategy
-    slab = getattr(strat, "slab", None)
+    slab = getattr(self.strategy, "slab", None)
     acc["rx_buffers_in_use"] = slab.in_use if slab is not None else 0
-    if self.sdio_slab is not None:
-        acc["rx_buffers_in_use"] = self.sdio_slab.in_use
     return acc

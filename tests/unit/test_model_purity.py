@@ -136,7 +136,7 @@ def test_the_model_checks_the_machines_it_draws(tracing):
     from models.trace import Recorder
 
     rec = Recorder(trace=100 if tracing else 0)
-    buf = Buf(1, 0x1000, 2048, MACHINE["rx_buffer"], "free", "kmalloc")
+    buf = Buf(1, 0x1000, 2048, MACHINE["rx_buffer"], MACHINE["rx_buffer"].sid["free"], "kmalloc")
     go(rec, buf, EDGE_ID["kmalloc"])
     go(rec, buf, EDGE_ID["dma_map_single"])
     assert buf.state == "mapped" and not rec.violations

@@ -1,0 +1,167 @@
+"""A PCIe NIC's side of the host: the RX descriptor ring the device fills and the driver cleans.
+
+The device DMAs each arriving frame into the next descriptor it owns (one
+or, for a jumbo frame, several) and marks it done; with none free it drops
+the frame (`rx_dropped`). The driver's clean loop takes done descriptors
+in order, hands each frame to its RX strategy (models/rxpath.py: how the
+buffer is synced, unmapped or recycled and the descriptor refilled) and
+builds the skb. TX (TCP's ACKs) goes out through a DMA-mapped TX ring.
+
+Arrivals are computed lazily (models/wire.py): the ring is brought up to
+date whenever the CPU looks at it, so the model needs no event per frame.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .calls import CALL_ID as C
+from .dma import MAP_SINGLE, TO_DEVICE
+from .lifecycle import EDGE_ID as E
+from .memory import FOUR_GiB
+from .ring import Ring
+from .rxpath import STRATEGIES, PagePoolFrag, go
+
+RX_FRAME, RX_DROPPED, NAPI_POLL = C["rx_frame"], C["rx_dropped"], C["napi_poll"]
+E_RX_FRAME = E["rx_frame"]
+
+
+class PcieRing:
+    kind = "pcie"
+
+    def __init__(self, sim: Any) -> None:
+        sc = sim.sc
+        self.sim = sim
+        self.rec = sim.rec
+        self.wire = sim.wire
+        # Coherent memory (descriptor rings) follows the coherent mask: ZONE_DMA32 when <= 32 bits.
+        self.ring_phys = sim.mem.alloc(1, limit=FOUR_GiB if sc.coherent_mask <= 32 else None)
+        self.ring = Ring(sc.ring_size)
+        self.descs = self.ring.descs
+        self.frame_len = sc.mtu + 14
+        self.driver_rx = sim.costs.driver_rx
+        self.strategy = STRATEGIES[sc.strategy](sim, self.ring)
+        self.pool = self.strategy.pool if isinstance(self.strategy, PagePoolFrag) else None
+        # Only a driver that lies about its mask can make the device write beyond its reach.
+        self.check_reach = "mask-violation" in sim.faults
+        self.device_reach = (1 << min(sc.dma_mask, 32 if self.check_reach else 64)) - 1
+
+    def fill(self) -> None:
+        """ifup: the driver posts a buffer on every descriptor (or as many as it can map)."""
+        sim = self.sim
+        sim.filling = True
+        for d in self.descs:
+            if not self.strategy.fill(d):
+                break
+        sim.filling = False
+
+    # -- the device --------------------------------------------------------------------
+    def advance(self, t: int) -> None:
+        """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped."""
+        sim = self.sim
+        wire, ring, rec = self.wire, self.ring, self.rec
+        length = self.frame_len
+        while True:
+            ta = wire.next_arrival(t)
+            if ta is None or ta > t:
+                return
+            wire.take()
+            sim.frames += 1
+            chain = ring.device_fill(length, ta)
+            if chain is None:
+                sim.dropped += 1
+                wire.on_drop()
+                rec.device(RX_DROPPED, ta, "|no free descriptor")
+                continue
+            for desc in chain:
+                buf = desc.buf
+                rec.cnt[RX_FRAME] += 1
+                if rec.tracing:
+                    rec.emit(RX_FRAME, 0, "desc %d|%d bytes into buf#%d%s",
+                             (desc.idx, desc.len, buf.id, "" if desc.eop else " (more descriptors follow)"),
+                             ctx="device", t=ta)
+                if buf.m is not None:
+                    go(rec, buf, E_RX_FRAME)
+                elif buf.page is not None:
+                    go(rec, buf.page, E_RX_FRAME)
+                m = buf.map
+                if m is not None:
+                    off = buf.offset if buf.page is not None else 0
+                    if off + desc.len > m.size:
+                        sim.dma.device_wrote_beyond(m, off, desc.len, f"desc {desc.idx}")
+                    if self.check_reach and m.dma + off + desc.len - 1 > self.device_reach:
+                        rec.violate("mask-violation",
+                                    f"device writes to bus address {m.dma:#x}, beyond the "
+                                    f"{self.device_reach.bit_length()} address bits it drives",
+                                    f"desc {desc.idx}")
+
+    def next_irq(self, now: int) -> int | None:
+        """When the next RX interrupt is due: a frame already done, else the next arrival."""
+        first = self.ring.next_done()
+        return first.t_done if first is not None else self.wire.next_arrival(now)
+
+    def has_frames(self) -> bool:
+        return self.ring.next_done() is not None
+
+    def on_irq(self) -> None:
+        """The hard IRQ handler masked the interrupt: the driver's bottom half takes it from here."""
+        self.sim.schedule_rx()
+
+    def rearm(self) -> None:
+        """The driver is done for now: unmask the RX interrupt."""
+        self.sim.irq_on = True
+        self.sim.device_wake()
+
+    # -- the driver's clean loop -----------------------------------------------------------
+    def rx_one(self, in_napi: bool) -> bool:
+        """Clean the next frame if the device has finished one; False when none is ready."""
+        rec = self.rec
+        if self.wire.next_t <= rec.t:          # a frame may have arrived (cheap test first)
+            self.advance(rec.t)
+        ring = self.ring
+        desc = self.descs[ring.clean_idx]
+        if not desc.done:
+            return False
+        # The driver cleans one frame: its descriptors up to end-of-packet, refilled as it goes.
+        rec.extra[NAPI_POLL] += self.driver_rx
+        rec.t += self.driver_rx
+        if desc.eop:
+            descs = [desc]
+            ring.clean_idx = (ring.clean_idx + 1) % ring.size
+            length = desc.len
+        else:
+            descs = ring.take_frame()
+            length = sum(d.len for d in descs)
+        sim = self.sim
+        got, xdp = self.strategy.receive(descs)
+        sim.processed += 1
+        if got is None:
+            sim.dropped += 1
+            return True
+        data, frags = got
+        stack = sim.stack
+        if xdp:
+            stack.xdp_tx(data, length)
+            return True
+        stack.rx(stack.build(data, frags, length, in_napi, self.pool is not None), in_napi)
+        return True
+
+    # -- TX -------------------------------------------------------------------------------
+    def xmit(self, head, data: int, nbytes: int) -> None:
+        """An skb for the TX ring: mapped TO_DEVICE, reclaimed by the next poll's TX clean."""
+        sim = self.sim
+        m = sim.dma.map(data, nbytes, TO_DEVICE, MAP_SINGLE)
+        if m is None:           # dma_mapping_error(): the driver drops the frame
+            sim.stack.tx_dropped(head, data)
+        else:
+            sim.stack.tx_posted(head, data, m)
+
+    # -- ifdown ------------------------------------------------------------------------------
+    def deinit(self) -> None:
+        """RX DMA is stopped before the buffers are taken back; every buffer goes back where it came from."""
+        self.rec.call(C["ring_deinit"], 0, "rx")
+        self.ring.stop()
+        for d in self.descs:
+            if d.buf is not None:
+                d.done = False
+                self.strategy.deinit(d)
