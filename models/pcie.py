@@ -61,11 +61,7 @@ class PcieRing:
         sim = self.sim
         wire, ring, rec = self.wire, self.ring, self.rec
         length = self.frame_len
-        while True:
-            ta = wire.next_arrival(t)
-            if ta is None or ta > t:
-                return
-            wire.take()
+        while (ta := wire.take_by(t)) is not None:
             sim.frames += 1
             chain = ring.device_fill(length, ta)
             if chain is None:

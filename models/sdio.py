@@ -92,11 +92,7 @@ class SdioMailbox:
     def advance(self, t: int) -> None:
         """Every frame that has arrived by t waits in the firmware's mailbox."""
         sim, wire = self.sim, self.wire
-        while True:
-            ta = wire.next_arrival(t)
-            if ta is None or ta > t:
-                return
-            wire.take()
+        while (ta := wire.take_by(t)) is not None:
             sim.frames += 1
             self.fw_q.append(ta)
 

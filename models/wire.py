@@ -63,12 +63,14 @@ class Wire:
                 self.next_t = t_open
         return self.next_t
 
-    def take(self) -> int:
-        """Consume the arrival at next_t; returns its time."""
-        t = self.next_t
+    def take_by(self, t: int) -> int | None:
+        """The next frame, if it has arrived by t: taken off the wire, its arrival time returned."""
+        ta = self.next_arrival(t)
+        if ta is None or ta > t:
+            return None
         self.sent += 1
-        self.next_t = t + self.ser_ns
-        return t
+        self.next_t = ta + self.ser_ns
+        return ta
 
     def on_ack(self, t: int, level: int) -> None:
         self.openings.append((t + self.rtt, level))
