@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from .calls import CALL_ID as C
 from .iommu import Iommu
+from .lifecycle import EDGE_ID as E, MACHINE, Tracked
 from .scenario import Costs
 from .swiotlb import Swiotlb
 
@@ -35,10 +36,15 @@ BOUNCE, TBL_MAP, TBL_UNMAP = C["swiotlb_bounce"], C["swiotlb_tbl_map_single"], C
 IOMMU_MAP, IOMMU_UNMAP, IOTLB_SYNC, FQ_FLUSH = (C["iommu_map"], C["iommu_unmap"], C["iotlb_sync"],
                                                 C["iommu_flush_queue"])
 FQ_TIMEOUT_PS = 10_000_000 * 1000
+SLOTS, IOVA = MACHINE["swiotlb_slot"], MACHINE["iova"]
+E_TBL_MAP, E_BOUNCE, E_TBL_UNMAP = E["swiotlb_tbl_map_single"], E["swiotlb_bounce"], E["swiotlb_tbl_unmap_single"]
+E_IOMMU_MAP, E_IOMMU_UNMAP, E_IOTLB_SYNC, E_FQ_FLUSH = (E["iommu_map"], E["iommu_unmap"], E["iotlb_sync"],
+                                                      E["iommu_flush_queue"])
 
 
 class Mapping:
-    __slots__ = ("id", "dma", "phys", "size", "dir", "slot", "pages", "live", "cpu_owned", "kind", "bsize")
+    __slots__ = ("id", "dma", "phys", "size", "dir", "slot", "pages", "live", "cpu_owned", "kind", "bsize", "run",
+                 "iova")
 
     def __init__(self, id: int, dma: int, phys: int, size: int, dir: str, slot: int, pages: int, kind: str):
         self.id = id
@@ -52,6 +58,8 @@ class Mapping:
         self.cpu_owned = False
         self.kind = kind          # "single" or "page"
         self.bsize = size         # bytes of SWIOTLB slots held (granule-padded for untrusted devices)
+        self.run: Tracked | None = None     # its SWIOTLB slots, in the swiotlb_slot machine
+        self.iova: Tracked | None = None    # its IOVA range, in the iova machine
 
     @property
     def bounced(self) -> bool:
@@ -77,6 +85,7 @@ class DmaApi:
         self.line_ps = self.cost.cache_line_op
         self.bounce_gbs = self.cost.swiotlb_gbs
         self.faults = sim.faults
+        self.fq: list[Tracked] = []       # lazy mode: IOVA ranges unmapped, waiting for the flush
 
     # -- helpers -------------------------------------------------------------
     def _cache_maint(self, size: int) -> int:
@@ -84,8 +93,11 @@ class DmaApi:
         return ((size + self.cacheline - 1) // self.cacheline) * self.line_ps
 
     def _bounce(self, m: Mapping, nbytes: int, towards: str) -> None:
-        self.rec.call(BOUNCE, Costs.copy(nbytes, self.bounce_gbs), "map#%s|%s bytes %s", m.id, nbytes, towards)
-        self.rec.bounce_bytes += nbytes
+        rec = self.rec
+        rec.call(BOUNCE, Costs.copy(nbytes, self.bounce_gbs), "map#%s|%s bytes %s", m.id, nbytes, towards)
+        rec.bounce_bytes += nbytes
+        if m.run is not None:
+            m.run.go(rec, E_BOUNCE)
 
     # -- map / unmap -----------------------------------------------------------
     def map(self, phys: int, size: int, dir: str, call: int = MAP_SINGLE,
@@ -109,9 +121,12 @@ class DmaApi:
                 slot = self._take_slots(bsize, mid)
                 if slot < 0:
                     return None
+                run = self._run(slot)
                 target = self.swiotlb.addr(slot)
             dma, pages = self.iommu.map(target, size)
             rec.call(IOMMU_MAP, -1, "map#%s|iova %#x pages %s", mid, dma, pages)
+            iova = Tracked(IOVA, f"iova {dma & ~4095:#x}")
+            iova.go(rec, E_IOMMU_MAP)
         elif not self.force_bounce and phys + size - 1 <= self.mask:
             dma = phys                 # dma-direct: the bus address is the physical address
         else:                          # forced, or the buffer ends beyond the mask: bounce it
@@ -119,6 +134,7 @@ class DmaApi:
                 slot = self._take_slots(size, mid)
                 if slot < 0:
                     return None
+                run = self._run(slot)
                 target = self.swiotlb.addr(slot)
             elif self.swiotlb is None and "mask-violation" not in self.faults:
                 rec.warn("dma-mapping-error",
@@ -127,7 +143,10 @@ class DmaApi:
             dma = target
         m = Mapping(mid, dma, phys, size, dir, slot, pages, "page" if call == MAP_PAGE else "single")
         m.bsize = bsize
+        if pages:
+            m.iova = iova
         if slot >= 0:
+            m.run = run
             # The map-time copy happens for every direction (swiotlb_tbl_map_single).
             self._bounce(m, size, "to bounce buffer")
         elif not skip_cpu_sync and not self.coherent:
@@ -138,6 +157,12 @@ class DmaApi:
                         f"map#{mid}")
         self.live[mid] = m
         return m
+
+    def _run(self, slot: int) -> Tracked:
+        """The slots swiotlb_tbl_map_single() just took, as an object of the swiotlb_slot machine."""
+        run = Tracked(SLOTS, f"slot {slot}")
+        run.go(self.rec, E_TBL_MAP)
+        return run
 
     def _take_slots(self, size: int, mid: int) -> int:
         sw = self.swiotlb
@@ -174,26 +199,44 @@ class DmaApi:
         io = self.iommu
         if io is not None and m.pages:
             rec.call(IOMMU_UNMAP, -1, "map#%s", m.id)
+            iova = m.iova
+            assert iova is not None
+            iova.go(rec, E_IOMMU_UNMAP)
             flush = io.unmap(m.dma, m.pages)
             if io.strict:
                 rec.call(IOTLB_SYNC, -1, "map#%s|strict: invalidate and wait", m.id)
-            elif flush:
-                n = io.flush_queue()
-                rec.call(FQ_FLUSH, -1, "|%s IOVAs freed", n)
-            elif io.fq_deadline < 0:
+                iova.go(rec, E_IOTLB_SYNC)
+            else:
+                self.fq.append(iova)
+            if flush:
+                self.flush_queue("")
+            elif not io.strict and io.fq_deadline < 0:
                 io.fq_deadline = rec.t + FQ_TIMEOUT_PS
                 self.sim.engine.at(io.fq_deadline, self.sim.fq_timer, None)
         if m.slot >= 0:
             if m.dir != TO_DEVICE and not skip_cpu_sync:
                 self._bounce(m, m.size, "back to the original")
             rec.call(TBL_UNMAP, -1, "map#%s", m.id)
-            assert self.swiotlb is not None
+            assert self.swiotlb is not None and m.run is not None
+            m.run.go(rec, E_TBL_UNMAP)
             self.swiotlb.release(m.slot, m.bsize)
         elif not skip_cpu_sync and not self.coherent:
             rec.charge(call, self._cache_maint(size))
         m.live = False
         m.cpu_owned = True
         del self.live[m.id]
+
+    def flush_queue(self, why: str) -> int:
+        """Lazy mode: one IOTLB flush for every IOVA queued; they become reusable (fq_flush_iotlb)."""
+        io = self.iommu
+        assert io is not None
+        n = io.flush_queue()
+        rec = self.rec
+        rec.call(FQ_FLUSH, -1, "|%s%s IOVAs freed", why, n)
+        for iova in self.fq:
+            iova.go(rec, E_FQ_FLUSH)
+        self.fq.clear()
+        return n
 
     # -- sync --------------------------------------------------------------------
     def _check_range(self, m: Mapping, offset: int, length: int) -> None:

@@ -23,23 +23,44 @@ containers) and frees 42.
 from __future__ import annotations
 
 from .calls import CALL_ID as C
+from .lifecycle import DST, EDGE_ID as E, MACHINE
 
 GRO_LEGACY_MAX_SIZE = 65536
 MAX_SKB_FRAGS = 17
 ETH_HLEN = 14
 TCP_IP_HEADERS = 52
 NAPI_KFREE, KFREE, STOLEN = C["__napi_kfree_skb"], C["__kfree_skb"], C["napi_skb_free_stolen_head"]
+FLOW = MACHINE["gro_flow"]
+_TID, EMPTY = FLOW.tid, FLOW.sid["empty"]
+E_RECEIVE, E_COMPLETE, E_FLUSH = E["napi_gro_receive"], E["napi_gro_complete"], E["napi_gro_flush"]
 
 
 class Gro:
-    """The GRO state of one NAPI instance: at most one held flow (the model has one flow)."""
+    """The GRO state of one NAPI instance: at most one held flow (the model has one flow).
+
+    The flow is an object of the gro_flow machine (`st`), labelled "flow".
+    """
+    label = "flow"
 
     def __init__(self, stack) -> None:
         self.stack = stack
+        self.rec = stack.rec
         self.held = None
+        self.st = EMPTY
+
+    @property
+    def state(self) -> str:
+        return FLOW.states[self.st]
 
     def receive(self, skb, in_napi: bool) -> None:
         """dev_gro_receive() -> tcp_gro_receive() -> skb_gro_receive() for one TCP segment."""
+        rec = self.rec
+        tid = _TID[self.st][E_RECEIVE]
+        if rec.tracing:
+            FLOW.go(rec, self, E_RECEIVE, "flow")
+        else:
+            self.st = DST[tid]
+            rec.moves[tid] += 1
         held = self.held
         if held is None:
             self.held = skb
@@ -49,6 +70,7 @@ class Gro:
         if held.len - ETH_HLEN + payload >= GRO_LEGACY_MAX_SIZE:
             self.held = skb                # -E2BIG: complete the chain, the segment starts a new one
             self.stack.gro_complete(held)
+            FLOW.go(rec, self, E_COMPLETE, "flow")
             return
         lp = held.last
         heads = self.stack.sim.heads
@@ -89,4 +111,6 @@ class Gro:
     def flush(self):
         """napi_gro_flush(): hand back the held chain (or None)."""
         held, self.held = self.held, None
+        if held is not None:
+            FLOW.go(self.rec, self, E_FLUSH, "flow")
         return held

@@ -37,7 +37,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("unmapped", "napi_build_skb", "in-skb"),
         ("unmapped", "slab_build_skb", "in-skb"),
         ("unmapped", "skb_put", "in-skb"),
-        ("in-skb", "deliver", "in-stack"),
+        ("in-skb", "netif_receive_skb", "in-stack"),
         ("in-stack", "skb_release_data", "free"),
         ("in-skb", "skb_release_data", "free"),
         ("device-owned", "ring_deinit", "unmapped"),
@@ -51,7 +51,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("mapped", "page_pool_alloc_frag", "carving"),
         ("mapped", "page_pool_recycle_direct", "alloc-cache"),
         ("carving", "page_pool_alloc_frag", "carving"),
-        ("carving", "frags_out", "in-flight"),
+        ("carving", "page_pool_drain_frag", "in-flight"),
         ("carving", "page_pool_recycle_direct", "alloc-cache"),
         ("carving", "page_pool_recycle_ring", "ptr_ring"),
         ("in-flight", "page_pool_recycle_direct", "alloc-cache"),
@@ -75,7 +75,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("cpu-synced", "xdp_do_tx", "tx-posted"),
         ("tx-posted", "tx_complete", "returned"),
         ("tx-posted", "ring_deinit", "returned"),
-        ("in-skb", "deliver", "in-stack"),
+        ("in-skb", "netif_receive_skb", "in-stack"),
         ("in-stack", "skb_release_data", "returned"),
         ("in-skb", "skb_release_data", "returned"),
         ("device-owned", "ring_deinit", "returned"),
@@ -94,10 +94,28 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("filled", "ring_deinit", "unmapped"),
         ("unmapped", "put_page", "buddy"),
     ]),
-    "swiotlb_slot": ("SWIOTLB bounce slots", "free", [
+    "swiotlb_slot": ("SWIOTLB bounce slots (one mapping's run)", "free", [
         ("free", "swiotlb_tbl_map_single", "mapped"),
         ("mapped", "swiotlb_bounce", "mapped"),
         ("mapped", "swiotlb_tbl_unmap_single", "free"),
+    ]),
+    "iova": ("IOMMU mapping (an IOVA range)", "free", [
+        ("free", "iommu_map", "mapped"),
+        ("mapped", "iommu_unmap", "unmapped"),
+        ("unmapped", "iotlb_sync", "free"),             # strict: invalidated before unmap returns
+        ("unmapped", "iommu_flush_queue", "free"),      # lazy: freed with the whole flush queue
+    ]),
+    "tx_buffer": ("TX buffer (a TCP ACK on its way out)", "free", [
+        ("free", "dev_queue_xmit", "queued"),
+        ("queued", "dma_map_single", "mapped"),
+        ("queued", "dev_kfree_skb", "free"),            # dma_mapping_error(): dropped
+        ("mapped", "post", "device-owned"),
+        ("device-owned", "tx_complete", "sent"),
+        ("sent", "dma_unmap_single", "unmapped"),
+        ("unmapped", "napi_consume_skb", "free"),
+        ("unmapped", "dev_kfree_skb", "free"),
+        ("queued", "sdio_write", "written"),            # SDIO/USB: one CMD53 on the shared bus
+        ("written", "consume_skb", "free"),
     ]),
     "skb_head": ("sk_buff head: slab or NAPI cache", "slab", [
         ("slab", "kmem_cache_alloc", "in-use"),
@@ -113,7 +131,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("idle", "napi_schedule", "scheduled"),
         ("scheduled", "napi_poll", "polling"),
         ("polling", "napi_complete_done", "idle"),
-        ("polling", "budget_exhausted", "scheduled"),
+        ("polling", "repoll", "scheduled"),
         ("idle", "napi_disable", "disabled"),
         ("scheduled", "napi_disable", "disabled"),
         ("polling", "napi_disable", "disabled"),      # it waits for the poll in progress to end
@@ -129,7 +147,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
     "gro_flow": ("GRO hold per flow", "empty", [
         ("empty", "napi_gro_receive", "held"),
         ("held", "napi_gro_receive", "held"),
-        ("held", "gro_max_size", "empty"),
+        ("held", "napi_gro_complete", "held"),          # the chain is full: it goes up, the segment starts anew
         ("held", "napi_gro_flush", "empty"),
     ]),
 }
@@ -206,6 +224,26 @@ class Machine:
         if rec.tracing:
             rec.moved(self.name, label, self.states[st], self.states[nxt], EDGE_NAMES[edge])
         return True
+
+
+class Tracked:
+    """An object that is nothing but its place in a machine: a NAPI instance, a slot run, an IOVA range."""
+    __slots__ = ("m", "st", "label")
+
+    def __init__(self, m: Machine, label: str) -> None:
+        self.m = m
+        self.st = 0               # the machine's initial state
+        self.label = label
+
+    @property
+    def state(self) -> str:
+        return self.m.states[self.st]
+
+    def go(self, rec, edge: int) -> bool:
+        return self.m.go(rec, self, edge, self.label)
+
+    def set(self, state: str) -> None:
+        self.st = self.m.sid[state]
 
 
 def _machine(name: str) -> Machine:

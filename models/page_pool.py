@@ -47,7 +47,7 @@ S = M.sid
 CARVING, ALLOC_CACHE, PTR_RING, IN_FLIGHT = S["carving"], S["alloc-cache"], S["ptr_ring"], S["in-flight"]
 E_ALLOC_PAGES, E_DMA_MAP, E_ALLOC_FRAG = E["alloc_pages"], E["page_pool_dma_map"], E["page_pool_alloc_frag"]
 E_DIRECT, E_RING, E_RELEASE = E["page_pool_recycle_direct"], E["page_pool_recycle_ring"], E["page_pool_release_page"]
-E_REFILL, E_PUT_PAGE, E_FRAGS_OUT = E["page_pool_refill_alloc_cache"], E["put_page"], E["frags_out"]
+E_REFILL, E_PUT_PAGE, E_FRAGS_OUT = E["page_pool_refill_alloc_cache"], E["put_page"], E["page_pool_drain_frag"]
 
 ALLOC_FRAG, RECYCLE_DIRECT, RECYCLE_RING = C["page_pool_alloc_frag"], C["page_pool_recycle_direct"], C[
     "page_pool_recycle_ring"]

@@ -143,14 +143,14 @@ class PcieRing:
         return True
 
     # -- TX -------------------------------------------------------------------------------
-    def xmit(self, head, data: int, nbytes: int) -> None:
+    def xmit(self, tx, head, data: int, nbytes: int) -> None:
         """An skb for the TX ring: mapped TO_DEVICE, reclaimed by the next poll's TX clean."""
         sim = self.sim
         m = sim.dma.map(data, nbytes, TO_DEVICE, MAP_SINGLE)
         if m is None:           # dma_mapping_error(): the driver drops the frame
-            sim.stack.tx_dropped(head, data)
+            sim.stack.tx_dropped(tx, head, data)
         else:
-            sim.stack.tx_posted(head, data, m)
+            sim.stack.tx_posted(tx, head, data, m)
 
     # -- ifdown ------------------------------------------------------------------------------
     def deinit(self) -> None:

@@ -246,7 +246,9 @@ class PerFrame(Strategy):
         return (old, []), False
 
     def _free_data(self, buf: Buf) -> None:
+        """A buffer that never became an skb goes back (a failed map, ifdown)."""
         self.rec.call(self.free_call, -1, "buf#%s", buf.id)
+        go(self.rec, buf, self.free_edge)
         self.slab.free(buf.phys)
         if buf.head is not None and buf.state != "in-skb":
             self.sim.heads.free(buf.head, in_napi=False)
@@ -265,7 +267,6 @@ class PerFrame(Strategy):
         buf = desc.buf
         self.dma.unmap(buf.map, self.map_size, self.dir, UNMAP_SINGLE)
         go(self.rec, buf, E_RING_DEINIT)
-        go(self.rec, buf, self.free_edge)
         self._free_data(buf)
         desc.buf = None
 

@@ -121,8 +121,8 @@ class SdioMailbox:
         self.free_at = start + int(round(busy / self.duty))
         self.engine.at(start + busy, fn, arg)
 
-    def xmit(self, head, data: int, nbytes: int) -> None:
-        self.submit(padded(nbytes + HTC_HDR + WIFI_HDR), self._write_done, (head, data), "tx")
+    def xmit(self, tx, head, data: int, nbytes: int) -> None:
+        self.submit(padded(nbytes + HTC_HDR + WIFI_HDR), self._write_done, (tx, head, data), "tx")
 
     def _write_done(self, obj: Any) -> None:
         self.rec.device(SDIO_WRITE, self.engine.now, "|ACK written")

@@ -26,7 +26,7 @@ from .calls import CALL_ID as C
 from .dma import DmaApi
 from .engine import Engine
 from .iommu import Iommu
-from .lifecycle import EDGE_ID as E, MACHINE
+from .lifecycle import EDGE_ID as E, MACHINE, Tracked
 from .memory import FOUR_GiB, PhysMem
 from .metrics import mark, metrics
 from .pcie import PcieRing
@@ -45,32 +45,12 @@ STALL_EVENTS = 200_000
 
 NAPI, TASKLET = MACHINE["napi"], MACHINE["tasklet"]
 E_SCHEDULE, E_POLL, E_COMPLETE, E_EXHAUSTED = (E["napi_schedule"], E["napi_poll"], E["napi_complete_done"],
-                                               E["budget_exhausted"])
+                                               E["repoll"])
 E_T_SCHEDULE, E_T_ACTION, E_T_UNMASK = E["tasklet_schedule"], E["tasklet_action"], E["irq_unmask"]
 IRQ, NAPI_SCHEDULE, NAPI_POLL = C["irq"], C["napi_schedule"], C["napi_poll"]
 NAPI_COMPLETE, TASKLET_SCHEDULE, TASKLET_ACTION, IRQ_UNMASK = (C["napi_complete_done"], C["tasklet_schedule"],
                                                                C["tasklet_action"], C["irq_unmask"])
 FQ_FLUSH = C["iommu_flush_queue"]
-
-
-class Instance:
-    """A NAPI instance or a tasklet: one object moving through its machine."""
-    __slots__ = ("m", "st", "label")
-
-    def __init__(self, m, label: str) -> None:
-        self.m = m
-        self.st = 0
-        self.label = label
-
-    @property
-    def state(self) -> str:
-        return self.m.states[self.st]
-
-    def go(self, rec, edge: int) -> None:
-        self.m.go(rec, self, edge, self.label)
-
-    def set(self, state: str) -> None:
-        self.st = self.m.sid[state]
 
 
 class Sim:
@@ -127,8 +107,8 @@ class Sim:
             self.napi_api = sc.mac80211_rx == "ieee80211_rx_napi" or self.napi_polled
         else:
             self.napi_api = self.napi_polled
-        self.napi = Instance(NAPI, "napi")
-        self.tasklet = Instance(TASKLET, "rx tasklet")
+        self.napi = Tracked(NAPI, "napi")
+        self.tasklet = Tracked(TASKLET, "rx tasklet")
         self.defer_kick = False
         self.irq_on = True
         self.irq_pending = False
@@ -446,8 +426,7 @@ class Sim:
         io.fq_deadline = -1
         rec = self.rec
         rec.begin("softirq", max(self.engine.now, self.cpu_free))
-        n = io.flush_queue()
-        rec.call(FQ_FLUSH, -1, "|timer: %s IOVAs freed", n)
+        self.dma.flush_queue("timer: ")
         self.cpu_free = rec.t
 
     # ------------------------------------------------------------------ running

@@ -30,7 +30,7 @@ from collections import deque
 from .calls import CALL_ID as C
 from .dma import TO_DEVICE, UNMAP_SINGLE
 from .gro import Gro
-from .lifecycle import DST, EDGE_ID as E
+from .lifecycle import DST, EDGE_ID as E, MACHINE, Tracked
 from .memory import Slab
 from .rxpath import go
 from .skb import Skb
@@ -54,20 +54,26 @@ XDP_TX, TX_COMPLETE, DEV_KFREE, KFREE_LIST = C["xdp_do_tx"], C["tx_complete"], C
 
 E_BUILD_SKB, E_NAPI_BUILD, E_SLAB_BUILD, E_SKB_PUT = (E["build_skb"], E["napi_build_skb"], E["slab_build_skb"],
                                                      E["skb_put"])
-E_ADD_FRAG, E_DELIVER, E_RELEASE = E["skb_add_rx_frag"], E["deliver"], E["skb_release_data"]
+E_ADD_FRAG, E_DELIVER, E_RELEASE = E["skb_add_rx_frag"], E["netif_receive_skb"], E["skb_release_data"]
 E_XDP_TX, E_TX_COMPLETE, E_RING_DEINIT = E["xdp_do_tx"], E["tx_complete"], E["ring_deinit"]
+TXBUF = MACHINE["tx_buffer"]
+E_XMIT, E_MAP, E_POST, E_UNMAP = E["dev_queue_xmit"], E["dma_map_single"], E["post"], E["dma_unmap_single"]
+E_NAPI_CONSUME, E_DEV_KFREE, E_SDIO_WRITE, E_CONSUME = (E["napi_consume_skb"], E["dev_kfree_skb"], E["sdio_write"],
+                                                       E["consume_skb"])
 
 
 class TxEntry:
-    __slots__ = ("kind", "skb", "buf", "map", "t_done", "data")
+    """One TX descriptor in use: an ACK (its sk_buff, data and mapping) or an XDP_TX frame (a fragment)."""
+    __slots__ = ("kind", "skb", "buf", "map", "t_done", "data", "obj")
 
-    def __init__(self, kind: str, skb, buf, m, t_done: int, data: int) -> None:
+    def __init__(self, kind: str, skb, buf, m, t_done: int, data: int, obj: Tracked | None = None) -> None:
         self.kind = kind
         self.skb = skb
         self.buf = buf
         self.map = m
         self.t_done = t_done
         self.data = data
+        self.obj = obj            # the ACK's tx_buffer object
 
 
 class Stack:
@@ -89,6 +95,7 @@ class Stack:
         self.wifi = sc.wifi
         self.jiffy = 10**12 // sc.cost.hz
         self.unacked = 0
+        self.acks = 0                 # ACKs sent (their tx_buffer objects are ack#1, ack#2, ...)
         self.rcv_level = 0
         self.sockq: deque = deque()
         self.defer: list = []         # this CPU's skb defer list (skb_attempt_defer_free)
@@ -373,22 +380,30 @@ class Stack:
         head = self.sim.heads.alloc_slab()
         data = self.ack_slab.alloc()
         rec.call(XMIT, -1, "head#%s|%s bytes", head.id, ACK_BYTES)
-        self.sim.link.xmit(head, data, ACK_BYTES)
+        self.acks += 1
+        tx = Tracked(TXBUF, f"ack#{self.acks}")
+        tx.go(rec, E_XMIT)
+        self.sim.link.xmit(tx, head, data, ACK_BYTES)
         self.sim.device_wake()
 
-    def tx_posted(self, head, data: int, m) -> None:
-        """The ACK is on the TX ring; the device is done with it TX_LATENCY later."""
-        self.tx.append(TxEntry("skb", head, None, m, self.rec.t + TX_LATENCY_PS, data))
+    def tx_posted(self, tx: Tracked, head, data: int, m) -> None:
+        """The ACK is mapped and on the TX ring; the device is done with it TX_LATENCY later."""
+        tx.go(self.rec, E_MAP)
+        tx.go(self.rec, E_POST)
+        self.tx.append(TxEntry("skb", head, None, m, self.rec.t + TX_LATENCY_PS, data, tx))
 
-    def tx_dropped(self, head, data: int) -> None:
+    def tx_dropped(self, tx: Tracked, head, data: int) -> None:
         """dma_mapping_error() on the ACK: the driver drops the frame."""
+        tx.go(self.rec, E_DEV_KFREE)
         self.sim.heads.free(head, in_napi=False)
         self.ack_slab.free(data)
 
     def ack_written(self, obj) -> None:
         """SDIO/USB: the ACK left over the bus; the skb is freed."""
-        head, data = obj
+        tx, head, data = obj
+        tx.go(self.rec, E_SDIO_WRITE)
         self.rec.call(CONSUME, 0, "head#%s", head.id)
+        tx.go(self.rec, E_CONSUME)
         self.sim.heads.free(head, in_napi=False)
         self.ack_slab.free(data)
 
@@ -412,9 +427,14 @@ class Stack:
                 go(self.rec, e.buf, E_TX_COMPLETE if not everything else E_RING_DEINIT)
                 self.sim.strategy.free_buf(e.buf, not everything)     # xdp_return_frame_rx_napi in the poll
                 continue
+            tx_obj = e.obj
+            assert tx_obj is not None
+            tx_obj.go(self.rec, E_TX_COMPLETE)
             self.sim.dma.unmap(e.map, ACK_BYTES, TO_DEVICE, UNMAP_SINGLE)
+            tx_obj.go(self.rec, E_UNMAP)
             in_napi = self.tx_napi_consume and not everything
             self.rec.call(NAPI_CONSUME if in_napi else DEV_KFREE, 0, "head#%s", e.skb.id)
+            tx_obj.go(self.rec, E_NAPI_CONSUME if in_napi else E_DEV_KFREE)
             self.sim.heads.free(e.skb, in_napi=in_napi)
             self.ack_slab.free(e.data)
         return done

@@ -32,7 +32,7 @@ from .lifecycle import NTRANSITIONS
 
 PS = 1000                  # picoseconds per nanosecond
 CONTEXTS = ("hardirq", "softirq", "process", "app", "device")
-LOOKBACK = 32              # events searched back for the call that caused a transition
+LOOKBACK = 6               # events searched back for the call that caused a transition (its own sub-calls)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +168,7 @@ class Recorder:
 
         Every call site moves its objects right after accounting the call, so the cause is the
         latest event of that call (a few others, such as the iommu_map inside a dma_map, may
-        come between); a step that is not a call of its own ("post", "deliver") belongs to the
+        come between); a step that is not a call of its own ("post", "repoll") belongs to the
         call it happens in, the latest event.
         """
         events = self.events

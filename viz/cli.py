@@ -165,11 +165,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the result as JSON (lesson, frames, seed, variants, headline)")
 
-    p = add("trace", "the event log as text, one kernel call a line", formatter_class=raw,
-            epilog_fn=_run_epilog)
+    p = add("trace", "the event log, one kernel call a line (text, or JSON with each call's transitions)",
+            formatter_class=raw, epilog_fn=_run_epilog)
     _sim_options(p, "frames to run (default 20)")
     p.add_argument("--variant", action="append", default=[], metavar="NAME",
                    help="the variant to trace (default: the lesson's first); one only")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object a line: the call, its time, context and cost, and the transitions "
+                        "{machine, object, from, to, edge} it caused")
 
     from .cli_sweep import DESCRIPTION, add_arguments, epilog
     p = add("sweep", "a metric against the values of one parameter, per variant, plotted in the terminal",
@@ -179,8 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("graph", "a lifecycle state machine (default: list the machines)")
     p.add_argument("machine", nargs="?", metavar="MACHINE", help="a machine name, e.g. rx_buffer or pp_page")
-    p.add_argument("--format", choices=("text", "dot", "mermaid"), default="text",
-                   help="text (default), Graphviz dot, or Mermaid stateDiagram")
+    p.add_argument("--format", choices=("text", "dot", "mermaid", "json"), default="text",
+                   help="text (default), Graphviz dot, Mermaid stateDiagram, or JSON (networkx node-link data)")
 
     p = add("stats", "a real machine's page_pool statistics (ethtool -S or page-pool-stats-get) "
                      "beside the closest lesson's")

@@ -268,7 +268,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     from models.runner import variant_params
     from models.sim import Sim
 
-    from .cli_trace import problems, render
+    from .cli_trace import event_json, problems, render
     lesson = load(args.lesson)
     if len(args.variant) > 1:
         raise CliError(f"trace: one --variant at a time, got {', '.join(args.variant)} "
@@ -280,7 +280,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
     setup_seq = sim.rec.seq             # the events so far are the set-up (the ring fill, before t=0)
     sim.run_frames(frames)
     events = list(sim.rec.events or ())
-    if events:
+    if args.json:
+        for e in events:
+            print(json.dumps(event_json(e, setup_seq)))
+    elif events:
         print(render(events, setup_seq))
     lost = sim.rec.seq - len(events)
     if lost > 0:
@@ -288,10 +291,12 @@ def cmd_trace(args: argparse.Namespace) -> int:
     expect = lesson.expect.get(name, ())
     shown = [v for v in sim.rec.violations if v.name in expect]
     found = [v for v in sim.rec.violations if v.name not in expect]
-    if shown:
+    if args.json:
+        pass        # violations are events of the stream (call "VIOLATION"); stdout stays one object a line
+    elif shown:
         print("", *problems(f"violations {lesson.id} / {name} shows on purpose (the lesson expects them):",
                             shown), sep="\n")
-    if found:
+    if found and not args.json:
         print("", *problems(f"violations reported by the checker in {lesson.id} / {name}:", found), sep="\n")
     counts: dict[str, int] = {}
     for v in found:
@@ -307,12 +312,13 @@ def cmd_graph(args: argparse.Namespace) -> int:
         width = max(map(len, machines))
         for name, (title, _, edges) in machines.items():
             print(f"{name:<{width}}  {title} ({len(edges)} transitions)")
-        print("\nShow one with `rxviz graph MACHINE [--format text|dot|mermaid]`.")
+        print("\nShow one with `rxviz graph MACHINE [--format text|dot|mermaid|json]`.")
         return 0
     if args.machine not in machines:
         raise CliError(f"unknown machine {args.machine!r}; known machines are {', '.join(machines)}"
                        f"{did_you_mean(args.machine, machines)}", 2)
-    render = {"text": lifecycle.to_text, "dot": lifecycle.to_dot, "mermaid": lifecycle.to_mermaid}[args.format]
+    render = {"text": lifecycle.to_text, "dot": lifecycle.to_dot, "mermaid": lifecycle.to_mermaid,
+              "json": lifecycle.to_json}[args.format]
     print(render(args.machine))
     return 0
 

@@ -47,6 +47,16 @@ def render(events: Iterable, setup_seq: int) -> str:
     return "\n".join(out)
 
 
+def event_json(e, setup_seq: int) -> dict:
+    """One event as `rxviz trace --json` prints it: the call and the transitions it caused."""
+    return {
+        "seq": e.seq, "t_ns": e.t_ns, "setup": e.seq <= setup_seq, "call": e.call, "ctx": e.ctx,
+        "cost_ns": e.cost_ns, "category": e.category, "object": e.obj, "detail": e.detail,
+        "transitions": [{"machine": t.machine, "object": t.obj, "from": t.src, "to": t.dst, "edge": t.call}
+                        for t in e.transitions],
+    }
+
+
 def problems(title: str, items: Iterable) -> list[str]:
     """A titled list of checker reports (violations or warnings), wrapped to WIDTH."""
     lines = [title]

@@ -1,0 +1,80 @@
+"""The lifecycles the model enforces are the graphs rxviz exports, and every object walks them.
+
+Each lesson variant runs traced (set-up, a few hundred frames, ifdown). Every
+transition in its events must be an edge of the networkx graph `rxviz graph
+--format json` prints; each object's transitions, in event order, must chain
+(the state one ends in is the state the next starts from); the run's per-edge
+counts (Recorder.moves) must equal what the trace shows; and no lesson may
+provoke an illegal transition.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+
+import pytest
+
+from models import lifecycle
+from models.lesson import all_lessons
+from models.sim import Sim
+
+FRAMES = 300
+CASES = [(lesson.id, v) for lesson in all_lessons() for v in lesson.variants]
+
+
+def traced(lesson_id: str, variant: str) -> Sim:
+    lesson = next(x for x in all_lessons() if x.id == lesson_id)
+    sim = Sim(lesson.params_for(variant), trace=2_000_000)
+    sim.run_frames(FRAMES)
+    sim.teardown()
+    assert sim.rec.seq == len(sim.rec.events), "the trace must hold every event"
+    return sim
+
+
+def exported_edges(machine: str) -> set[tuple[str, str, str]]:
+    data = json.loads(lifecycle.to_json(machine))
+    return {(e["source"], e["call"], e["target"]) for e in data["edges"]}
+
+
+EDGES = {m: exported_edges(m) for m in lifecycle.MACHINES}
+
+
+@pytest.mark.parametrize("lesson_id,variant", CASES)
+def test_every_traced_transition_is_an_exported_edge_and_objects_chain(lesson_id, variant):
+    sim = traced(lesson_id, variant)
+    assert [v for v in sim.rec.violations if v.name == "illegal-transition"] == []
+    last: dict[tuple[str, str], str] = {}
+    seen: Counter = Counter()
+    for e in sim.rec.events:
+        for t in e.transitions:
+            edge = (t.src, t.call, t.dst)
+            assert edge in EDGES[t.machine], f"{e.seq} {e.call}: {t}"
+            key = (t.machine, t.obj)
+            if key in last:
+                assert last[key] == t.src, f"{t.obj} was {last[key]}, moves from {t.src} at seq {e.seq}"
+            last[key] = t.dst
+            seen[(t.machine,) + edge] += 1
+    # the untraced counters of the same run say the same
+    moves = sim.rec.moves
+    for i, (m, src, call, dst) in enumerate(lifecycle.TRANSITION_EDGES):
+        assert moves[i] == seen[(m, src, call, dst)], (m, src, call, dst)
+
+
+def test_every_machine_is_walked_by_some_lesson():
+    walked: set[str] = set()
+    for lesson_id, variant in CASES:
+        sim = traced(lesson_id, variant)
+        walked |= {lifecycle.TRANSITION_EDGES[i][0] for i, n in enumerate(sim.rec.moves) if n}
+    assert walked == set(lifecycle.MACHINES)
+
+
+def test_the_tables_are_the_graphs():
+    by_machine = defaultdict(set)
+    for m, src, call, dst in lifecycle.TRANSITION_EDGES:
+        by_machine[m].add((src, call, dst))
+    for name, machine in lifecycle.MACHINE.items():
+        assert by_machine[name] == EDGES[name]
+        g = lifecycle.graph(name)
+        assert set(g.nodes) == set(machine.states)
+        assert g.graph["initial"] == machine.states[0]
