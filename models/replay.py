@@ -70,26 +70,35 @@ class LessonRun:
             return self.lesson.steps[0].show or self.names[0]
         return self.lesson.steps[k - 1].show or self.names[0]
 
-    def _apply(self, index: int) -> None:
+    def _run_step(self, index: int, sims: dict[str, Sim]) -> StepNote:
+        """Step index+1 on `sims`: every variant runs what the step says, the lead deciding `until`."""
         step = self.lesson.steps[index]
         run = step.run
         note = StepNote(index + 1, 0)
         if run is not None:
-            lead = self.sims[step.show or self.names[0]]
+            lead_name = step.show or self.names[0]
             if run.kind == "frames":
-                for sim in self.sims.values():
+                for sim in sims.values():
                     sim.run_frames(run.frames)
                 note.frames = run.frames
             elif run.kind == "until":
-                start = lead.processed
-                note.reached = lead.run_until(run.call, run.count, run.limit)
-                note.frames = lead.processed - start
-                for sim in self.sims.values():
-                    if sim is not lead:
+                if lead_name in sims:
+                    lead = sims[lead_name]
+                    start = lead.processed
+                    note.reached = lead.run_until(run.call, run.count, run.limit)
+                    note.frames = lead.processed - start
+                else:                       # a re-run of another variant alone: the lead decided
+                    note.frames = self._snaps[index + 1][1][-1].frames
+                for name, sim in sims.items():
+                    if name != lead_name:
                         sim.run_frames(note.frames)
             elif run.kind == "teardown":
-                for sim in self.sims.values():
+                for sim in sims.values():
                     sim.teardown(run.wait_ns)
+        return note
+
+    def _apply(self, index: int) -> None:
+        note = self._run_step(index, self.sims)
         self.notes.append(note)
         self.step = index + 1
         if self.step not in self._snaps:     # a replay reaches the same state: keep the first copy
@@ -130,6 +139,29 @@ class LessonRun:
                 self.goto(self.computed)
             self.forward()
         return self._snaps[k]
+
+    def step_calls(self, k: int) -> dict[str, tuple[int, int]]:
+        """The kernel calls of step k per variant, as event numbers (first, last); first > last: none."""
+        before, _ = self.snapshot(k - 1) if k > 0 else self.snapshot(0)
+        after, _ = self.snapshot(k)
+        return {v: (before[v].rec.seq + 1 if k > 0 else 1, after[v].rec.seq) for v in after}
+
+    def calls(self, k: int, variant: str, first: int, last: int) -> list:
+        """Every event numbered first..last of step k in one variant, with its transitions.
+
+        The player's trace buffer keeps only a step's last few hundred calls; this runs step k
+        again from the snapshot before it (the model is deterministic, so it is the same run),
+        keeping exactly that stretch. Step 0 is the set-up: its calls are in the snapshot.
+        """
+        if k <= 0:
+            sims, _ = self.snapshot(0)
+            return [e for e in sims[variant].rec.events if first <= e.seq <= last]
+        self.snapshot(k)                    # step k computed: its note says what the lead did
+        base, _ = self.snapshot(k - 1)
+        sim = copy.deepcopy(base[variant])
+        sim.rec.keep(first, last)
+        self._run_step(k - 1, {variant: sim})
+        return list(sim.rec.events)
 
     def back(self) -> bool:
         if self.step == 0:

@@ -97,7 +97,7 @@ class Counts(Mapping[str, int]):
 
 class Recorder:
     __slots__ = ("cnt", "extra", "unit", "moves", "t", "ctx", "t0", "cpu", "events", "seq", "violations",
-                 "warnings", "bounce_bytes", "tracing")
+                 "warnings", "bounce_bytes", "tracing", "keep_from", "keep_to")
 
     def __init__(self, trace: int = 0) -> None:
         self.cnt = [0] * NCALLS
@@ -111,6 +111,7 @@ class Recorder:
         self.events: deque[Event] | None = deque(maxlen=trace) if trace else None
         self.tracing = self.events is not None
         self.seq = 0
+        self.keep_from, self.keep_to = 0, 1 << 62      # the events kept (all, up to the buffer's size)
         self.violations: list[Violation] = []
         self.warnings: list[Violation] = []   # what the kernel would print that is not a driver bug
         self.bounce_bytes = 0
@@ -152,10 +153,18 @@ class Recorder:
     def emit(self, cid: int, cost: int, fmt: str, args: tuple, ctx: str = "", t: int = -1) -> None:
         """Append the Event of a call just accounted (traced runs only)."""
         self.seq += 1
+        if not self.keep_from <= self.seq <= self.keep_to:
+            return                      # outside the window asked for (keep()): numbered, not kept
         obj, _, detail = (fmt % args if args else fmt).partition("|")
         assert self.events is not None
         self.events.append(Event(self.seq, (self.t if t < 0 else t) // PS, CALL_NAMES[cid], ctx or self.ctx,
                                  cost / PS, CATEGORY_OF[cid], obj, detail))
+
+    def keep(self, first: int, last: int) -> None:
+        """Keep only the events numbered first..last, all of them (a re-run for one stretch of calls)."""
+        self.keep_from, self.keep_to = first, last
+        self.events = deque()
+        self.tracing = True
 
     def device(self, cid: int, t: int, fmt: str = "", *args: Any) -> None:
         """A call the device makes at time t: counted, costs no CPU, leaves the CPU's clock alone."""
@@ -175,13 +184,17 @@ class Recorder:
         if not events:
             return                      # nothing recorded yet to attach it to
         tr = Transition(machine, obj, src, dst, call)
-        n = len(events)
-        for i in range(n - 1, max(-1, n - 1 - LOOKBACK), -1):
+        oldest = self.seq - LOOKBACK
+        for i in range(len(events) - 1, -1, -1):
             ev = events[i]
+            if ev.seq <= oldest:
+                break
             if ev.call == call:
                 ev.transitions.append(tr)
                 return
-        events[-1].transitions.append(tr)
+        if events[-1].seq == self.seq:
+            events[-1].transitions.append(tr)
+        # else: the call it belongs to is outside the kept window
 
     # -- reading -----------------------------------------------------------------------
     @property
@@ -217,6 +230,8 @@ class Recorder:
     def _note(self, kind: str, name: str, message: str, obj: str) -> None:
         if self.events is not None:
             self.seq += 1
+            if not self.keep_from <= self.seq <= self.keep_to:
+                return
             self.events.append(Event(self.seq, self.t // PS, kind, self.ctx, 0.0, "driver", obj,
                                      f"{name}: {message}"))
 
