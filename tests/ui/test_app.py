@@ -16,6 +16,7 @@ from textual.command import CommandPalette
 
 from models.lesson import LessonNotFound, all_lessons
 from viz.app import make_app, run_app, settle
+from viz.screens.end import EndScreen
 from viz.screens.help import HelpScreen
 from viz.screens.home import HomeScreen
 from viz.screens.player import PlayerScreen
@@ -51,7 +52,7 @@ def position(app) -> tuple[int, int]:
 
 def heading(app) -> str:
     narration = app.screen.query_one(Narration)
-    return narration.heading(*narration.step)
+    return narration.heading(*narration.step[:2])
 
 
 # ------------------------------------------------------------------ stepping
@@ -71,7 +72,9 @@ async def test_step_keys_forward_and_back():
         assert position(app) == (0, 0)        # never below the cover
         await press(pilot, "end")
         assert position(app) == (13, 0)
-        await press(pilot, "right")
+        await press(pilot, "right")           # past the last step: the end of the lesson
+        assert isinstance(app.screen, EndScreen)
+        await press(pilot, "escape")
         assert position(app) == (13, 0)       # never past the last step
         await press(pilot, "home")
         assert position(app) == (0, 0)
@@ -417,6 +420,8 @@ async def test_play_each_lesson_to_its_end(lesson):
         assert heading(app).startswith(f"step {total}/{total} · ")
         assert not app.screen.playing
         await press(pilot, "right")
+        assert isinstance(app.screen, EndScreen)
+        await press(pilot, "escape")
         assert position(app) == (total, 0)
 
 
