@@ -45,7 +45,7 @@ class RxvizApp(App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (80, "-narrow"), (140, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-normal"), (34, "-roomy"), (50, "-tall")]
     BINDINGS = [
-        Binding("q", "quit", "quit"),
+        Binding("q", "quit", "quit", show=False),      # in help; the footer keeps its room for the lesson keys
         Binding("question_mark", "help", "help", key_display="?"),
     ]
 

@@ -217,7 +217,7 @@ class PlayerScreen(Presenting, Screen):
         if self._busy_timer is not None:
             self._busy_timer.stop()
         moved_step = self.frame is None or self.frame.step != frame.step
-        if moved_step:
+        if self.frame is not None and moved_step:
             self.variant = None                     # `v` picks a variant for this step only
         self.frame = frame
         step = frame.step

@@ -93,7 +93,7 @@ class SandboxScreen(ModalScreen[dict | None]):
                                  "Enter; Enter on an empty line runs the lesson again from this step with "
                                  "the changes. Pick a parameter below to start from its value."),
                          id="sb-help", markup=False)
-            yield Input(placeholder="name=value", id="sb-input")
+            yield Input(placeholder="name=value", id="sb-input", compact=True)
             yield Static(id="sb-error", markup=False)
             yield Static(id="sb-changes", markup=False)
             yield OptionList(*self._options(), id="sb-params")
