@@ -236,8 +236,8 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
     expect: dict[str, tuple[str, ...]] = {}
     inject: dict[str, tuple[str, ...]] = {}
     entries = v.mapping(top.vals["variants"], "variants")
-    if not 1 <= len(entries) <= 4:
-        top.fail("variants", f"expected 1 to 4 variants, got {len(entries)}")
+    if not 1 <= len(entries) <= 6:
+        top.fail("variants", f"expected 1 to 6 variants, got {len(entries)}")
     for key, val in entries:
         if not _VARIANT.fullmatch(key.value):
             v.fail(key, "variants", f"expected a lowercase letter then up to 23 of a-z, 0-9, '-', got {key.value!r}")

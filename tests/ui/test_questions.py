@@ -32,11 +32,12 @@ SIZE = (60, 30)          # each view is drawn at this size, shown or not
 
 STOP = set("""a an the of to in on and or is are be it its by for with from as at this that not no one
 none each every all any than then there their into out up down so only does do did what which when where
-who how why more most less same other another before after yes""".split())
+who how why more most less same other another before after yes kernel frame frames""".split())
 
 
 def words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9_]+(?:\(\))?", text.lower()) if w not in STOP}
+    """Lower-case words and kernel names ("napi_gro_receive()" counts as "napi_gro_receive")."""
+    return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if w not in STOP}
 
 
 def taught(lesson, step: int) -> set[str]:
@@ -55,9 +56,17 @@ def giveaway(lesson, step: int) -> set[str]:
     of six letters or more."""
     ask = lesson.steps[step - 1].ask
     others = set().union(*(words(c) for i, c in enumerate(ask.choices) if i != ask.answer)) | words(ask.question)
-    mine = words(ask.choices[ask.answer]) - others - taught(lesson, step)
-    return {w for w in mine if "_" in w or w.endswith("()") or (w.isdigit() and len(w) >= 2)
-            or (w.isalpha() and len(w) >= 6)}
+    right = ask.choices[ask.answer]
+    mine = words(right) - others - taught(lesson, step)
+    out = set()
+    for w in mine:
+        if w.isdigit() and len(w) >= 2:
+            # a number is a giveaway with what it counts ("60 s", "32 heads"), not as any 60 on screen
+            m = re.search(rf"(?<![\w]){w}\s+([a-z]+)", right.lower())
+            out.add(f"{w} {m.group(1)}" if m else w)
+        elif "_" in w or (w.isalpha() and len(w) >= 6):
+            out.add(w)
+    return out
 
 
 def lines_of(view: ModelView) -> list[str]:
