@@ -56,8 +56,8 @@ class SandboxScreen(ModalScreen[dict | None]):
 
     BINDINGS = [
         Binding("escape", "cancel", "cancel"),
-        Binding("ctrl+r", "run", "run from this step"),
-        Binding("ctrl+x", "clear", "the lesson's own run"),
+        Binding("ctrl+r", "run", "run from this step", priority=True),
+        Binding("ctrl+x", "clear", "the lesson's own run", priority=True),    # over Input's cut
     ]
     DEFAULT_CSS = """
     SandboxScreen {

@@ -234,9 +234,8 @@ class CountersView(ModelView):
             more = 0
         cells = []
         for k, v, d in items:
-            name = k if len(k) <= name_w else k[:name_w - 1] + "…"
-            if k in st.watch:          # marked by a glyph too, so it never rests on colour alone
-                name = ("▸" + name)[:name_w] if len(name) < name_w else "▸" + name[1:]
+            name = ("▸" + k) if k in st.watch else k      # watched: a glyph too, never colour alone
+            name = name if len(name) <= name_w else name[:name_w - 1] + "…"
             cells.append(self._text((name.ljust(name_w), "watch" if k in st.watch else ""), " ",
                                     f"{v:,}".rjust(num_w), " ",
                                     ((f"+{d:,}" if d else "").ljust(d_w), "delta")))
