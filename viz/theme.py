@@ -48,7 +48,12 @@ PRESENT = Theme(
         "block-cursor-background": "#FFB340",
         "block-cursor-foreground": "#000000",
         "block-cursor-text-style": "bold",
-        "input-selection-background": "#5CB8FF 40%",
+        "input-selection-background": "#1F4E79",
+        "input-selection-foreground": "#FFFFFF",
+        "screen-selection-background": "#1F4E79",
+        "screen-selection-foreground": "#FFFFFF",
+        "block-cursor-blurred-background": "#1F4E79",
+        "block-cursor-blurred-foreground": "#FFFFFF",
     },
 )
 
