@@ -86,7 +86,7 @@ class EndScreen(ModalScreen[None]):
         lesson = self.lesson
         with VerticalScroll() as box:
             box.border_title = f"end of the lesson · {lesson.title}"
-            box.can_focus = False
+            box.can_focus = True            # ↑ ↓ scroll it on a small screen
             names, rows = summary(lesson, self.player.frame)
             yield Static("What changed (the counters and metrics the steps watched, at the last step)",
                          classes="end-head", markup=False)
@@ -106,6 +106,7 @@ class EndScreen(ModalScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
         for panel in self.query(HeadlinePanel):
             panel.set_class(getattr(self.app, "present", False), "-present")
             self.player.want_headline(panel)
