@@ -217,3 +217,34 @@ async def test_a_model_error_is_one_line_with_the_lesson_and_step_and_the_app_st
         assert not app.screen.waiting and not app.screen.moves.busy
         await press(pilot, "left")                                   # still usable
         assert app.screen.frame.step == 1 and status.error == ""
+
+
+async def test_progress_survives_the_app_and_the_lessons_screen_resumes_it():
+    from viz.screens.home import HomeScreen
+    app = app_for("rx-basics", step=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "right", "2")                # step 4, answered right
+    tomorrow = make_app()
+    tomorrow.animation_level = "none"
+    async with tomorrow.run_test(size=(80, 24)) as pilot:
+        await settle(tomorrow, pilot)
+        assert isinstance(tomorrow.screen, HomeScreen)
+        prompt = str(tomorrow.screen.query_one("#lessons").get_option_at_index(0).prompt)
+        assert "seen 4/13" in prompt and "answered 1/2" in prompt
+        await press(pilot, "enter")
+        assert tomorrow.screen.frame.step == 4 and not tomorrow.screen.holding()   # resumed, answer kept
+
+
+async def test_a_corrupt_progress_file_is_one_notice_and_a_fresh_start():
+    from viz.state import state_dir
+    path = state_dir() / "progress.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{ half a file")
+    app = make_app()
+    notices = []
+    app.notify = lambda message, **kw: notices.append(message)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+    assert len(notices) == 1 and "kept as progress.json.corrupt-" in notices[0]
+    assert any(p.name.startswith("progress.json.corrupt-") for p in path.parent.iterdir())
