@@ -89,6 +89,7 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
     def compose(self) -> ComposeResult:
         yield Static(id="hl-title", markup=False)
         with Horizontal(id="hl-big"):
+            yield Static("model", classes="hl-arrow")
             yield Digits("", id="hl-before")
             yield Static("→", classes="hl-arrow")
             yield Digits("", id="hl-after")
