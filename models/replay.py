@@ -56,7 +56,7 @@ class LessonRun:
         for name in self.names:
             prm = self.lesson.params_for(name)
             prm.update(self.sets)
-            out[name] = Sim(prm, trace=self.trace, faults=self.faults)
+            out[name] = Sim(prm, trace=self.trace, faults=self.lesson.faults_for(name, self.faults))
         return out
 
     @property

@@ -175,7 +175,8 @@ def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames:
         done += n
         progress(done, total)
 
-    results = {n: run_params(n, variant_params(lesson, n, sets), frames, seed=seed, faults=faults,
+    results = {n: run_params(n, variant_params(lesson, n, sets), frames, seed=seed,
+                             faults=lesson.faults_for(n, faults),
                              tick=tick if progress else None) for n in names}
     return {
         "lesson": lesson.id,

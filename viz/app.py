@@ -7,7 +7,10 @@ at the bottom of the stack, so Esc from a lesson goes to the lessons.
 
 Each lesson's player is installed once and kept for the session: reopening
 a lesson resumes where it was, without recomputing its steps. Progress and
-answers are kept in memory only.
+answers are saved between runs (viz.progress), so a lesson opened tomorrow
+starts where it was left. With `present=True` (`rxviz play --present`) the
+app uses a high-contrast theme (viz.theme) and publishes each step for
+`rxviz notes` (viz.notes).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from textual.binding import Binding
 from models.lesson import LessonError, LessonNotFound, all_lessons, find_lesson
 from models.lesson.schema import Lesson
 from viz.commands import LessonCommands
+from viz.progress import ProgressStore
 from viz.screens.home import HomeScreen
 from viz.screens.too_small import TooSmallScreen, too_small
 
@@ -41,19 +45,36 @@ class RxvizApp(App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (80, "-narrow"), (140, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-normal"), (34, "-roomy"), (50, "-tall")]
     BINDINGS = [
-        Binding("q", "quit", "quit"),
+        Binding("q", "quit", "quit", show=False),      # in help; the footer keeps its room for the lesson keys
         Binding("question_mark", "help", "help", key_display="?"),
     ]
 
-    def __init__(self, lesson: Lesson | str | None = None, step: int = 0, compare: bool = False) -> None:
+    def __init__(self, lesson: Lesson | str | None = None, step: int | None = 0, compare: bool = False,
+                 present: bool = False, remember: bool = True) -> None:
         super().__init__()
         # Nothing here is animated on purpose; Textual's own (the tab underline sliding) would
         # keep repainting for 300 ms after every step.
         self.animation_level = "none"
         self.lessons: list[Lesson] = shipped_lessons()
         self.start = (lesson, step, compare)
+        self.present = present
+        self.notes = None
+        if present:
+            from viz.notes import NotesPublisher
+            from viz.theme import PRESENT
+            self.register_theme(PRESENT)
+            self.theme = PRESENT.name
+            self.notes = NotesPublisher()
+        self.store = ProgressStore(remember=remember)
+        self.store.load()
         self.progress: dict[str, tuple[int, int]] = {}       # lesson id -> (step, total)
         self.answers: dict[tuple[str, int], int] = {}        # (lesson id, step) -> choice
+        self.finished: set[str] = set()
+        for lid, p in self.store.lessons.items():
+            self.progress[lid] = (p.step, p.total)
+            self.answers.update({(lid, k): v for k, v in p.answers.items()})
+            if p.finished:
+                self.finished.add(lid)
 
     def get_default_screen(self) -> HomeScreen:
         return HomeScreen()
@@ -63,6 +84,36 @@ class RxvizApp(App[int]):
         if lesson is not None:
             self.open_lesson(lesson, step, compare)
         self._check_size()
+        if self.store.notice:
+            self.notify(self.store.notice, severity="warning", timeout=10)
+
+    def on_unmount(self) -> None:
+        if self.notes is not None:
+            self.notes.close()
+
+    # -- progress ----------------------------------------------------------------
+    def record(self, lesson_id: str, step: int, total: int, finished: bool = False) -> None:
+        """The player is at `step` of a lesson; saved when it changed."""
+        entry = self.store.get(lesson_id)
+        done = entry.finished or finished
+        if (entry.step, entry.total, entry.finished) == (step, total, done):
+            return
+        entry.step, entry.total, entry.finished = step, total, done
+        self.progress[lesson_id] = (step, total)
+        if done:
+            self.finished.add(lesson_id)
+        self._save()
+
+    def record_answer(self, lesson_id: str, step: int, choice: int) -> None:
+        self.answers[(lesson_id, step)] = choice
+        self.store.get(lesson_id).answers[step] = choice
+        self._save()
+
+    def _save(self) -> None:
+        had = self.store.notice
+        self.store.save()
+        if self.store.notice and self.store.notice != had:
+            self.notify(self.store.notice, severity="warning", timeout=10)
 
     # -- lessons ---------------------------------------------------------------
     def lesson(self, lesson_id: str) -> Lesson:
@@ -79,7 +130,9 @@ class RxvizApp(App[int]):
             lesson = self.lesson(lesson)
         name = f"lesson:{lesson.id}"
         if not self.is_screen_installed(name):
-            self.install_screen(PlayerScreen(lesson, step or 0, compare), name)
+            if step is None:                 # opened from the lessons: resume where it was left
+                step = self.progress.get(lesson.id, (0, 0))[0]
+            self.install_screen(PlayerScreen(lesson, step, compare), name)
         elif step is not None:
             self.get_screen(name).goto(step)
         while len(self.screen_stack) > 1:
@@ -111,8 +164,12 @@ class RxvizApp(App[int]):
             self.pop_screen()
 
 
-def make_app(lesson: str | None = None, step: int = 0, compare: bool = False) -> RxvizApp:
+def make_app(lesson: str | None = None, step: int | None = 0, compare: bool = False,
+             present: bool = False, remember: bool = True) -> RxvizApp:
     """The configured app: the home screen, or `lesson` opened at `step` (and in compare mode).
+
+    `step` None resumes the lesson where the saved progress left it; `present`
+    is presenter mode; `remember` False neither reads nor saves progress (screenshots).
 
     `lesson` is a lesson id or the path of a lesson file. Raises LessonNotFound
     or LessonError for one that cannot be played, before any screen exists.
@@ -120,13 +177,14 @@ def make_app(lesson: str | None = None, step: int = 0, compare: bool = False) ->
     found = None
     if lesson is not None:
         found = next((x for x in shipped_lessons() if x.id == lesson), None) or find_lesson(lesson)
-    return RxvizApp(found, step, compare)
+    return RxvizApp(found, step, compare, present, remember)
 
 
-def run_app(lesson: str | None = None, step: int = 0, compare: bool = False) -> int:
+def run_app(lesson: str | None = None, step: int | None = 0, compare: bool = False,
+            present: bool = False) -> int:
     """Run the app in this terminal; the exit code for the CLI (2: no such lesson or a bad one)."""
     try:
-        app = make_app(lesson, step, compare)
+        app = make_app(lesson, step, compare, present)
     except (LessonNotFound, LessonError) as exc:
         print(f"rxviz: {exc}", file=sys.stderr)
         return 2

@@ -58,13 +58,17 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fmt_default(param) -> str:
-    """A parameter's default written the way a person would type it for --set.
+    """A parameter's default written the way a person would type it for --set."""
+    return spell(param, param.default)
+
+
+def spell(param, v) -> str:
+    """A parameter's value written the way a person would type it for --set (the sandbox too).
 
     Sizes, rates and times are stored as plain integers; the candidate
     spelling is kept only if the parameter's own parser reads it back to the
     same value, so `ram` shows 16GiB while `ring_size` stays 256.
     """
-    v = param.default
     if v is None:
         return ""
     if isinstance(v, bool):
@@ -193,8 +197,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("play", "open a lesson in the interactive player")
     p.add_argument("lesson", metavar="LESSON", help="a lesson id (see `rxviz list`) or a lesson file")
-    p.add_argument("--step", type=_nonneg, default=0, metavar="N", help="start at step N (default 0)")
+    p.add_argument("--step", type=_nonneg, default=None, metavar="N",
+                   help="start at step N (default: where you left the lesson, else 0)")
     p.add_argument("--compare", action="store_true", help="before | after side by side")
+    p.add_argument("--present", action="store_true",
+                   help="presenter mode: high contrast, large headline figures, a talk timer, z zoom, "
+                        "b blank; follow its speaker notes with `rxviz notes` in a second terminal")
+
+    p = add("notes", "speaker notes: follow a `rxviz play LESSON --present` running on this machine")
+    p.add_argument("--session", metavar="ID", help="follow this presenter (default: the most recent one)")
+    p.add_argument("--list", action="store_true", help="list the presenters running, then exit")
+    p.add_argument("--once", action="store_true", help="print the current step's notes once, then exit")
 
     p = add("screenshot", "SVG of the player at a step")
     p.add_argument("lesson", metavar="LESSON", help="a lesson id or a lesson file")

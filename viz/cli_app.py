@@ -23,14 +23,14 @@ def has_display() -> bool:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    playable(args.lesson, args.step)
+    playable(args.lesson, args.step or 0)
     if not has_display():
         # Without a terminal Textual would wait for keys that never come, at full CPU.
         raise CliError("play needs a terminal (stdin and stdout are not one); for output a script can "
                        f"read, try `rxviz run {args.lesson}` or `rxviz screenshot {args.lesson}`", 2)
     from viz.app import run_app      # Textual only for the commands that need it
 
-    return run_app(args.lesson, args.step, args.compare)
+    return run_app(args.lesson, args.step, args.compare, args.present)
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:

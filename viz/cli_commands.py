@@ -123,6 +123,7 @@ Commands:
                              questions and answers, paper vs model
   rxviz serve                the player in a web browser (a classroom, a
                              projector without a terminal)
+  rxviz notes                speaker notes following a `rxviz play --present`
 
 In a terminal, `rxviz` alone opens the home screen of the player.
 Try `rxviz run rx-basics`; `rxviz COMMAND --help` explains each command."""
@@ -227,7 +228,15 @@ def check_one(path: str) -> tuple[int, list[str]]:
     lines += [f"{path}:{r.check.line}: check failed: {r.message}" for r in results if not r.ok]
     if lines:
         return 1, lines
-    return 0, [f"ok  {lesson.id}  ({len(lesson.steps)} steps, {len(lesson.checks)} checks)"]
+    # Warnings say what a learner would notice but nothing breaks: printed, and the exit stays 0.
+    warnings = [f"{path}: warning: {w}" for w in lesson_warnings(lesson)]
+    return 0, [f"ok  {lesson.id}  ({len(lesson.steps)} steps, {len(lesson.checks)} checks)", *warnings]
+
+
+def lesson_warnings(lesson) -> list[str]:
+    """What `rxviz check` warns about: today, answers bunched on one choice position."""
+    balance = lesson.answer_balance()
+    return [f"answers: {balance}"] if balance else []
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -276,7 +285,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
     name = _variants(lesson, args.variant)[0] if args.variant else next(iter(lesson.variants))
     sets, faults = _settings(args)
     frames = args.frames or TRACE_FRAMES
-    sim = Sim(variant_params(lesson, name, sets), seed=args.seed, trace=frames * 60 + 1000, faults=tuple(faults))
+    sim = Sim(variant_params(lesson, name, sets), seed=args.seed, trace=frames * 60 + 1000,
+              faults=lesson.faults_for(name, faults))
     setup_seq = sim.rec.seq             # the events so far are the set-up (the ring fill, before t=0)
     sim.run_frames(frames)
     events = list(sim.rec.events or ())
@@ -349,7 +359,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return sweep(args)
 
 
+def cmd_notes(args: argparse.Namespace) -> int:
+    from .notes import cmd_notes as notes
+    return notes(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
-    "graph": cmd_graph, "stats": cmd_stats, "sweep": cmd_sweep, **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
+    "graph": cmd_graph, "stats": cmd_stats, "sweep": cmd_sweep, "notes": cmd_notes,
+    **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
 }

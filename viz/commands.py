@@ -23,6 +23,9 @@ class LessonCommands(Provider):
         screen = self.screen
         if isinstance(screen, PlayerScreen):
             yield "Toggle compare", screen.action_toggle_compare, "before | after side by side (c)"
+            yield "Next variant", screen.action_cycle_variant, "show the next variant on this step (v)"
+            yield "Sandbox", screen.action_sandbox, "change a scenario parameter and run again (s)"
+            yield "Zoom the view", screen.action_zoom, "the active view on the whole screen (z)"
             lesson = screen.lesson
             yield f"Jump to step 0: {lesson.title}", partial(screen.goto, 0), "the lesson's cover page"
             for step in lesson.steps:

@@ -100,6 +100,8 @@ def _answers(lesson: Lesson) -> list[str]:
         a = s.ask
         out += [f"**Step {s.index + 1}: {plain(s.title)}.** {inline(a.question)}  ",
                 f"Answer: {a.answer + 1}. {inline(a.choices[a.answer])}. {inline(a.explain)}", ""]
+        if s.reveal:             # what the step says once answered belongs with the answer
+            out += [narration(s.reveal), ""]
     return out
 
 

@@ -13,6 +13,12 @@ at a time, and a model step running beside the repaint would double it.
 A request arriving meanwhile is served as soon as the step being computed
 is done (a step is the unit of work; there is no way to stop one half-way).
 
+A model error (an illegal transition is a RuntimeError, like any bug) is
+handed to the UI as such, with the step it happened in, and the drain stops:
+the player says so in one line and stays usable, instead of waiting for a
+frame that never comes. Only the error call_from_thread raises when the app
+is shutting down is swallowed.
+
 Everything here runs on the worker thread except `request`; the callbacks
 are handed to the UI thread with `call` (App.call_from_thread).
 """
@@ -29,6 +35,10 @@ AHEAD_AFTER = 0.12   # seconds the worker waits before computing ahead: the repa
 POSITION = ("goto", "seen")
 
 
+class _Shutdown(Exception):
+    """call_from_thread found no running app: the drain ends quietly."""
+
+
 class MoveQueue:
     """Moves for one Session; `start` is called (on the UI thread) when a drain must begin."""
 
@@ -39,6 +49,7 @@ class MoveQueue:
         self._lock = threading.Lock()
         self._wake = threading.Event()       # set by request(): ends the wait before computing ahead
         self.draining = False
+        self._doing = ""                     # what the worker is at: "goto", "seen", "ff" or "ahead"
 
     def request(self, kind: str, n: int = 0) -> None:
         """Queue a move. "goto" k: go to step k and publish its frame; "seen" k: the UI
@@ -61,7 +72,8 @@ class MoveQueue:
 
     def drain(self, call: Callable[..., None], on_frame: Callable[[Frame], None],
               on_ready: Callable[[Frame], None], cancelled: Callable[[], bool],
-              on_progress: Callable[[int, int], None] | None = None) -> None:
+              on_progress: Callable[[int, int], None] | None = None,
+              on_error: Callable[[str, int, BaseException], None] | None = None) -> None:
         """Run queued moves, then compute ahead, until there is nothing left to do (worker thread).
 
         `call(fn, *args)` runs fn on the UI thread. `on_frame` gets the frame of
@@ -69,43 +81,64 @@ class MoveQueue:
         the way to a step or ahead of it, for the UI to show at once when asked.
         `on_progress(done, total)` hears how far a goto (in steps) or a
         fast-forward (in frames) has come; computing ahead reports nothing.
+        `on_error(kind, step, exc)` hears of a model error (an illegal transition,
+        a bug): the queue is dropped and draining stops, so the UI stays usable
+        and can say what failed instead of waiting for a frame that never comes.
         """
-        session = self.session
+        def ui(fn, *args) -> None:
+            try:
+                call(fn, *args)
+            except RuntimeError as exc:      # the app is shutting down: no loop to run on
+                raise _Shutdown from exc
 
         def progress(done: int, total: int) -> None:
             if on_progress is not None:
-                call(on_progress, done, total)
+                ui(on_progress, done, total)
+        self._doing = "goto"
         try:
-            while not cancelled():
-                with self._lock:
-                    op = self._ops.pop(0) if self._ops else None
-                    if op is None and session.computed >= min(len(session.lesson.steps),
-                                                               session.step + LOOKAHEAD):
-                        self.draining = False      # under the lock: a request now starts a new drain
-                        return
-                    if op is None:
-                        self._wake.clear()         # under the lock: a request from now on sets it
-                if op is None:                     # nothing asked: compute the next step ahead
-                    if not self._wake.wait(AHEAD_AFTER):
-                        call(on_ready, session.frame_at(session.computed + 1))
-                    continue
-                kind, n = op
-                if kind == "ff":
-                    frame = session.fast_forward(n, cancelled, progress)
-                else:
-                    known = session.computed
-                    frame = session.goto(n, cancelled, progress if kind == "goto" else quiet)
-                    for k in range(max(0, known + 1), min(n, session.computed + 1)):
-                        call(on_ready, session.frame_at(k))
-                    if kind == "seen":
-                        continue
-                with self._lock:
-                    stale = any(k in POSITION for k, _ in self._ops)
-                if frame is None or stale or cancelled():
-                    continue
-                call(on_frame, frame)
-        except RuntimeError:
-            pass               # the app is shutting down: call_from_thread has no loop to run on
-        with self._lock:       # cancelled or shutting down: nothing drains any more
+            self._run(ui, on_frame, on_ready, cancelled, progress)
+        except _Shutdown:
+            pass
+        except Exception as exc:       # the model failed (an illegal transition, a bug): say so
+            failed = self.session.step if self._doing == "ff" else self.session.computed + 1
+            if on_error is not None:
+                try:
+                    call(on_error, self._doing, failed, exc)
+                except RuntimeError:
+                    pass
+        with self._lock:       # cancelled, failed or shutting down: nothing drains any more
             self._ops.clear()
             self.draining = False
+
+    def _run(self, call, on_frame, on_ready, cancelled, progress) -> None:
+        session = self.session
+        while not cancelled():
+            with self._lock:
+                op = self._ops.pop(0) if self._ops else None
+                if op is None and session.computed >= min(len(session.lesson.steps),
+                                                           session.step + LOOKAHEAD):
+                    self.draining = False      # under the lock: a request now starts a new drain
+                    return
+                if op is None:
+                    self._wake.clear()         # under the lock: a request from now on sets it
+            if op is None:                     # nothing asked: compute the next step ahead
+                self._doing = "ahead"
+                if not self._wake.wait(AHEAD_AFTER):
+                    call(on_ready, session.frame_at(session.computed + 1))
+                continue
+            kind, n = op
+            self._doing = kind
+            if kind == "ff":
+                frame = session.fast_forward(n, cancelled, progress)
+            else:
+                known = session.computed
+                frame = session.goto(n, cancelled, progress if kind == "goto" else quiet)
+                for k in range(max(0, known + 1), min(n, session.computed + 1)):
+                    call(on_ready, session.frame_at(k))
+                if kind == "seen":
+                    continue
+            with self._lock:
+                stale = any(k in POSITION for k, _ in self._ops)
+            if frame is None or stale or cancelled():
+                continue
+            call(on_frame, frame)

@@ -52,7 +52,8 @@ async def screenshots(lesson_id: str | None, steps: Iterable[int], size: tuple[i
     how far the model has come, in lesson steps.
     """
     steps = list(steps)
-    app = make_app(lesson=lesson_id, step=steps[0] if steps else 0, compare=compare)
+    # remember=False: a screenshot shows the lesson as a newcomer sees it, and leaves progress alone
+    app = make_app(lesson=lesson_id, step=steps[0] if steps else 0, compare=compare, remember=False)
     app.animation_level = "none"
     out = []
     async with app.run_test(size=size) as pilot:

@@ -104,9 +104,10 @@ class Frame:
 class Session:
     """A LessonRun and what the screen needs from it. Call only from one worker at a time."""
 
-    def __init__(self, lesson: Lesson, trace: int = 400) -> None:
+    def __init__(self, lesson: Lesson, trace: int = 400, sets: dict | None = None) -> None:
         self.lesson = lesson
         self.trace = trace
+        self.sets = dict(sets or {})               # sandbox: parameters changed in every variant
         self.run: LessonRun | None = None      # built lazily: set-up itself can take a second
         self.step = 0                          # the lesson step last gone to
         self.extra = 0                         # frames fast-forwarded beyond it
@@ -114,7 +115,7 @@ class Session:
 
     def _ensure(self) -> LessonRun:
         if self.run is None:
-            self.run = LessonRun(self.lesson, trace=self.trace)
+            self.run = LessonRun(self.lesson, sets=self.sets, trace=self.trace)
             gc.freeze()                        # see _snapshot
         return self.run
 

@@ -142,24 +142,40 @@ class Run:
 
 @dataclass(frozen=True)
 class Ask:
-    """A prediction question asked before the step runs; answer is a 0-based index."""
+    """A prediction question asked before the step runs; answer is a 0-based index.
+
+    `hide_code`: lines of the step's variant's pseudocode that would give the
+    answer away; the player blanks them until the question is answered (or
+    revealed), at this step and every step before it.
+    """
     question: str
     choices: tuple[str, ...]
     answer: int
     explain: str
+    hide_code: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
 class Step:
     index: int                # 0-based position in the lesson
     title: str
-    say: str                  # Markdown
+    say: str                  # Markdown: what is said before the step's question is answered
     show: str                 # variant shown in this step
     focus: str = ""           # one of models.calls.VIEWS, or "" for the player's default
     code: int = 0             # 1-based pseudocode line to light, 0 for none
     run: Run | None = None
     ask: Ask | None = None
     line: int = 0
+    reveal: str = ""          # Markdown said after the answer (or the reveal), below `say`
+    watch: tuple[str, ...] = ()   # counters and metrics this step is about (models.calls names)
+    notes: str = ""           # speaker notes (rxviz notes), never on the player's screen
+    payoff: bool = False      # the step where the paper-vs-model headline is shown
+
+    def text(self, answered: bool) -> str:
+        """The narration: `say`, and once the question is answered (or there is none) `reveal`."""
+        if self.reveal and (answered or self.ask is None):
+            return f"{self.say.rstrip()}\n\n{self.reveal}"
+        return self.say
 
 
 @dataclass(frozen=True)
@@ -197,6 +213,8 @@ class Lesson:
     path: str | None = None
     # variant -> checker violations it shows on purpose: reported as demonstrated, never as failures
     expect: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # variant -> faults (models.calls.FAULTS) its driver has on purpose, as `--inject` would add them
+    inject: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # control or bidi characters found in the lesson's text (each `file:line:col: field: ...`);
     # the strings themselves were cleaned when loaded (models.lesson.sanitize)
     problems: tuple[str, ...] = ()
@@ -207,3 +225,28 @@ class Lesson:
             raise KeyError(f"lesson {self.id!r} has no variant {variant!r}; "
                            f"it has {', '.join(self.variants)}")
         return {**self.scenario, **self.variants[variant]}
+
+    def faults_for(self, variant: str, extra: tuple[str, ...] | list[str] = ()) -> tuple[str, ...]:
+        """The faults a variant runs with: its own `inject`, then `extra` (from --inject), once each."""
+        return tuple(dict.fromkeys((*self.inject.get(variant, ()), *extra)))
+
+    @property
+    def payoff_step(self) -> int:
+        """The 1-based step marked `payoff: true`, or 0 when none is."""
+        return next((s.index + 1 for s in self.steps if s.payoff), 0)
+
+    def answer_balance(self) -> str:
+        """A warning when one choice position holds more than half of the answers, else ''.
+
+        A learner who notices that "it is always 2" stops predicting; two
+        questions need two positions, three need three.
+        """
+        answers = [s.ask.answer for s in self.steps if s.ask is not None]
+        if len(answers) < 2:
+            return ""
+        top = max(set(answers), key=answers.count)
+        n = answers.count(top)
+        if n * 2 <= len(answers):
+            return ""
+        return (f"{n} of its {len(answers)} answers are choice {top + 1}: vary the position of the right "
+                f"choice (at most half of the answers in one place)")

@@ -234,19 +234,22 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
 
     variants: dict[str, dict[str, Any]] = {}
     expect: dict[str, tuple[str, ...]] = {}
+    inject: dict[str, tuple[str, ...]] = {}
     entries = v.mapping(top.vals["variants"], "variants")
-    if not 1 <= len(entries) <= 4:
-        top.fail("variants", f"expected 1 to 4 variants, got {len(entries)}")
+    if not 1 <= len(entries) <= 6:
+        top.fail("variants", f"expected 1 to 6 variants, got {len(entries)}")
     for key, val in entries:
         if not _VARIANT.fullmatch(key.value):
             v.fail(key, "variants", f"expected a lowercase letter then up to 23 of a-z, 0-9, '-', got {key.value!r}")
         if _null(val):
             variants[key.value] = {}
             continue
-        overrides, shows = _variant(v, val, f"variants.{key.value}")
+        overrides, shows, faults = _variant(v, val, f"variants.{key.value}")
         variants[key.value] = overrides
         if shows:
             expect[key.value] = shows
+        if faults:
+            inject[key.value] = faults
     for key, val in entries:
         _check_scenario(v, key, val, top.vals["scenario"], {**scenario, **variants[key.value]})
 
@@ -319,46 +322,79 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
     pseudocode = {v.choice(k, "pseudocode", variants, "variant"): tuple(v.text(t, f"pseudocode.{k.value}").rstrip("\n")
                   .split("\n")) for k, t in (v.mapping(node, "pseudocode") if node else [])}
 
-    steps = tuple(_step(v, i, n, variants, pseudocode) for i, n in enumerate(v.seq(top.vals["steps"], "steps", 1, 40)))
+    step_nodes = v.seq(top.vals["steps"], "steps", 1, 40)
+    steps = tuple(_step(v, i, n, variants, pseudocode) for i, n in enumerate(step_nodes))
+    payoffs = [i for i, st in enumerate(steps) if st.payoff]
+    if len(payoffs) > 1:
+        v.fail(step_nodes[payoffs[1]], f"steps[{payoffs[1]}].payoff", f"only one step may be the payoff; "
+               f"steps[{payoffs[0]}] already is")
+    if payoffs and paper is None:
+        v.fail(step_nodes[payoffs[0]], f"steps[{payoffs[0]}].payoff", "a payoff step shows the paper-vs-model "
+               "headline: this lesson has no 'paper'")
     checks = tuple(_check(v, i, n, variants) for i, n in enumerate(v.seq(top.opt("checks"), "checks", 0, 1000)))
     return Lesson(lid, top.get("title", "text"), top.get("driver", "text"), summary, patch,
                   scenario, scenario_raw, variants, paper, headline, tuple(fitted), pseudocode, steps, checks,
-                  None if path == "<string>" else path, expect=expect,
+                  None if path == "<string>" else path, expect=expect, inject=inject,
                   problems=tuple(str(e) for e in sorted(v.problems, key=lambda e: (e.line, e.column))))
 
 
-def _variant(v: _V, node: Node, where: str) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """A variant's parameter overrides, and the violations it shows on purpose (`expect`)."""
+def _variant(v: _V, node: Node, where: str) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]:
+    """A variant's parameter overrides, the violations it shows on purpose (`expect`) and the
+    faults its driver has on purpose (`inject`)."""
     pairs = v.mapping(node, where)
-    rest = [(k, x) for k, x in pairs if k.value != "expect"]
+    rest = [(k, x) for k, x in pairs if k.value not in ("expect", "inject")]
     overrides = v.params(MappingNode(node.tag, rest, node.start_mark, node.end_mark), where)[0]
-    shows: list[str] = []
+    lists = {"expect": (calls.VIOLATIONS, "violation"), "inject": (calls.FAULTS, "fault")}
+    found: dict[str, list[str]] = {"expect": [], "inject": []}
     for k, x in pairs:
-        if k.value == "expect":
-            for j, item in enumerate(v.seq(x, f"{where}.expect", 1, len(calls.VIOLATIONS))):
-                name = v.choice(item, f"{where}.expect[{j}]", calls.VIOLATIONS, "violation")
-                if name in shows:
-                    v.fail(item, f"{where}.expect[{j}]", f"{name!r} is listed twice")
-                shows.append(name)
-    return overrides, tuple(shows)
+        if k.value in lists:
+            known, what = lists[k.value]
+            names = found[k.value]
+            for j, item in enumerate(v.seq(x, f"{where}.{k.value}", 1, len(known))):
+                name = v.choice(item, f"{where}.{k.value}[{j}]", known, what)
+                if name in names:
+                    v.fail(item, f"{where}.{k.value}[{j}]", f"{name!r} is listed twice")
+                names.append(name)
+    return overrides, tuple(found["expect"]), tuple(found["inject"])
+
+
+_WATCHABLE = (*calls.COUNTERS, *(c for c in calls.CALLS if c not in calls.COUNTERS), *calls.METRICS)
 
 
 def _step(v: _V, i: int, node: Node, variants: dict, pseudocode: dict) -> Step:
-    s = _Map(v, node, f"steps[{i}]", ("title", "say"), ("show", "focus", "code", "run", "ask"))
+    s = _Map(v, node, f"steps[{i}]", ("title", "say"),
+             ("show", "focus", "code", "run", "ask", "reveal", "watch", "notes", "payoff"))
     show = s.get("show", "choice", variants, "variant", default=next(iter(variants)))
     code = s.get("code", "integer", 1, default=0)
-    if code and show in pseudocode and code > len(pseudocode[show]):
-        s.fail("code", f"line {code} is past the end of pseudocode.{show} ({len(pseudocode[show])} lines)")
+    lines = len(pseudocode.get(show, ()))
+    if code and show in pseudocode and code > lines:
+        s.fail("code", f"line {code} is past the end of pseudocode.{show} ({lines} lines)")
     ask = None
     if "ask" in s:
-        a = _Map(v, s.vals["ask"], s.at("ask"), ("question", "choices", "answer", "explain"))
+        a = _Map(v, s.vals["ask"], s.at("ask"), ("question", "choices", "answer", "explain"), ("hide_code",))
         items = v.seq(a.vals["choices"], a.at("choices"), 2, 6)
         choices = tuple(v.text(c, f"{a.at('choices')}[{j}]") for j, c in enumerate(items))
+        hide = []
+        for j, n in enumerate(v.seq(a.opt("hide_code"), a.at("hide_code"), 1, 100)):
+            if show not in pseudocode:
+                v.fail(n, a.at("hide_code"), f"variant {show!r} has no pseudocode to hide lines of")
+            hide.append(v.integer(n, f"{a.at('hide_code')}[{j}]", 1, lines))
         ask = Ask(a.get("question", "text"), choices, a.get("answer", "integer", 0, len(choices) - 1),
-                  a.get("explain", "text"))
+                  a.get("explain", "text"), tuple(hide))
+    if "reveal" in s and ask is None:
+        s.fail("reveal", "'reveal' is said after a question is answered: this step asks none (put it in 'say')",
+               key=True)
+    watch = []
+    for j, n in enumerate(v.seq(s.opt("watch"), s.at("watch"), 1, 12)):
+        name = v.choice(n, f"{s.at('watch')}[{j}]", _WATCHABLE, "counter or metric")
+        if name in watch:
+            v.fail(n, f"{s.at('watch')}[{j}]", f"{name!r} is listed twice")
+        watch.append(name)
     return Step(i, s.get("title", "text"), s.get("say", "text"), show,
                 s.get("focus", "choice", calls.VIEWS, "view", default=""), code,
-                _run(v, s.vals["run"], s.at("run")) if "run" in s else None, ask, node.start_mark.line + 1)
+                _run(v, s.vals["run"], s.at("run")) if "run" in s else None, ask, node.start_mark.line + 1,
+                reveal=s.get("reveal", "text", default=""), watch=tuple(watch),
+                notes=s.get("notes", "text", default=""), payoff=s.get("payoff", "boolean", default=False))
 
 
 def _one_of(m: _Map, kinds: tuple[str, ...]) -> str:   # the one of `kinds` given; a second is pointed at

@@ -26,7 +26,7 @@ VIEW_STEPS = {
     "memory": ("ath11k-36bit-dma-mask", 1),
     "code": ("ath11k-36bit-dma-mask", 6),
     "bus": ("ath10k-sdio-napi", 1),
-    "skbcache": ("bgmac-napi-skb-cache", 3),
+    "skbcache": ("bgmac-napi-skb-cache", 2),
     "pool": ("ath9k-page-pool", 7),
 }
 

@@ -203,7 +203,7 @@ def _bars(text: str) -> list[tuple[str, float]]:
     """(category, ns) of each bar line, top down."""
     out = []
     for ln in text.splitlines():
-        m = re.search(r"(\w+) [ █▏▎▍▌▋▊▉]* ([\d,]+) ns$", ln)
+        m = re.search(r"(\w+) [ █▏▎▍▌▋▊▉]* ([\d,]+) ns +\d+%$", ln)      # each bar says its share
         if m and m.group(1) in CATEGORIES:
             out.append((m.group(1), float(m.group(2).replace(",", ""))))
     return out

@@ -228,9 +228,9 @@ def test_check_errors(check, field, message):
 
 
 def test_variant_rules():
-    many = "variants: {a: {}, b: {}, c: {}, d: {}, e: {}}"
+    many = "variants: {a: {}, b: {}, c: {}, d: {}, e: {}, f: {}, g: {}}"
     e = error(MINIMAL.replace("variants:\n  only: {}", many).replace("show", "x"), text=True)
-    assert e.field == "variants" and "expected 1 to 4 variants, got 5" in e.message
+    assert e.field == "variants" and "expected 1 to 6 variants, got 7" in e.message
     e = error(MINIMAL.replace("  only: {}", "  Only: {}"), text=True)
     assert e.field == "variants" and at(e) == (7, 3)
     assert load_lesson_text(MINIMAL.replace("  only: {}", "  only:")).variants == {"only": {}}

@@ -31,7 +31,13 @@ looks the same however you reach it. Fast-forward (f) runs every variant
 beyond the lesson's step; → or ← returns to the lesson's steps.
 Below 140 columns one view is shown at a time (tab switches, or click its
 name); wider terminals show a grid, taller ones more views. Compare (c)
-shows the active view for two variants side by side on the same traffic.
+shows the active view for two variants side by side on the same traffic;
+v shows the next variant on the same step. ▸ marks what the step watches.
+The sandbox (s) takes name=value as --set does (ram=2GiB), runs the lesson
+again from this step and says what moved; ctrl+x in it returns to the
+lesson's own run. z gives the active view the whole screen, b blanks it.
+With --present: a talk timer (t restarts it), and `rxviz notes` in a
+second terminal shows the speaker notes. Progress is saved between runs.
 """
 
 

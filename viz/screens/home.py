@@ -1,8 +1,9 @@
 """The home screen: the lessons, what each teaches, and how far this session got in each.
 
-One entry per lesson: title, driver, number of steps and, once opened in
-this session, the step reached ("3/13"); under it the one-line summary.
-Enter (or a click) opens the player. Progress is kept in memory only.
+One entry per lesson: title, driver, number of steps and, once opened, the
+step reached ("seen 3/13"), whether it was finished and how many questions
+were answered; under it the one-line summary. Enter (or a click) opens the
+player where the lesson was left. Progress is saved between runs (viz.progress).
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ class HomeScreen(Screen):
         seen = ""
         if progress is not None:
             seen = f" · [b $text-accent]seen {progress[0]}/{progress[1]}[/]"
+        if lesson.id in self.app.finished:
+            seen += " · [b $text-success]✓ finished[/]"
+        asked = sum(1 for s in lesson.steps if s.ask is not None)
+        answered = sum(1 for s in lesson.steps if (lesson.id, s.index + 1) in self.app.answers)
+        if answered:
+            seen += f" · answered {answered}/{asked}"
         return Content.from_markup(
             "[b]$title[/b]\n[i]$driver[/i] · $steps steps" + seen + "\n$summary",
             title=lesson.title, driver=lesson.driver, steps=str(len(lesson.steps)), summary=lesson.summary)

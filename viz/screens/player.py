@@ -32,14 +32,18 @@ from textual.worker import get_current_worker
 
 from models.lesson.schema import Lesson
 from viz.moves import MoveQueue
+from viz.screens.presenting import Presenting
 from viz.session import Frame, Session, compare_pair, views_for
 from viz.views.all import view_class
 from viz.views.base import ViewState
+from viz.widgets import headline
 from viz.widgets.ask import AskPanel
 from viz.widgets.deck import ViewDeck
+from viz.widgets.headline import HeadlinePanel
 from viz.widgets.legend import Legend
 from viz.widgets.narration import Narration
 from viz.widgets.prose import Prose
+from viz.widgets.sandbox_bar import SandboxBar, moved
 from viz.widgets.status import StatusLine
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
@@ -48,14 +52,14 @@ FF_MAX = 1_000_000
 BUSY_AFTER = 0.15           # say "computing…" only when a move takes longer than this
 
 
-class PlayerScreen(Screen):
+class PlayerScreen(Presenting, Screen):
     """One lesson, played step by step."""
 
     AUTO_FOCUS = ""       # every key is a screen binding; a focused view would only add a second highlight
     BINDINGS = [
         Binding("right,pagedown,n", "next", "next", key_display="→", priority=True),
         Binding("left,pageup,p", "prev", "back", key_display="←", priority=True),
-        Binding("space", "toggle_play", "play/pause", priority=True),
+        Binding("space", "toggle_play", "play/pause", priority=True, show=False),
         Binding("plus,equals_sign", "speed(1)", "faster", key_display="+", show=False),
         Binding("minus", "speed(-1)", "slower", key_display="−", show=False),
         Binding("g", "jump", "go to step", show=False),
@@ -63,12 +67,17 @@ class PlayerScreen(Screen):
         Binding("r", "reset", "reset", show=False),
         Binding("home", "goto(0)", "first step", show=False, priority=True),
         Binding("end", "goto(-1)", "last step", show=False, priority=True),
+        Binding("down", "scroll_text(1)", "text", key_display="↑↓"),
+        Binding("up", "scroll_text(-1)", "scroll the text up", key_display="↑", show=False),
+        Binding("v", "cycle_variant", "variant"),
+        Binding("s", "sandbox", "sandbox"),
         Binding("c", "toggle_compare", "compare"),
+        Binding("z", "zoom", "zoom the view", show=False),
+        Binding("b", "blank", "blank the screen", show=False),
+        Binding("t", "restart_timer", "restart the talk timer", show=False),
         Binding("tab", "cycle(1)", "next view", priority=True, show=False),
         Binding("shift+tab", "cycle(-1)", "previous view", priority=True, show=False),
         Binding("escape", "lessons", "lessons", show=False),
-        Binding("up", "scroll_text(-1)", "scroll the text up", key_display="↑", show=False),
-        Binding("down", "scroll_text(1)", "scroll the text down", key_display="↓", show=False),
         *[Binding(str(i), f"answer({i - 1})", f"answer {i}", show=False) for i in range(1, 7)],
     ]
 
@@ -76,8 +85,11 @@ class PlayerScreen(Screen):
         super().__init__()
         self.lesson = lesson
         self.keys = views_for(lesson)
-        self.moves = MoveQueue(Session(lesson), self._drain)
+        self.moves = self._queue(Session(lesson))
         self.ready: dict[int, Frame] = {}        # clean step -> its frame, as the worker computed them
+        self.lesson_ready: dict[int, Frame] = {}  # the lesson's own frames, kept while the sandbox runs
+        self.sets: dict = {}                     # sandbox: parameters changed from the lesson's
+        self.variant: str | None = None          # `v`: the variant shown instead of the step's, until the next step
         self.revealed: set[int] = set()          # question steps whose outcome was shown without an answer
         self.want = (max(0, min(len(lesson.steps), step)), 0)     # (step, extra frames) asked for
         self.compare = compare
@@ -91,7 +103,9 @@ class PlayerScreen(Screen):
         with Horizontal(id="body"):
             with Vertical(id="side"):
                 yield Narration(self.lesson, id="narration")
+                yield SandboxBar(id="sandbox-bar")
                 yield AskPanel(id="ask")
+                yield HeadlinePanel(self.lesson, id="headline")
                 if "code" in self.keys:       # on a wide screen the pseudo-code sits under the text
                     yield view_class("code")(id="side-code")
                 yield Legend(id="legend")
@@ -101,19 +115,43 @@ class PlayerScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one(AskPanel).display = False
+        self.query_one(HeadlinePanel).display = False
+        self.query_one(SandboxBar).display = False
+        self.start_presenting()
         self.goto(self.want[0])
 
     # -- moving the model (worker thread) ------------------------------------------
+    def _queue(self, session: Session) -> MoveQueue:
+        queue = MoveQueue(session, lambda: self._drain(queue))
+        return queue
+
     def _request(self, kind: str, n: int = 0) -> None:
         self.moves.request(kind, n)
         if kind != "seen":
             self._say_busy_later()
 
     @work(thread=True, group="model", exit_on_error=True)
-    def _drain(self) -> None:
+    def _drain(self, queue: MoveQueue) -> None:
         worker = get_current_worker()
-        self.moves.drain(self.app.call_from_thread, self._on_frame, self._on_ready, lambda: worker.is_cancelled,
-                         self._on_progress)
+
+        def mine(fn):        # a queue the sandbox replaced may still finish a step: drop what it hands over
+            return lambda *args: fn(*args) if queue is self.moves else None
+        queue.drain(self.app.call_from_thread, mine(self._on_frame), mine(self._on_ready),
+                    lambda: worker.is_cancelled, mine(self._on_progress), mine(self._on_error))
+
+    def _on_error(self, kind: str, step: int, exc: BaseException) -> None:
+        """The model failed: one line with the lesson and step, and the player stays usable."""
+        what = " ".join(f"{type(exc).__name__}: {exc}".split())
+        where = f"fast-forward after step {step}" if kind == "ff" else f"step {step}/{len(self.lesson.steps)}"
+        if self._busy_timer is not None:
+            self._busy_timer.stop()
+        self._set_playing(False)
+        status = self.query_one(StatusLine)
+        status.busy, status.progress = "", None
+        status.error = f"model error in {self.lesson.id}, {where}: {what}"
+        self.log.error(status.error)
+        if self.frame is not None:              # stay where we are: nothing is awaited any more
+            self.want = (self.frame.step, self.frame.extra)
 
     def _on_progress(self, done: int, total: int) -> None:
         # Only while the reader waits for it: computing ahead is not something to watch.
@@ -160,26 +198,45 @@ class PlayerScreen(Screen):
         return (spec.ask is not None and (self.lesson.id, frame.step) not in self.app.answers
                 and frame.step - 1 in self.ready)
 
+    def answered(self, step: int) -> bool:
+        """The question of `step` was answered or its outcome revealed (or it asks none)."""
+        spec = self.lesson.steps[step - 1] if 1 <= step <= len(self.lesson.steps) else None
+        return (spec is None or spec.ask is None or step in self.revealed
+                or (self.lesson.id, step) in self.app.answers)
+
+    def hidden_code(self, variant: str, step: int) -> frozenset[int]:
+        """Pseudocode lines of `variant` blanked at `step`: those a question still ahead would give away."""
+        out: set[int] = set()
+        for spec in self.lesson.steps[max(0, step - 1):]:
+            if spec.ask is not None and spec.ask.hide_code and spec.show == variant \
+                    and not self.answered(spec.index + 1):
+                out.update(spec.ask.hide_code)
+        return frozenset(out)
+
     def _show(self, frame: Frame) -> None:
         if self._busy_timer is not None:
             self._busy_timer.stop()
+        moved_step = self.frame is None or self.frame.step != frame.step
+        if self.frame is not None and moved_step:
+            self.variant = None                     # `v` picks a variant for this step only
         self.frame = frame
         step = frame.step
         spec = self.lesson.steps[step - 1] if step else None
         hold = self.holding(frame)
-        # What the views and the status line show: while a question waits, the step before, seen
-        # through the variant this step is about.
-        seen = replace(self.ready[step - 1], shown=frame.shown) if hold else frame
-        self.query_one(Narration).step = (step, frame.extra)
+        # While a question waits, everything the views show is the step before, as it was shown
+        # then (its model, its lit code line, its watch list), so nothing on screen answers it.
+        base = self.ready[step - 1] if hold else frame
+        shown = self.variant or frame.shown
+        seen = replace(base, shown=shown)
+        self.query_one(Narration).step = (step, frame.extra, not hold)
         ask = spec.ask if spec is not None else None
         self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)))
         self.query_one("#side").set_class(ask is not None, "-asking")
-        shown = frame.shown
-        state = self._state(seen, shown, frame.code_line)
+        state = self._state(seen, shown)
         pair = None
         names = compare_pair(self.lesson, shown)
         if self.compare and names and all(v in seen.sims for v in names):
-            a, b = (self._state(seen, v, frame.code_line) for v in names)
+            a, b = (self._state(seen, v) for v in names)
             a.other, b.other = b, a
             pair = (a, b)
         deck = self.query_one(ViewDeck)
@@ -188,27 +245,80 @@ class PlayerScreen(Screen):
         deck.compare = pair is not None
         for view in self.query("#side-code"):
             view.state = state
+        self._show_headline(step, hold)
         status = self.query_one(StatusLine)
         status.busy = ""
+        status.error = ""
         status.progress = None
         # Short enough for 80 columns: the keys are what a newcomer must not miss.
         status.hint = (f"predict first (views: step {step - 1}) · 1–{len(spec.ask.choices)} to answer, "
                        f"→ to reveal") if hold and spec else ""
         status.frame = seen
-        self.app.progress[self.lesson.id] = (step, frame.total)
+        self._sandbox_moved(frame)
+        if not frame.extra:
+            self.app.record(self.lesson.id, step, frame.total, finished=step >= frame.total and not hold)
+        if moved_step:
+            self.publish_step(step)
         if self.playing and step >= frame.total and not frame.extra:
             self._set_playing(False)
 
-    def _state(self, frame: Frame, variant: str, code_line: int | None) -> ViewState:
+    def _state(self, frame: Frame, variant: str) -> ViewState:
+        spec = self.lesson.steps[frame.step - 1] if frame.step else None
         return ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
-                         code_line=code_line, prev_counts=frame.prev_counts.get(variant, {}))
+                         code_line=frame.code_line, prev_counts=frame.prev_counts.get(variant, {}),
+                         watch=spec.watch if spec is not None else (),
+                         hidden_code=self.hidden_code(variant, frame.step))
+
+    # -- the payoff ---------------------------------------------------------------------
+    def _show_headline(self, step: int, hold: bool) -> None:
+        panel = self.query_one(HeadlinePanel)
+        on = bool(step) and step == self.lesson.payoff_step and not hold
+        panel.display = on
+        if on:
+            self.want_headline(panel)
+
+    def want_headline(self, panel: HeadlinePanel) -> None:
+        """Show the headline in `panel`, computing it in a worker the first time (progress meanwhile)."""
+        found = headline.cached(self.lesson)
+        if found is not None or self.lesson.paper is None:
+            panel.show(found)
+            return
+        panel.progress(None)
+        waiting = self.__dict__.setdefault("_headline_panels", [])
+        waiting.append(panel)
+        if len(waiting) == 1:
+            self._compute_headline()
+
+    @work(thread=True, group="headline", exit_on_error=False)
+    def _compute_headline(self) -> None:
+        call = self.app.call_from_thread
+
+        def progress(done: int, total: int) -> None:
+            for panel in list(self._headline_panels):
+                call(panel.progress, done / max(1, total))
+        try:
+            result = headline.compute(self.lesson, progress)
+        except Exception as exc:            # the panel says so; the player goes on
+            call(self._headline_failed, " ".join(f"{type(exc).__name__}: {exc}".split()))
+            return
+        call(self._headline_done, result)
+
+    def _headline_done(self, result) -> None:
+        panels, self._headline_panels = self._headline_panels, []
+        for panel in panels:
+            panel.show(result)
+
+    def _headline_failed(self, why: str) -> None:
+        panels, self._headline_panels = self._headline_panels, []
+        for panel in panels:
+            panel.query_one("#hl-title").update(f"the headline run failed: {why}")
 
     def on_view_deck_lead_aside(self, message: ViewDeck.LeadAside) -> None:
         for view in self.query("#side-code"):
             view.set_class(message.aside, "-active")
 
     def on_ask_panel_answer_chosen(self, message: AskPanel.AnswerChosen) -> None:
-        self.app.answers[(self.lesson.id, message.step)] = message.choice
+        self.app.record_answer(self.lesson.id, message.step, message.choice)
         spec = self.lesson.steps[message.step - 1]
         self.query_one(AskPanel).show(message.step, spec.ask, message.choice)
         if self.frame is not None and self.frame.step == message.step:
@@ -234,6 +344,13 @@ class PlayerScreen(Screen):
         step, extra = self.want
         if extra or step < len(self.lesson.steps):
             self.goto(step + 1)
+        elif not self.waiting and not self.playing:
+            self.action_end()                        # past the last step: what the lesson showed, and the next
+
+    def action_end(self) -> None:
+        from viz.screens.end import EndScreen
+        if self.frame is not None:
+            self.app.push_screen(EndScreen(self))
 
     def action_prev(self) -> None:
         step, extra = self.want
@@ -306,7 +423,55 @@ class PlayerScreen(Screen):
         self.query_one(ViewDeck).cycle(delta)
 
     def action_scroll_text(self, delta: int) -> None:
-        self.query_one("#n-say", Prose).scroll_relative(y=delta * 2, animate=False)
+        """A page of the narration (all but one line of what shows), so nothing is skipped."""
+        prose = self.query_one("#n-say", Prose)
+        prose.scroll_relative(y=delta * max(1, prose.scrollable_content_region.height - 1), animate=False)
+
+    def action_cycle_variant(self) -> None:
+        """Show the next variant the lesson declares, on the same step (the next step brings back its own)."""
+        if self.frame is None:
+            return
+        names = list(self.lesson.variants)
+        if len(names) < 2:
+            self.notify("this lesson has a single variant", timeout=3)
+            return
+        current = self.variant or self.frame.shown
+        nxt = names[(names.index(current) + 1) % len(names)]
+        self.variant = None if nxt == self.frame.shown else nxt
+        self._show(self.frame)
+
+    # -- the sandbox ------------------------------------------------------------------
+    def action_sandbox(self) -> None:
+        from viz.screens.sandbox import SandboxScreen
+        shown = self.variant or (self.frame.shown if self.frame is not None else next(iter(self.lesson.variants)))
+        self.app.push_screen(SandboxScreen(self.lesson, self.sets, shown), self._sandbox_set)
+
+    def _sandbox_set(self, sets: dict | None) -> None:
+        """Re-run the lesson with `sets` (empty: the lesson's own run again) from the current step."""
+        if sets is None or sets == self.sets:
+            return
+        if not self.sets:
+            self.lesson_ready = dict(self.ready)       # the lesson's frames, to compare with
+        self.workers.cancel_group(self, "model")
+        self.sets = dict(sets)
+        if sets:
+            self.moves, self.ready = self._queue(Session(self.lesson, sets=sets)), {}
+        else:            # back to the lesson: its frames are all still there
+            self.moves, self.ready, self.lesson_ready = self._queue(Session(self.lesson)), self.lesson_ready, {}
+        step = self.want[0]
+        self.frame = None
+        self.goto(step)
+
+    def _sandbox_moved(self, frame: Frame) -> None:
+        bar = self.query_one(SandboxBar)
+        bar.display = bool(self.sets)
+        if not self.sets:
+            return
+        ref = self.lesson_ready.get(frame.step)
+        spec = self.lesson.steps[frame.step - 1] if frame.step else None
+        shown = self.variant or frame.shown
+        bar.show(self.sets, moved(ref, frame, shown, spec.watch if spec else ()) if ref and not frame.extra
+                 else None)
 
     def action_answer(self, index: int) -> None:
         self.query_one(AskPanel).choose(index)

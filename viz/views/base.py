@@ -34,6 +34,8 @@ class ViewState:
     code_line: int | None = None                    # pseudocode line the step lights (1-based)
     prev_counts: dict[str, int] = field(default_factory=dict)   # counters at the previous step
     other: Any = None                               # compare mode: the other variant's ViewState
+    watch: tuple[str, ...] = ()                     # counters and metrics the step is about (pinned, lit)
+    hidden_code: frozenset[int] = frozenset()       # pseudocode lines a question still ahead hides
 
 
 class ModelView(OnePass, can_focus=True):

@@ -9,6 +9,10 @@ on a line, so a narrow view cuts them before it cuts code.
 
 In compare mode each panel shows its own variant's code; the player puts two
 of these side by side.
+
+A line a question still ahead would give away (`ask.hide_code`) is drawn as
+its number and a row of dots, "hidden until you answer", so the numbering and
+the shape of the code stay and nothing of the answer does.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ def split_comment(line: str) -> tuple[str, str]:
         if c == "#" and (i == 0 or line[i - 1] == " "):
             return line[:i].rstrip(), line[i:]
     return line.rstrip(), ""
+
+
+HIDDEN = "# ··· hidden until you answer the question ahead ···"
 
 
 @register
@@ -49,7 +56,8 @@ class CodeView(ModelView):
         st = self.state
         if st is None or st.lesson is None:
             return ()
-        return tuple(st.lesson.pseudocode.get(st.variant, ()))
+        lines = st.lesson.pseudocode.get(st.variant, ())
+        return tuple(HIDDEN if i in st.hidden_code else line for i, line in enumerate(lines, start=1))
 
     def build_lines(self, width: int, height: int) -> list[Text]:
         st = self.state

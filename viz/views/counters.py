@@ -10,6 +10,16 @@ as bars with their ns values, largest first; categories that do not fit are
 counted and summed on the last line, so the bars never look complete when
 they are not.
 
+What the step watches (`watch:` in the lesson) comes first and is marked
+"▸" in the accent colour, zero or not: "swiotlb_bounce 0" after a patch is
+the point. Watched metrics that are not in the headline row get a row of
+their own. Each bar says its category's share of the frame's CPU time in
+percent. In compare mode the categories that differ between the two
+variants come first and are drawn on their own scale (the largest of them
+fills the bar), so a big category both variants pay alike, such as the
+stack, cannot flatten the change into bars that look the same; those are
+listed with their figures and "same in both".
+
 The sparkline history is the only state this view keeps: a value per
 (variant, step). On a step back the entries past the current step are
 dropped, so going back and forward again draws the same screen. In compare
@@ -21,12 +31,13 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from models.calls import CALLS, CATEGORIES, COUNTERS
+from models.calls import CALLS, CATEGORIES, COUNTERS, METRICS
 
 from . import register
 from .base import ModelView
 
 _SPARK = "▁▂▃▄▅▆▇█"
+HEAD_METRICS = ("throughput_mbps", "cpu_percent", "cpu_ns_per_frame")     # the view's first row
 _BLOCKS = " ▏▎▍▌▋▊▉█"
 
 
@@ -53,7 +64,7 @@ def step_counts(st) -> dict[str, tuple[int, int]]:
 
 
 def rank_counters(mine: dict[str, tuple[int, int]],
-                  theirs: dict[str, tuple[int, int]] | None) -> list[str]:
+                  theirs: dict[str, tuple[int, int]] | None, watch: tuple[str, ...] = ()) -> list[str]:
     """The non-zero counters, most telling first.
 
     Alone: by how much the last step moved them. Compared: by how much the two
@@ -62,6 +73,11 @@ def rank_counters(mine: dict[str, tuple[int, int]],
     counters a lesson is about (swiotlb_bounce, dma_map_page...) come first. The
     key is symmetric, so both panels rank the same names the same way.
     """
+    pinned = [k for k in watch if k in COUNTERS or k in CALLS]
+    return pinned + [k for k in _ranked(mine, theirs) if k not in pinned]
+
+
+def _ranked(mine: dict[str, tuple[int, int]], theirs: dict[str, tuple[int, int]] | None) -> list[str]:
     if theirs is None:
         names = [k for k, (v, _) in mine.items() if v]
         return sorted(names, key=lambda k: (-mine[k][1], _canonical(k)))
@@ -89,9 +105,12 @@ class CountersView(ModelView):
     TITLE = "Kernel calls · CPU"
 
     COMPONENT_CLASSES = {"countersview--delta", "countersview--muted", "countersview--label",
-                         "countersview--bar", "countersview--spark"}
+                         "countersview--bar", "countersview--spark", "countersview--watch",
+                         "countersview--other"}
     DEFAULT_CSS = """
     CountersView > .countersview--delta { color: $text-accent; text-style: bold; }
+    CountersView > .countersview--watch { color: $text-accent; text-style: bold; }
+    CountersView > .countersview--other { color: $text-secondary; }
     CountersView > .countersview--muted { color: $text-muted; }
     CountersView > .countersview--label { text-style: bold; }
     CountersView > .countersview--bar { color: $text-primary; }
@@ -123,13 +142,19 @@ class CountersView(ModelView):
         # The bars hold the reader's calls too; the headline is the RX path's: say both, so the
         # bars add up to what is written.
         reader = m.get("app_ns_per_frame", 0.0)
-        parts = [(f"{m['throughput_mbps']:,.1f}", "label"), " Mbit/s  CPU ", (f"{m['cpu_percent']:.1f}%", "label"),
-                 "  ", (f"{m['cpu_ns_per_frame']:,.0f}", "label"), " ns/frame"]
+        watch = st.watch
+
+        def fig(name: str, text: str) -> tuple[str, str]:
+            return (("▸" + text) if name in watch else text, "watch" if name in watch else "label")
+        parts = [fig("throughput_mbps", f"{m['throughput_mbps']:,.1f}"), " Mbit/s  CPU ",
+                 fig("cpu_percent", f"{m['cpu_percent']:.1f}%"), "  ",
+                 fig("cpu_ns_per_frame", f"{m['cpu_ns_per_frame']:,.0f}"), " ns/frame"]
         line = self._text(*parts, *(("  + reader ", (f"{reader:,.0f}", "label")) if reader >= 0.5 else ()))
         head = [line if line.cell_len <= width else self._text(*parts)]      # the reader's share goes first
+        head += self._watched_metrics(m, width)
         head += self._sparks(width)
-        legend = [self._text(("+N: since the previous step · bars: CPU ns per frame, reader included"
-                              if width >= 74 else "+N this step · bars: CPU ns/frame", "muted"))]
+        legend = [self._text(("▸ watched · +N: since the previous step · bars: CPU ns per frame and its share"
+                              if width >= 74 else "▸ watched · +N this step · bars: ns/frame, %", "muted"))]
         room = max(0, height - len(head) - len(legend))
         if width >= 70:
             # Wide: the table on the left, the bars on the right, side by side.
@@ -146,6 +171,24 @@ class CountersView(ModelView):
             bars = self._bars(width, room // 2)
             body = self._table(width, room - len(bars)) + bars
         return head + body + legend
+
+    def _watched_metrics(self, m: dict, width: int) -> list[Text]:
+        """The watched metrics the headline row does not carry, on one row (as many as fit)."""
+        names = [k for k in self.state.watch if k in METRICS and k not in HEAD_METRICS]
+        if not names:
+            return []
+        line = self._text()
+        for name in names:
+            v = m.get(name)
+            text = "-" if v is None else f"{v:,.3g}" if isinstance(v, float) and abs(v) < 10 else f"{v:,.1f}" \
+                if isinstance(v, float) else f"{v:,}"
+            piece = self._text(("▸" + name, "watch"), f" {text}")
+            if line.cell_len and line.cell_len + 2 + piece.cell_len > width:
+                break
+            if line.cell_len:
+                line.append("  ")
+            line.append_text(piece)
+        return [line]
 
     def _sparks(self, width: int) -> list[Text]:
         st = self.state
@@ -174,7 +217,7 @@ class CountersView(ModelView):
         st = self.state
         mine = step_counts(st)
         theirs = step_counts(st.other) if st.other is not None else None
-        names = rank_counters(mine, theirs)
+        names = rank_counters(mine, theirs, st.watch)
         # Compare mode: widths from both panels too, so the columns (and rows) line up.
         every = list(mine.values()) + list(theirs.values() if theirs else [])
         items = [(k, *mine.get(k, (0, 0))) for k in names]
@@ -191,8 +234,10 @@ class CountersView(ModelView):
             more = 0
         cells = []
         for k, v, d in items:
-            name = k if len(k) <= name_w else k[:name_w - 1] + "…"
-            cells.append(self._text(name.ljust(name_w), " ", f"{v:,}".rjust(num_w), " ",
+            name = ("▸" + k) if k in st.watch else k      # watched: a glyph too, never colour alone
+            name = name if len(name) <= name_w else name[:name_w - 1] + "…"
+            cells.append(self._text((name.ljust(name_w), "watch" if k in st.watch else ""), " ",
+                                    f"{v:,}".rjust(num_w), " ",
                                     ((f"+{d:,}" if d else "").ljust(d_w), "delta")))
         if more:
             cells.append(self._text((f"… {more} more", "muted")))
@@ -210,38 +255,57 @@ class CountersView(ModelView):
         return lines
 
     def _bars(self, width: int, rows: int) -> list[Text]:
-        """CPU ns per frame by cost category, largest first, in at most `rows` lines.
+        """CPU ns per frame by cost category, each with its share of the frame, in at most `rows` lines.
 
         When they do not all fit, the last line counts and sums the rest: a chart
         that silently drops a category (often the biggest, "stack") reads as
-        complete and adds up to the wrong total.
+        complete and adds up to the wrong total. In compare mode the categories
+        that differ come first, on their own scale (see the module docstring).
         """
         st = self.state
         if rows <= 0:
             return []
         cats = st.sim.metrics()["cpu_ns_per_frame_by_category"]
-        other = st.other.sim.metrics()["cpu_ns_per_frame_by_category"] if st.other is not None else {}
-        order = _bar_order(cats, other)
+        other = st.other.sim.metrics()["cpu_ns_per_frame_by_category"] if st.other is not None else None
+        order = _bar_order(cats, other or {})
         if not order:
             return [self._text(("no frames yet", "muted"))]
+        total = sum(cats.values()) or 1.0
+        same = set() if other is None else {c for c in order if not _differs(cats.get(c, 0.0), other.get(c, 0.0))}
+        if other is not None:          # the change first: what differs, by how much, then the rest by size
+            order = sorted(order, key=lambda c: (c in same, -abs(cats.get(c, 0.0) - other.get(c, 0.0))
+                                                 if c not in same else -cats.get(c, 0.0)))
         shown, hidden = _fit_bars(order, cats, rows)
         rest = sum(cats.get(c, 0.0) for c in hidden)
         if not shown:            # one line: the largest as a figure, the rest summed beside it
             top = max(order, key=lambda c: cats.get(c, 0.0))
             rest -= cats.get(top, 0.0)
-            return [self._text((top, "label"), f" {cats.get(top, 0.0):,.0f} ns",
+            return [self._text((top, "label"), f" {cats.get(top, 0.0):,.0f} ns {cats.get(top, 0.0) / total:.0%}",
                                (f" · {len(hidden) - 1} more {rest:,.0f} ns", "muted"))]
-        # Compare mode: one scale for both panels.
-        scale = max([cats.get(c, 0.0) for c in order] + list(other.values()))
+        changing = [c for c in order if c not in same]
+        scaled = changing or order
+        scale = max([cats.get(c, 0.0) for c in scaled] + [(other or {}).get(c, 0.0) for c in scaled])
         name_w = max(len(c) for c in shown)
         num_w = max(len(f"{cats.get(c, 0.0):,.0f}") for c in shown)
-        bar_w = max(1, width - name_w - num_w - 6)
-        lines = [self._text((c.ljust(name_w), "label"), " ",
-                            (hbar(cats.get(c, 0.0), scale, bar_w).ljust(bar_w), "bar"),
-                            f" {cats.get(c, 0.0):>{num_w},.0f} ns") for c in shown]
+        bar_w = max(1, width - name_w - num_w - 11)
+        lines = []
+        for c in shown:
+            v = cats.get(c, 0.0)
+            tail = f" {v:>{num_w},.0f} ns {v / total:>4.0%}"
+            if c in same:
+                lines.append(self._text((c.ljust(name_w), "label"), " ",
+                                        ("same in both".ljust(bar_w)[:bar_w], "muted"), tail))
+            else:
+                lines.append(self._text((c.ljust(name_w), "label"), " ",
+                                        (hbar(v, scale, bar_w).ljust(bar_w), "bar"), tail))
         if hidden:
-            lines.append(self._text((f"… {len(hidden)} more · {rest:,.0f} ns", "muted")))
+            lines.append(self._text((f"… {len(hidden)} more · {rest:,.0f} ns {rest / total:.0%}", "muted")))
         return lines
+
+
+def _differs(a: float, b: float) -> bool:
+    """Two costs that a reader should see as different: more than 2% (or 1 ns) apart."""
+    return abs(a - b) > max(1.0, 0.02 * max(a, b))
 
 
 def _bar_order(cats: dict[str, float], other: dict[str, float]) -> list[str]:

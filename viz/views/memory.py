@@ -155,7 +155,7 @@ class MemoryView(ModelView):
         parts = [Text().append("i", self._s("iommu")).append(f" IOMMU {'strict' if io.strict else 'lazy'}"),
                  Text(f"· {io.mapped_pages} page{'s' if io.mapped_pages != 1 else ''} mapped")]
         if io.strict:
-            return parts + [Text("· iotlb_sync on every unmap")]
+            return parts + [Text("· strict: no flush queue")]
         full, empty = bar(len(io.fq), FQ_SIZE, 16)
         return parts + [Text("· flush queue ▕").append(full, self._s("iommu")).append(empty, self._s("muted"))
                         .append(f"▏ {len(io.fq)}/{FQ_SIZE}")]

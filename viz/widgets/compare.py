@@ -1,10 +1,12 @@
-"""Compare mode's difference line: the counters that differ most between the two variants.
+"""Compare mode's difference line: what the step watches, then the counters that differ most.
 
-    dma_map_single: before 12 000, after 0, Δ −12 000 · swiotlb_bounce: before 24 000, after 0, …
+    ▸tcp_ack: gro 506, no-gro 1 013, Δ +507 · ▸segments_per_skb: gro 3.9, no-gro 1, Δ −2.9 · …
 
-The counters come from each variant's Recorder at the same step on the same
+The figures come from each variant's Recorder at the same step on the same
 traffic (the replay runs every variant in lockstep), so a difference is the
-patch's doing. Ordered by how much they differ, as many as fit the width.
+patch's doing. The step's `watch` names come first, as the lesson orders
+them, equal or not (a counter that stayed the same can be the point); then
+the other counters, by how much they differ, as many as fit the width.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from models.calls import METRICS
 from viz.views.base import ViewState
+from viz.widgets.sandbox_bar import fmt, value
 from viz.widgets.status import fmt_int
 
 
@@ -28,8 +32,19 @@ def counter_diff(a: ViewState, b: ViewState) -> list[tuple[str, int, int]]:
     return rows
 
 
-def signed(n: int) -> str:
-    return ("+" if n > 0 else "−" if n < 0 else "") + fmt_int(abs(n))
+def signed(n: float) -> str:
+    text = fmt_int(abs(n)) if float(n).is_integer() else fmt(abs(n))
+    return ("+" if n > 0 else "−" if n < 0 else "") + text
+
+
+def watched_diff(a: ViewState, b: ViewState) -> list[tuple[str, float, float]]:
+    """(name, value in a, value in b) for each name the step watches, in the lesson's order."""
+    out = []
+    for name in a.watch:
+        va, vb = value(a.sim, name), value(b.sim, name)
+        if va is not None and vb is not None:
+            out.append((name, va, vb))
+    return out
 
 
 class DiffLine(Widget):
@@ -58,11 +73,16 @@ class DiffLine(Widget):
             return []
         a, b = self.pair
         out = []
-        for name, va, vb in counter_diff(a, b):
+        watched = watched_diff(a, b)
+        seen = {name for name, _, _ in watched}
+        rows = [(n, va, vb, True) for n, va, vb in watched]
+        rows += [(n, va, vb, False) for n, va, vb in counter_diff(a, b) if n not in seen]
+        for name, va, vb, mark in rows:
             t = Text()
-            t.append(name, self._s("name"))
-            t.append(f": {a.variant} {fmt_int(va)}, {b.variant} {fmt_int(vb)}, ")
-            t.append(f"Δ {signed(vb - va)}", self._s("delta"))
+            t.append(("▸" if mark else "") + name, self._s("name"))
+            shown = fmt if name in METRICS else fmt_int
+            t.append(f": {a.variant} {shown(va)}, {b.variant} {shown(vb)}, ")
+            t.append(f"Δ {signed(vb - va)}" if vb != va else "same", self._s("delta"))
             out.append(t)
         return out
 

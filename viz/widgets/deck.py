@@ -61,6 +61,7 @@ class ViewDeck(Widget):
     active: reactive[str] = reactive("", init=False)
     lead: reactive[str] = reactive("", init=False)
     compare: reactive[bool] = reactive(False, init=False)
+    zoomed: reactive[bool] = reactive(False, init=False)     # z: the active view alone, on the whole screen
 
     def __init__(self, keys: tuple[str, ...], aside: tuple[str, ...] = (), **kw) -> None:
         super().__init__(**kw)
@@ -122,7 +123,7 @@ class ViewDeck(Widget):
 
     def pool(self) -> list[str]:
         """The views the deck itself shows in its current layout."""
-        if self.screen.size.width >= WIDE:
+        if self.screen.size.width >= WIDE and not self.zoomed:
             return [k for k in self.keys if k not in self.aside] or list(self.keys)
         return list(self.keys)
 
@@ -158,6 +159,11 @@ class ViewDeck(Widget):
         self._relayout()
 
     def watch_compare(self) -> None:
+        self._relayout()
+
+    def watch_zoomed(self) -> None:
+        for view in self.query(ModelView):
+            view.forget()
         self._relayout()
 
     def on_resize(self) -> None:
@@ -209,10 +215,10 @@ class ViewDeck(Widget):
         if not self.is_mounted or not self.active:
             return
         size = self.screen.size
-        self.cap = 1 if self.compare else capacity(size.width, size.height)
+        self.cap = 1 if self.compare or self.zoomed else capacity(size.width, size.height)
         wide = self.cap > 1 and size.width >= WIDE
         set_flags(self, {"-grid": wide, "-stack": self.cap > 1 and not wide,
-                         "-rows-3": size.height >= TALL, "-compare": self.compare})
+                         "-rows-3": size.height >= TALL, "-compare": self.compare, "-zoomed": self.zoomed})
         keys = self.pool()
         lead = self._lead(keys)
         if self.active not in keys:
@@ -255,4 +261,5 @@ class ViewDeck(Widget):
     @property
     def lead_aside(self) -> bool:
         """The step's focus view is shown beside the deck (the pseudo-code on a wide screen)."""
-        return self.screen.size.width >= WIDE and self.lead in self.aside and not self.tabbed
+        return (self.screen.size.width >= WIDE and self.lead in self.aside and not self.tabbed
+                and not self.zoomed)

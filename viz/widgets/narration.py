@@ -44,8 +44,8 @@ def cover(lesson: Lesson, start: bool = True) -> str:
     """The Markdown of step 0: what this lesson runs and compares (and, if `start`, how to begin)."""
     lines = [lesson.summary, ""]
     if start:
-        lines += [f"*Press **→** or **PageDown** to start ({len(lesson.steps)} steps); "
-                  f"**?** lists every key.*", ""]
+        lines += [f"*Press **→** or **PageDown** to start ({len(lesson.steps)} steps); **↓** pages the "
+                  f"text, **v** shows another variant, **s** changes the scenario, **?** lists every key.*", ""]
     scen = ", ".join(f"{k} {v}" for k, v in lesson.scenario_raw.items())
     if scen:
         lines += [f"**Scenario:** {scen}.", ""]
@@ -86,7 +86,11 @@ class Citation(Widget):
 
 
 class Narration(Vertical, OnePass, can_focus=False):
-    """The lesson's text for the current step; state comes down as (step, extra frames)."""
+    """The lesson's text for the current step; state comes down as (step, extra frames, answered).
+
+    `answered`: the step's question was answered or revealed (or it asks none), so
+    its `reveal` text follows `say`; before that only `say` is shown.
+    """
 
     DEFAULT_CSS = """
     Narration {
@@ -97,7 +101,7 @@ class Narration(Vertical, OnePass, can_focus=False):
     }
     """
 
-    step: reactive[tuple[int, int]] = reactive((-1, 0), init=False, repaint=False)
+    step: reactive[tuple[int, int, bool]] = reactive((-1, 0, True), init=False, repaint=False)
 
     def __init__(self, lesson: Lesson, **kw) -> None:
         super().__init__(**kw)
@@ -115,8 +119,10 @@ class Narration(Vertical, OnePass, can_focus=False):
         more = f" +{extra:,} frames".replace(",", " ") if extra else ""
         return f"step {step}/{total}{more} · {title}"
 
-    def watch_step(self, value: tuple[int, int]) -> None:
-        step, extra = value
+    def watch_step(self, value: tuple[int, int, bool]) -> None:
+        step, extra, answered = value
         self.query_one("#n-head", Static).update(Content(self.heading(step, extra)))
-        say = cover(self.lesson) if step == 0 else self.lesson.steps[step - 1].say
-        self.query_one("#n-say", Prose).source = say
+        say = cover(self.lesson) if step == 0 else self.lesson.steps[step - 1].text(answered)
+        prose = self.query_one("#n-say", Prose)
+        if prose.source != say:
+            prose.source = say

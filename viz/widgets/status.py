@@ -78,6 +78,8 @@ class StatusLine(Widget):
     busy: reactive[str] = reactive("")
     progress: reactive[float | None] = reactive(None)    # share of a busy move done, 0..1
     hint: reactive[str] = reactive("")          # said instead of the last call (a question waits)
+    error: reactive[str] = reactive("")         # a model error: said instead of everything else
+    clock: reactive[str] = reactive("")         # presenter mode: the talk timer, at the right
 
     def _s(self, name: str):
         return self.get_component_rich_style(f"status--{name}", partial=True)
@@ -97,6 +99,19 @@ class StatusLine(Widget):
         width = self.content_size.width
         left = Text()
         left.append(("▶ " if self.playing else "‖ ") + f"{self.speed:g}x", self._s("play"))
+        if self.clock:
+            width -= len(self.clock) + 2
+        out = self._left(left, width)
+        if self.clock:
+            out.truncate(width, overflow="ellipsis", pad=True)
+            out.append(f"  {self.clock}", self._s("play"))
+        return out
+
+    def _left(self, left: Text, width: int) -> Text:
+        if self.error:
+            left.append(f"  ⚠ {self.error}", self._s("error"))
+            left.truncate(width, overflow="ellipsis")
+            return left
         frame = self.frame
         if self.busy or frame is None:
             left.append("  " + (self.busy or "setting up the model…"), self._s("muted"))

@@ -1,0 +1,145 @@
+"""Presenter mode: the theme's contrast, zoom, blank, the timer, and speaker notes in a second terminal."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+
+from rich.color import Color as RichColor
+from rich.style import Style
+
+from viz import notes
+from viz.app import make_app, settle
+from viz.cli import main
+from viz.screens.presenting import BlankScreen
+from viz.theme import PRESENT, contrast
+from viz.widgets.deck import ViewDeck
+from viz.widgets.headline import HeadlinePanel
+from viz.widgets.status import StatusLine
+
+MIN_CONTRAST = 4.5
+
+
+async def press(pilot, *keys):
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot.app, pilot)
+
+
+def rgb(color: RichColor | None, fallback: tuple[int, int, int]) -> tuple[int, int, int]:
+    if color is None or color.is_default:
+        return fallback
+    triplet = color.get_truecolor()
+    return (triplet.red, triplet.green, triplet.blue)
+
+
+def pairs(app) -> list[tuple[str, float]]:
+    """(where, contrast) for every widget's own text colour and every component class it uses."""
+    out = []
+    back = rgb(RichColor.parse(PRESENT.background), (0, 0, 0))
+    for widget in app.screen.walk_children(with_self=True):
+        if not widget.display or not widget.is_mounted:
+            continue
+        base: Style = widget.rich_style
+        bg = rgb(base.bgcolor, back)
+        styles = [("", base)]
+        for name in getattr(widget, "COMPONENT_CLASSES", ()):
+            styles.append((name, widget.get_component_rich_style(name, partial=True)))
+        for name, style in styles:
+            if name.endswith(("--track", "--sep")) or "scrollbar" in name or name.startswith("toast"):
+                continue                      # separator glyphs and scrollbars: not text
+            fg_c, bg_c = style.color, style.bgcolor
+            if style.reverse:
+                fg_c, bg_c = bg_c or base.bgcolor, fg_c or base.color
+            fg = rgb(fg_c, rgb(base.color, (255, 255, 255)))
+            under = rgb(bg_c, bg)
+            out.append((f"{type(widget).__name__}#{widget.id} {name}".strip(), contrast(fg, under)))
+    return out
+
+
+async def test_every_text_colour_of_the_presenter_theme_has_contrast():
+    seen = {}
+    for lesson, step, keys in (("rx-basics", 4, ()), ("rx-basics", 5, ("c",)), ("ath11k-36bit-dma-mask", 1, ()),
+                               ("ath9k-page-pool", 7, ()), ("ath10k-sdio-napi", 1, ()),
+                               ("bgmac-napi-skb-cache", 2, ()), (None, 0, ()), ("rx-basics", 0, ("question_mark",)),
+                               ("rx-basics", 13, ("right",)), ("rx-basics", 13, ("s",))):
+        app = make_app(lesson=lesson, step=step, present=True, remember=False)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(app, pilot)
+            assert app.theme == PRESENT.name
+            await press(pilot, *keys)
+            for where, ratio in pairs(app):
+                seen[where] = min(ratio, seen.get(where, 99))
+    low = {w: round(r, 2) for w, r in seen.items() if r < MIN_CONTRAST}
+    print("\n".join(f"{w}: {r}" for w, r in sorted(low.items())))
+    assert not low, low
+    assert len(seen) > 60                     # the walk found the app's styles, not an empty screen
+
+
+async def test_zoom_blank_timer_and_larger_figures():
+    app = make_app(lesson="ath11k-36bit-dma-mask", step=1, present=True, remember=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.has_class("-present") and screen.query_one(HeadlinePanel).has_class("-present")
+        assert screen.query_one(StatusLine).clock.startswith("⏱ 00:0")
+        deck = screen.query_one(ViewDeck)
+        await press(pilot, "z")
+        assert deck.zoomed
+        active = screen.query_one(f"#v-{deck.active}")
+        assert active.region.width == 120 and active.region.height >= 38       # the whole screen
+        assert screen.query_one("#side").region.width == 0
+        await press(pilot, "z")
+        assert not deck.zoomed and screen.query_one("#side").region.width > 0
+        await press(pilot, "b")
+        assert isinstance(app.screen, BlankScreen)
+        await press(pilot, "x")
+        assert app.screen is screen
+
+
+async def test_notes_follow_each_presenter_and_two_do_not_mix():
+    one = make_app(lesson="rx-basics", step=1, present=True, remember=False)
+    two = make_app(lesson="ath11k-36bit-dma-mask", step=0, present=True, remember=False)
+    assert one.notes.session != two.notes.session
+    async with one.run_test(size=(80, 24)) as p1:
+        await settle(one, p1)
+        async with two.run_test(size=(80, 24)) as p2:
+            await settle(two, p2)
+            await press(p2, "right")                            # ath11k step 1: the most recent presenter
+            live = notes.sessions()
+            assert {d["session"] for d in live} == {one.notes.session, two.notes.session}
+            assert notes.pick(None)["lesson"] == "ath11k-36bit-dma-mask"
+            await press(p1, "right", "right", "right")         # rx-basics step 4 asks a question
+            mine = notes.pick(one.notes.session)
+            assert (mine["lesson"], mine["step"]) == ("rx-basics", 4)
+            assert "Let the room guess" in mine["notes"] and mine["next_title"]
+            printed: list[str] = []
+            for _ in notes.follow(two.notes.session, printed.append, once=True):
+                pass
+            assert printed[0].startswith("── ath11k-36bit-dma-mask · step 1/11") and "memory map" in printed[0]
+            out = io.StringIO()
+            with redirect_stdout(out):
+                assert main(["notes", "--session", one.notes.session, "--once"]) == 0
+            assert "rx-basics · step 4/13" in out.getvalue()
+        assert not two.notes.path.exists()                      # a presenter that quits removes its file
+    assert notes.sessions() == []
+
+
+def test_notes_follower_waits_for_a_presenter_then_prints_each_step(tmp_path):
+    published = notes.NotesPublisher("test-1", tmp_path)
+    from models.lesson import find_lesson
+    lesson = find_lesson("rx-basics")
+    printed: list[str] = []
+    ticks = iter(range(4))
+
+    def step(_):
+        k = next(ticks)
+        if k == 0:
+            published.publish(lesson, 2)
+        elif k == 1:
+            published.publish(lesson, 3)
+    for _ in notes.follow(None, printed.append, directory=tmp_path, sleep=step, limit=5):
+        if len(printed) >= 3:
+            break
+    assert printed[0].startswith("waiting for a presenter")
+    assert "step 2/13" in printed[1] and "step 3/13" in printed[2]

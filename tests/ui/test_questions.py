@@ -1,0 +1,129 @@
+"""Questions that hold: until a question is answered, nothing on screen gives its answer away.
+
+For every question step of every lesson, in the player at 160x50:
+
+- every view of every variant (the `v` key), and compare mode's columns, draw
+  exactly what they drew at the step before (the issue's test: the screen
+  before answering is the previous step's screen, view by view);
+- no text on screen outside the question itself (heading, narration, status
+  line, every view of every variant, the pseudo-code) contains the words that
+  set the right choice apart from the others (`giveaway`).
+
+Then answering shows the step's own frame.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from models.lesson import all_lessons
+from viz.app import make_app, settle
+from viz.views.base import ModelView
+from viz.widgets.deck import ViewDeck
+from viz.widgets.narration import Narration
+from viz.widgets.prose import Prose
+from viz.widgets.status import StatusLine
+
+LESSONS = all_lessons()
+QUESTIONS = [(lesson.id, s.index + 1) for lesson in LESSONS for s in lesson.steps if s.ask is not None]
+SIZE = (60, 30)          # each view is drawn at this size, shown or not
+
+STOP = set("""a an the of to in on and or is are be it its by for with from as at this that not no one
+none each every all any than then there their into out up down so only does do did what which when where
+who how why more most less same other another before after yes kernel frame frames""".split())
+
+
+def words(text: str) -> set[str]:
+    """Lower-case words and kernel names ("napi_gro_receive()" counts as "napi_gro_receive")."""
+    return {w for w in re.findall(r"[a-z0-9_]+", text.lower()) if w not in STOP}
+
+
+def taught(lesson, step: int) -> set[str]:
+    """The words the lesson used before this step: vocabulary a learner already has, no giveaway."""
+    out = words(lesson.title) | words(lesson.summary)
+    for spec in lesson.steps[:step - 1]:
+        out |= words(spec.title) | words(spec.text(True))
+        if spec.ask is not None:
+            out |= words(spec.ask.question) | set().union(*map(words, spec.ask.choices)) | words(spec.ask.explain)
+    return out
+
+
+def giveaway(lesson, step: int) -> set[str]:
+    """Words of the right choice that no other choice and not the question has, that the lesson has
+    not used before, and that are specific: a kernel name, a number of two digits or more, or a word
+    of six letters or more."""
+    ask = lesson.steps[step - 1].ask
+    others = set().union(*(words(c) for i, c in enumerate(ask.choices) if i != ask.answer)) | words(ask.question)
+    right = ask.choices[ask.answer]
+    mine = words(right) - others - taught(lesson, step)
+    out = set()
+    for w in mine:
+        if w.isdigit() and len(w) >= 2:
+            # a number is a giveaway with what it counts ("60 s", "32 heads"), not as any 60 on screen
+            m = re.search(rf"(?<![\w]){w}\s+([a-z]+)", right.lower())
+            out.add(f"{w} {m.group(1)}" if m else w)
+        elif "_" in w or (w.isalpha() and len(w) >= 6):
+            out.add(w)
+    return out
+
+
+def lines_of(view: ModelView) -> list[str]:
+    return [strip.text for strip in view._build(*SIZE)]
+
+
+def screen_views(app) -> dict[str, list[str]]:
+    """Every deck view (shown or not) and compare's columns, drawn at SIZE."""
+    return {view.id: lines_of(view) for view in app.screen.query(ModelView) if view.state is not None}
+
+
+def screen_text(app) -> str:
+    screen = app.screen
+    narration = screen.query_one(Narration)
+    parts = [narration.heading(*narration.step[:2]), screen.query_one("#n-say", Prose).plain,
+             screen.query_one(StatusLine).render().plain]
+    for lines in screen_views(app).values():
+        parts.extend(lines)
+    return "\n".join(parts)
+
+
+async def each_variant(app, pilot):
+    """Yield once per variant of the lesson, pressing v between them."""
+    for _ in app.screen.lesson.variants:
+        yield app.screen.variant or app.screen.frame.shown
+        await pilot.press("v")
+        await settle(app, pilot)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson,step", QUESTIONS, ids=[f"{lid}-{k}" for lid, k in QUESTIONS])
+async def test_a_question_holds_the_previous_screen_and_names_no_answer(lesson, step):
+    for compare in (False, True):
+        app = make_app(lesson=lesson, step=step - 1, compare=compare, remember=False)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(app, pilot)
+            screen = app.screen
+            spec = screen.lesson.steps[step - 1]
+            if screen.holding():                 # the step before asks too: its screen is its outcome
+                await pilot.press("right")
+                await settle(app, pilot)
+            before = {}
+            async for variant in each_variant(app, pilot):
+                before[variant] = screen_views(app)
+            await pilot.press("right")
+            await settle(app, pilot)
+            assert screen.frame.step == step and screen.holding()
+            tell = giveaway(screen.lesson, step)
+            async for variant in each_variant(app, pilot):
+                now = screen_views(app)
+                for key, lines in now.items():
+                    assert lines == before[variant][key], (variant, key)
+                if not compare:
+                    text = screen_text(app).lower()
+                    found = sorted(w for w in tell if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text))
+                    assert not found, f"{lesson} step {step} ({variant}) shows {found} before the answer"
+            await pilot.press(str(spec.ask.answer + 1))
+            await settle(app, pilot)
+            assert not screen.holding()
+            assert screen.query_one(ViewDeck)._state.sim is screen.frame.sims[screen.frame.shown]

@@ -1,0 +1,250 @@
+"""The player's teaching keys: v, the sandbox, watched counters, the payoff, the end, paging, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from viz.app import make_app, settle
+from viz.screens.end import EndScreen, summary
+from viz.screens.player import PlayerScreen
+from viz.screens.sandbox import SandboxScreen, check
+from viz.views.counters import CountersView
+from viz.widgets import headline
+from viz.widgets.compare import DiffLine
+from viz.widgets.deck import ViewDeck
+from viz.widgets.headline import HeadlinePanel
+from viz.widgets.prose import Prose
+from viz.widgets.sandbox_bar import SandboxBar
+from viz.widgets.status import StatusLine
+
+
+def app_for(lesson, step=0, compare=False):
+    app = make_app(lesson=lesson, step=step, compare=compare)
+    app.animation_level = "none"
+    return app
+
+
+async def press(pilot, *keys):
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot.app, pilot)
+
+
+def shown(app) -> str:
+    return app.screen.query_one(ViewDeck)._state.variant
+
+
+async def test_v_cycles_every_variant_and_the_next_step_brings_its_own():
+    app = app_for("atlantic-page-pool", step=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        names = list(app.screen.lesson.variants)
+        seen = [shown(app)]
+        for _ in names:
+            await press(pilot, "v")
+            seen.append(shown(app))
+        assert seen[:len(names)] == names and seen[-1] == names[0]
+        status = app.screen.query_one(StatusLine).render().plain
+        assert names[0] in status
+        await press(pilot, "v", "right")
+        assert shown(app) == app.screen.lesson.steps[1].show
+
+
+async def test_the_counters_view_pins_and_marks_what_the_step_watches():
+    app = app_for("rx-basics", step=10)            # watch: napi_gro_receive, netif_receive_skb, tcp_ack, ...
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        view = app.screen.query_one("#v-counters", CountersView)
+        text = [s.text for s in view._build(90, 30)]
+        body = "\n".join(text)
+        for name in ("napi_gro_receive", "netif_receive_skb", "tcp_ack", "segments_per_skb", "acks_per_segment"):
+            assert "▸" + name in body or "▸" + name[:10] in body, name
+        assert "%" in body                                          # every bar says its share
+        first = next(line for line in text if "napi_gro_recei" in line)
+        assert text.index(first) <= 4                               # pinned at the top
+
+
+async def test_compare_summary_starts_with_the_watched_counters():
+    app = app_for("rx-basics", step=10, compare=True)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        line = app.screen.query_one(DiffLine).render().plain
+        assert line.startswith("▸napi_gro_receive: gro "), line
+        assert "▸tcp_ack" in line
+
+
+async def test_compare_bars_put_the_change_on_its_own_scale():
+    app = app_for("ath11k-36bit-dma-mask", step=9, compare=True)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        view = app.screen.query_one("#a-counters", CountersView)
+        lines = [s.text for s in view._build(60, 40)]      # narrow: the bars under the table
+        bars = [line for line in lines if " ns " in line and "%" in line and "more" not in line]
+        assert bars[0].startswith("swiotlb"), bars            # what differs most comes first
+        full = bars[0].count("█")
+        assert full >= 10                                      # the change fills the scale
+        assert any("same in both" in line for line in bars) or len(bars) <= 2
+
+
+async def test_sandbox_validates_reruns_and_shows_what_moved():
+    app = app_for("ath11k-36bit-dma-mask", step=5)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        lesson_frame = screen.frame
+        await press(pilot, "s")
+        assert isinstance(app.screen, SandboxScreen)
+        await pilot.press(*"ram=lots", "enter")
+        await settle(app, pilot)
+        error = str(app.screen.query_one("#sb-error").render())
+        assert "expected a size" in error and "\n" not in error
+        await pilot.press(*["backspace"] * 8, *"ram=2GiB", "enter")
+        await settle(app, pilot)
+        assert app.screen.sets == {"ram": 2 << 30}
+        await press(pilot, "enter")                    # an empty line runs
+        assert isinstance(app.screen, PlayerScreen) and screen.frame.step == 5
+        assert screen.frame.sims["before"].params["ram"] == 2 << 30
+        assert screen.frame is not lesson_frame
+        bar = screen.query_one(SandboxBar)
+        text = bar.render().plain
+        assert bar.display and "sandbox ram=2GiB" in text and "swiotlb_bounce" in text and "→ 0" in text
+        await press(pilot, "s", "ctrl+x")              # back to the lesson's own run
+        assert not screen.sets and screen.frame.sims["before"].params["ram"] == 8 << 30
+        assert not screen.query_one(SandboxBar).display
+
+
+def test_sandbox_checks_with_the_projects_parsers():
+    from models.lesson import find_lesson
+    lesson = find_lesson("ath11k-36bit-dma-mask")
+    assert check(lesson, {}, "dma_mask=99")[1].startswith("dma_mask=99: expected")
+    assert "unknown parameter" in check(lesson, {}, "rams=2GiB")[1]
+    assert check(lesson, {}, "iommu=lazy") == ({"iommu": "lazy"}, "")
+
+
+async def test_narration_pages_with_the_arrow_keys_shown_in_the_footer():
+    app = app_for("ath10k-sdio-napi", step=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        prose = app.screen.query_one("#n-say", Prose)
+        assert prose.virtual_size.height > prose.size.height          # the text does not fit
+        await press(pilot, "down")
+        assert prose.scroll_offset.y == prose.size.height - 1          # one page, less a line of overlap
+        await press(pilot, "up")
+        assert prose.scroll_offset.y == 0
+        footer = " ".join(b.binding.description for b in app.screen.active_bindings.values() if b.binding.show)
+        assert "text" in footer and "variant" in footer and "sandbox" in footer
+
+
+async def test_a_question_and_its_view_both_fit_at_80x24():
+    app = app_for("rx-basics", step=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        ask = app.screen.query_one("#ask")
+        view = app.screen.query_one("#v-napi")
+        assert ask.region.height >= 4 and ask.virtual_size.height <= ask.region.height + 1
+        assert view.region.height >= 5 and view.region.bottom <= 22
+
+
+async def test_the_payoff_step_shows_the_headline_and_the_end_screen_sums_up(monkeypatch):
+    calls = []
+
+    import models.runner
+
+    def fake(lesson, variants=None, progress=None, **kw):
+        calls.append(lesson.id)
+        if progress:
+            progress(1, 2)
+        return {"headline": {"metric": "cpu_percent", "unit": "%", "compare": "absolute", "paper": {"before": 40.5, "after": 18.9},
+                "model": {"before": 40.52, "after": 18.35}, "before_kind": "fitted", "after_kind": "fitted",
+                "before_error_pct": 0.05, "after_error_pct": -2.9, "fitted": [], "within": True,
+                "tolerance": "x", "changed": []}}
+    monkeypatch.setattr(models.runner, "run_lesson", fake)
+    monkeypatch.setattr(headline, "HEADLINES", {})
+    app = app_for("ath11k-36bit-dma-mask", step=app_step("ath11k-36bit-dma-mask"))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        panel = app.screen.query_one(HeadlinePanel)
+        assert panel.display and panel.headline is not None
+        table = "\n".join(str(w.render()) for w in panel.query("Static"))
+        assert "Paper vs model" in table
+        await press(pilot, "right")
+        assert not app.screen.query_one(HeadlinePanel).display      # only on the payoff step
+        await press(pilot, "end", "right")
+        assert isinstance(app.screen, EndScreen)
+        assert app.screen.query_one("#end-headline", HeadlinePanel).headline is not None
+        nxt = str(app.screen.query_one("#end-next").render())
+        assert nxt.startswith("Next: ")
+        await press(pilot, "enter")
+        assert isinstance(app.screen, PlayerScreen) and app.screen.lesson.id != "ath11k-36bit-dma-mask"
+        assert "ath11k-36bit-dma-mask" in app.finished
+    assert calls == ["ath11k-36bit-dma-mask"]                       # computed once, then cached
+
+
+def app_step(lesson_id: str) -> int:
+    from models.lesson import find_lesson
+    return find_lesson(lesson_id).payoff_step
+
+
+def test_end_summary_reads_the_watched_names_of_both_variants():
+    from models.lesson import find_lesson
+    from viz.session import Session
+    lesson = find_lesson("rx-basics")
+    frame = Session(lesson).goto(len(lesson.steps))
+    names, rows = summary(lesson, frame)
+    assert names == ("gro", "no-gro")
+    got = {name: (a, b) for name, a, b in rows}
+    assert "tcp_ack" in got and got["tcp_ack"][0] != got["tcp_ack"][1]
+
+
+async def test_a_model_error_is_one_line_with_the_lesson_and_step_and_the_app_stays_usable(monkeypatch):
+    from models.lifecycle import IllegalTransition
+    from models.replay import LessonRun
+
+    original = LessonRun._apply
+
+    def broken(self, index):
+        if index == 2:
+            raise IllegalTransition("rx_buffer", "buf#7", "filled", "dma_map_single")
+        return original(self, index)
+    monkeypatch.setattr(LessonRun, "_apply", broken)
+    app = app_for("rx-basics", step=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "right")
+        status = app.screen.query_one(StatusLine)
+        text = status.render().plain
+        assert "model error in rx-basics, step 3/13: IllegalTransition" in text and "\n" not in text
+        assert not app.screen.waiting and not app.screen.moves.busy
+        await press(pilot, "left")                                   # still usable
+        assert app.screen.frame.step == 1 and status.error == ""
+
+
+async def test_progress_survives_the_app_and_the_lessons_screen_resumes_it():
+    from viz.screens.home import HomeScreen
+    app = app_for("rx-basics", step=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "right", "2")                # step 4, answered right
+    tomorrow = make_app()
+    tomorrow.animation_level = "none"
+    async with tomorrow.run_test(size=(80, 24)) as pilot:
+        await settle(tomorrow, pilot)
+        assert isinstance(tomorrow.screen, HomeScreen)
+        prompt = str(tomorrow.screen.query_one("#lessons").get_option_at_index(0).prompt)
+        assert "seen 4/13" in prompt and "answered 1/2" in prompt
+        await press(pilot, "enter")
+        assert tomorrow.screen.frame.step == 4 and not tomorrow.screen.holding()   # resumed, answer kept
+
+
+async def test_a_corrupt_progress_file_is_one_notice_and_a_fresh_start():
+    from viz.state import state_dir
+    path = state_dir() / "progress.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{ half a file")
+    app = make_app()
+    notices = []
+    app.notify = lambda message, **kw: notices.append(message)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+    assert len(notices) == 1 and "kept as progress.json.corrupt-" in notices[0]
+    assert any(p.name.startswith("progress.json.corrupt-") for p in path.parent.iterdir())

@@ -1,0 +1,118 @@
+"""The lesson fields of issue 9: reveal, watch, notes, payoff, ask.hide_code, variant inject,
+and the answer-position warning of `rxviz check`."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.calls import CALLS, COUNTERS, METRICS
+from models.lesson import LessonError, all_lessons, load_lesson_text
+from models.replay import LessonRun
+from viz.cli import main
+
+BASE = """\
+id: fields
+title: "Fields"
+driver: generic
+summary: "one line"
+scenario: {platform: x86-generic}
+variants:
+  a: {}
+  b: {inject: [no-sync-for-cpu], expect: [no-sync-for-cpu]}
+pseudocode:
+  a: |
+    one
+    two
+    three
+steps:
+"""
+
+STEP = """\
+  - title: "Q"
+    say: "before"
+    show: a
+    run: {frames: 2}
+    watch: [tcp_ack, cpu_percent]
+    notes: "for the speaker"
+    reveal: "after"
+    ask:
+      question: "?"
+      choices: ["x", "y"]
+      answer: ANSWER
+      explain: "because"
+      hide_code: [2]
+"""
+
+
+def lesson(text: str = "", answers=(1,)):
+    return load_lesson_text(BASE + "".join(STEP.replace("ANSWER", str(a)) for a in answers) + text)
+
+
+def test_the_new_fields_load():
+    x = lesson()
+    step = x.steps[0]
+    assert step.say == "before" and step.reveal == "after" and step.notes == "for the speaker"
+    assert step.watch == ("tcp_ack", "cpu_percent") and step.ask.hide_code == (2,)
+    assert step.text(False) == "before" and step.text(True) == "before\n\nafter"
+    assert x.inject == {"b": ("no-sync-for-cpu",)} and x.faults_for("b", ["double-unmap"]) == \
+        ("no-sync-for-cpu", "double-unmap")
+    assert x.faults_for("a") == ()
+
+
+@pytest.mark.parametrize("change,field,message", [
+    ("watch: [tcp_ack, cpu_percent]", "steps[0].watch[0]", "unknown counter or metric 'tcpack'"),
+    ("hide_code: [2]", "steps[0].ask.hide_code[0]", "between 1 and 3"),
+    ("reveal: \"after\"\n    ask:", "steps[0]", "'reveal' is said after a question"),
+])
+def test_bad_values_are_refused_at_the_spot(change, field, message):
+    bad = {"watch: [tcp_ack, cpu_percent]": "watch: [tcpack, cpu_percent]",
+           "hide_code: [2]": "hide_code: [7]",
+           "reveal: \"after\"\n    ask:": "reveal: \"after\"\n    xask:"}[change]
+    text = BASE + STEP.replace("ANSWER", "1").replace(change, bad)
+    if "xask" in bad:           # a reveal with no question: drop the question
+        text = text.split("    xask:")[0]
+    with pytest.raises(LessonError) as e:
+        load_lesson_text(text)
+    assert e.value.field == field and message in e.value.message
+
+
+def test_an_unknown_fault_is_refused():
+    with pytest.raises(LessonError) as e:
+        load_lesson_text(BASE.replace("inject: [no-sync-for-cpu]", "inject: [no-such]") + STEP.replace("ANSWER", "1"))
+    assert e.value.field == "variants.b.inject[0]" and "unknown fault 'no-such'" in e.value.message
+
+
+def test_payoff_needs_a_paper_and_only_one_step():
+    with pytest.raises(LessonError) as e:
+        lesson("  - {title: P, say: p, payoff: true}\n")
+    assert "has no 'paper'" in e.value.message
+
+
+def test_a_variant_runs_with_its_faults_in_the_replay():
+    run = LessonRun(lesson(), trace=0)
+    run.run_to_end()
+    assert {v.name for v in run.sims["b"].rec.violations} == {"no-sync-for-cpu"}
+    assert not run.sims["a"].rec.violations
+
+
+def test_answer_balance():
+    assert lesson(answers=(1, 1)).answer_balance().startswith("2 of its 2 answers are choice 2")
+    assert lesson(answers=(0, 1)).answer_balance() == ""
+    assert lesson(answers=(1,)).answer_balance() == ""          # one question has one position
+
+
+def test_rxviz_check_warns_and_exits_0(tmp_path, capsys):
+    path = tmp_path / "fields.yaml"
+    path.write_text(BASE + "".join(STEP.replace("ANSWER", "1") for _ in range(2)))
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ok  fields") and "warning: answers: 2 of its 2 answers are choice 2" in out
+
+
+def test_every_shipped_lesson_keeps_the_rules():
+    for x in all_lessons():
+        assert not x.answer_balance(), x.id
+        for step in x.steps:
+            assert all(n in COUNTERS or n in METRICS or n in CALLS for n in step.watch)
+        if x.paper is not None:
+            assert x.payoff_step, f"{x.id}: a lesson with a published figure marks its payoff step"

@@ -1,0 +1,160 @@
+"""Speaker notes in a second terminal: the presenter publishes where it is, `rxviz notes` follows.
+
+`rxviz play LESSON --present` writes one small JSON file per presenter session
+into the user's runtime directory (viz.state.runtime_dir: per user, private):
+
+    presenter-<session>.json   {"session", "lesson", "title", "step", "total", "step_title",
+                                "notes", "next_title", "started", "updated"}
+
+rewritten atomically on every step and removed when the presenter quits. Files
+are used rather than a socket: nothing listens, nothing to clean up after a
+crash but a stale file (a presenter whose process is gone is skipped), and
+several presenters on one machine each have their own file. `rxviz notes`
+follows the most recently updated live presenter, or the one `--session` names,
+and prints the notes of each step as the presenter reaches it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from viz.state import runtime_dir, write_json
+
+PREFIX = "presenter-"
+POLL = 0.2           # seconds between two looks at the presenter's file
+_counter = itertools.count(1)
+
+
+def new_session() -> str:
+    """An id unique on this machine: the process and a counter (tests run two presenters in one)."""
+    return f"{os.getpid()}-{next(_counter)}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class NotesPublisher:
+    """What one presenter tells its followers; `publish` on every step, `close` at exit."""
+
+    def __init__(self, session: str | None = None, directory: Path | None = None) -> None:
+        self.session = session or new_session()
+        self.dir = directory or runtime_dir()
+        self.path = self.dir / f"{PREFIX}{self.session}.json"
+        self.started = time.time()
+        self.error = ""
+
+    def publish(self, lesson, step: int) -> None:
+        total = len(lesson.steps)
+        spec = lesson.steps[step - 1] if 1 <= step <= total else None
+        nxt = lesson.steps[step] if step < total else None
+        data = {"session": self.session, "pid": os.getpid(), "lesson": lesson.id, "title": lesson.title,
+                "step": step, "total": total, "step_title": spec.title if spec else lesson.title,
+                "notes": spec.notes if spec else "", "next_title": nxt.title if nxt else "",
+                "started": self.started, "updated": time.time()}
+        try:
+            write_json(self.path, data)
+        except OSError as exc:          # the talk goes on without notes; say so once
+            self.error = f"speaker notes not published: {exc.strerror or exc}"
+
+    def close(self) -> None:
+        try:
+            self.path.unlink()
+        except OSError:
+            pass
+
+
+def sessions(directory: Path | None = None) -> list[dict[str, Any]]:
+    """The live presenters, most recently updated first."""
+    directory = directory or runtime_dir()
+    out = []
+    for path in directory.glob(f"{PREFIX}*.json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue                    # being replaced, or not ours
+        if isinstance(data, dict) and _alive(int(data.get("pid", 0) or 0)):
+            out.append(data)
+    return sorted(out, key=lambda d: -float(d.get("updated", 0)))
+
+
+def pick(session: str | None, directory: Path | None = None) -> dict[str, Any] | None:
+    live = sessions(directory)
+    if session is None:
+        return live[0] if live else None
+    return next((d for d in live if d.get("session") == session), None)
+
+
+def render(data: dict[str, Any], width: int = 80) -> str:
+    """One step's notes as the follower prints them."""
+    head = f"── {data['lesson']} · step {data['step']}/{data['total']} · {data['step_title']} "
+    lines = [head + "─" * max(0, width - len(head))]
+    notes = (data.get("notes") or "").strip() or "(no notes for this step)"
+    for para in notes.split("\n"):
+        lines += textwrap.wrap(para, width) or [""]
+    if data.get("next_title"):
+        lines += ["", f"next: {data['next_title']}"]
+    elapsed = int(max(0, float(data.get("updated", 0)) - float(data.get("started", 0))))
+    lines.append(f"talk time {elapsed // 60:02d}:{elapsed % 60:02d}")
+    return "\n".join(lines)
+
+
+def follow(session: str | None, out: Callable[[str], None], once: bool = False,
+           directory: Path | None = None, sleep=time.sleep, limit: float | None = None) -> Iterator[int]:
+    """Print each step's notes as the presenter reaches it; yields after each look (tests stop it)."""
+    shown = None
+    waited = False
+    start = time.monotonic()
+    while True:
+        data = pick(session, directory)
+        if data is None:
+            if not waited:
+                who = f"presenter session {session}" if session else "a presenter (rxviz play LESSON --present)"
+                out(f"waiting for {who}…")
+                waited = True
+        else:
+            key = (data["session"], data["lesson"], data["step"])
+            if key != shown:
+                shown = key
+                out(render(data, min(100, shutil.get_terminal_size((80, 24)).columns)))
+        yield 0
+        if once or (limit is not None and time.monotonic() - start > limit):
+            return
+        sleep(POLL)
+
+
+def cmd_notes(args) -> int:
+    """`rxviz notes [--session ID] [--list] [--once]`."""
+    if args.list:
+        live = sessions()
+        for d in live:
+            print(f"{d['session']}  {d['lesson']}  step {d['step']}/{d['total']}")
+        if not live:
+            print("no presenter is running (start one with rxviz play LESSON --present)")
+        return 0
+
+    def out(text: str) -> None:
+        if sys.stdout.isatty() and not args.once:
+            print("\x1b[2J\x1b[H", end="")
+        print(text, flush=True)
+
+    try:
+        for _ in follow(args.session, out, once=args.once):
+            pass
+    except KeyboardInterrupt:
+        return 0
+    return 0

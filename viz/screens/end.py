@@ -1,0 +1,127 @@
+"""The end of a lesson: the payoff, what changed between the variants, and the next lesson.
+
+Shown when → is pressed on the last step. It sums up the lesson from the
+model's last frame: every counter and metric the lesson's steps watched,
+for the two variants compare mode sets side by side (the headline pair, or
+the first two), and the paper-vs-model headline when the lesson publishes a
+figure. Enter opens the next lesson, Esc goes back to the last step.
+"""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from viz.session import compare_pair
+from viz.widgets.headline import HeadlinePanel
+from viz.widgets.sandbox_bar import fmt, value
+
+DEFAULT_WATCH = ("throughput_mbps", "cpu_percent", "frames_dropped")
+
+
+def watched(lesson) -> list[str]:
+    """Every name the lesson's steps watch, in the order they first appear, then the headline metric."""
+    names = [n for s in lesson.steps for n in s.watch]
+    if lesson.paper is not None:
+        names.append(lesson.paper.metric)
+    return list(dict.fromkeys(names or DEFAULT_WATCH))
+
+
+def summary(lesson, frame) -> tuple[tuple[str, str] | None, list[tuple[str, str, str]]]:
+    """((variant a, variant b) or None, [(name, value in a, value in b)]) at the lesson's last frame."""
+    names = compare_pair(lesson, lesson.headline.after or next(iter(lesson.variants)))
+    pair = names or (next(iter(lesson.variants)),) * 2
+    rows = []
+    for name in watched(lesson):
+        a, b = (value(frame.sims[v], name) for v in pair)
+        rows.append((name, fmt(a), fmt(b)))
+    return names, rows
+
+
+def next_lesson(app, lesson):
+    ids = [x.id for x in app.lessons]
+    if lesson.id not in ids:
+        return None
+    i = ids.index(lesson.id)
+    return app.lessons[i + 1] if i + 1 < len(ids) else None
+
+
+class EndScreen(ModalScreen[None]):
+    """What the lesson showed; Enter: the next lesson; Esc: back."""
+
+    BINDINGS = [
+        Binding("enter", "next_lesson", "next lesson", key_display="⏎", priority=True),
+        Binding("escape,left,pageup", "back", "back to the last step", key_display="Esc"),
+        Binding("l", "lessons", "lessons"),
+    ]
+    DEFAULT_CSS = """
+    EndScreen {
+        align: center middle;
+        & > VerticalScroll {
+            width: 110;
+            max-width: 100%;
+            height: auto;
+            max-height: 100%;
+            border: round $success;
+            border-title-color: $text-success;
+            background: $surface;
+            padding: 0 1;
+        }
+        & .end-head { text-style: bold; color: $text-accent; margin-top: 1; }
+        & #end-next { margin-top: 1; text-style: bold; }
+    }
+    """
+
+    def __init__(self, player) -> None:
+        super().__init__()
+        self.player = player
+        self.lesson = player.lesson
+
+    def compose(self) -> ComposeResult:
+        lesson = self.lesson
+        with VerticalScroll() as box:
+            box.border_title = f"end of the lesson · {lesson.title}"
+            box.can_focus = True            # ↑ ↓ scroll it on a small screen
+            names, rows = summary(lesson, self.player.frame)
+            yield Static("What changed (the counters and metrics the steps watched, at the last step)",
+                         classes="end-head", markup=False)
+            table = Table(box=None, pad_edge=False, padding=(0, 2))
+            table.add_column("")
+            for v in (names or (self.player.frame.shown,)):
+                table.add_column(v, justify="right")
+            for name, a, b in rows:
+                table.add_row(Text(name, style="bold"), *((a, b) if names else (a,)))
+            yield Static(table, id="end-table")
+            if lesson.paper is not None:
+                yield Static("The published figure and the model's", classes="end-head", markup=False)
+                yield HeadlinePanel(lesson, id="end-headline")
+            nxt = next_lesson(self.app, lesson)
+            yield Static(f"Next: {nxt.title} (Enter)" if nxt else
+                         "This was the last lesson: Enter goes back to the lessons", id="end-next", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
+        for panel in self.query(HeadlinePanel):
+            panel.set_class(getattr(self.app, "present", False), "-present")
+            self.player.want_headline(panel)
+
+    def action_next_lesson(self) -> None:
+        nxt = next_lesson(self.app, self.lesson)
+        self.dismiss()
+        if nxt is None:
+            self.app.action_lessons()
+        else:
+            self.app.open_lesson(nxt.id)
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def action_lessons(self) -> None:
+        self.dismiss()
+        self.app.action_lessons()

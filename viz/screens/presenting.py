@@ -1,0 +1,70 @@
+"""What the player does for a speaker: zoom, blank, the talk timer, and publishing the step for notes.
+
+Mixed into `PlayerScreen`. Zoom (z) gives the active view the whole screen
+(the narration, the status line and the tabs step aside) and works in every
+mode, since a projector is not the only small screen; blank (b) covers the
+screen until any key. With `--present` the screen gets the presenter classes
+(larger headline figures), a talk timer in the status line (t restarts it)
+and tells `rxviz notes` each step it reaches (viz.notes).
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Static
+
+
+class BlankScreen(Screen):
+    """Nothing at all, until any key or click."""
+
+    DEFAULT_CSS = "BlankScreen { background: black; }"
+
+    def compose(self) -> ComposeResult:
+        yield Static("")
+
+    def on_key(self, event) -> None:
+        event.stop()
+        self.dismiss()
+
+    def on_click(self) -> None:
+        self.dismiss()
+
+
+class Presenting:
+    """Zoom, blank, the timer and the notes; the host is a Screen with a StatusLine."""
+
+    def start_presenting(self) -> None:
+        present = getattr(self.app, "present", False)
+        self.set_class(present, "-present")
+        for panel in self.query("HeadlinePanel"):
+            panel.set_class(present, "-present")
+        self._talk_start = time.monotonic()
+        if present:
+            self._tick_clock()
+            self.set_interval(1.0, self._tick_clock)
+
+    def _tick_clock(self) -> None:
+        from viz.widgets.status import StatusLine
+        elapsed = int(time.monotonic() - self._talk_start)
+        self.query_one(StatusLine).clock = f"⏱ {elapsed // 60:02d}:{elapsed % 60:02d}"
+
+    def action_restart_timer(self) -> None:
+        self._talk_start = time.monotonic()
+        if getattr(self.app, "present", False):
+            self._tick_clock()
+
+    def action_zoom(self) -> None:
+        from viz.widgets.deck import ViewDeck
+        self.toggle_class("-zoom")
+        self.query_one(ViewDeck).zoomed = self.has_class("-zoom")
+
+    def action_blank(self) -> None:
+        self.app.push_screen(BlankScreen())
+
+    def publish_step(self, step: int) -> None:
+        publisher = getattr(self.app, "notes", None)
+        if publisher is not None:
+            publisher.publish(self.lesson, step)

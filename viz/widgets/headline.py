@@ -1,0 +1,129 @@
+"""The payoff: the published before/after figure beside the model's, each labelled for what it is.
+
+The figures come from `models.runner.run_lesson` on the headline pair, the same
+run `rxviz run` prints (full length: the lesson's `headline.frames`), so the
+player and the CLI can never disagree; `viz.headline` words it for both. The
+run takes a second or three, so it runs in a worker thread the first time it
+is asked for and is kept for the rest of the process (`HEADLINES`); while it
+runs the panel shows how far it got.
+
+    Paper vs model: cpu_percent (%)
+             before   after   change
+    paper     56.2     54.8     -1.4
+    model    56.26    54.89    -1.37
+    error    +0.1%            -2.1%
+    kind    fitted  predicted
+    after is predicted: only the before figure was used to fit
+    fitted: forward_ns = 58330, to paper.before (...)
+
+In presenter mode the model's two figures are also drawn large (Digits).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Digits, Static
+
+from models.lesson.schema import Lesson
+from viz import headline as words
+
+HEADLINES: dict[tuple[str, str | None], dict[str, Any]] = {}    # (lesson id, path) -> headline
+_lock = threading.Lock()
+
+
+def key(lesson: Lesson) -> tuple[str, str | None]:
+    return (lesson.id, lesson.path)
+
+
+def cached(lesson: Lesson) -> dict[str, Any] | None:
+    with _lock:
+        return HEADLINES.get(key(lesson))
+
+
+def compute(lesson: Lesson, progress: Callable[[int, int], None] | None = None) -> dict[str, Any] | None:
+    """The lesson's headline (None without `paper`), computed once per process. Any thread."""
+    if lesson.paper is None:
+        return None
+    found = cached(lesson)
+    if found is not None:
+        return found
+    from models.runner import run_lesson
+    pair = [lesson.headline.before, lesson.headline.after]
+    result = run_lesson(lesson, variants=pair, progress=progress)["headline"]
+    with _lock:
+        HEADLINES[key(lesson)] = result
+    return result
+
+
+class HeadlinePanel(VerticalScroll, can_focus=False):
+    """Paper vs model for `lesson`; `show(headline)` once it is computed, `progress(share)` meanwhile."""
+
+    DEFAULT_CSS = """
+    HeadlinePanel {
+        height: auto;
+        max-height: 60%;
+        border-left: outer $success;
+        background: $boost;
+        padding: 0 1 0 0;
+        scrollbar-size-vertical: 1;
+        & > #hl-title { text-style: bold; color: $text-success; }
+        & > #hl-big { height: auto; display: none; }
+        & > #hl-big > Digits { width: auto; color: $text; margin-right: 2; }
+        & > #hl-big > .hl-arrow { width: auto; padding-top: 1; margin-right: 2; }
+        & > #hl-notes { color: $text-muted; }
+    }
+    HeadlinePanel.-present > #hl-big { display: block; }
+    """
+
+    def __init__(self, lesson: Lesson, **kw) -> None:
+        super().__init__(**kw)
+        self.lesson = lesson
+        self.headline: dict[str, Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="hl-title", markup=False)
+        with Horizontal(id="hl-big"):
+            yield Static("model", classes="hl-arrow")
+            yield Digits("", id="hl-before")
+            yield Static("→", classes="hl-arrow")
+            yield Digits("", id="hl-after")
+        yield Static(id="hl-table")
+        yield Static(id="hl-notes", markup=False)
+
+    def progress(self, share: float | None) -> None:
+        """The headline run is on its way: say so, with the share done."""
+        pp = self.lesson.paper
+        what = f"{pp.metric}" if pp else "the headline"
+        done = "" if share is None else f" {share:.0%}"
+        self.query_one("#hl-title", Static).update(f"Paper vs model: running {self.lesson.headline.frames:,} "
+                                                   f"frames of each headline variant for {what}…{done}")
+
+    def show(self, h: dict[str, Any] | None) -> None:
+        self.headline = h
+        title = self.query_one("#hl-title", Static)
+        if h is None:
+            title.update("this lesson publishes no figure to compare with")
+            return
+        title.update(words.title(h) + " · model run of " + f"{self.lesson.headline.frames:,} frames")
+        cols, rows = words.rows(h)
+        table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
+        table.add_column("")
+        for c in cols:
+            table.add_column(c, justify="right")
+        for row in rows:
+            label, *cells = row
+            if label == "kind":
+                cells = [Text(c, style="bold italic") for c in cells]
+            table.add_row(Text(label, style="bold"), *cells)
+        self.query_one("#hl-table", Static).update(table)
+        self.query_one("#hl-notes", Static).update("\n".join(words.notes(h, self.lesson)))
+        model = h.get("model", {})
+        for side in ("before", "after"):
+            value = model.get(side)
+            self.query_one(f"#hl-{side}", Digits).update("" if value is None else f"{value:,.1f}")
