@@ -34,7 +34,7 @@ def quiet(done: int, total: int) -> None:
 
 
 # The order views are offered in when a step does not focus one.
-ORDER = ("ring", "bus", "napi", "memory", "pool", "skbcache", "counters", "log", "graph", "code")
+ORDER = ("ring", "bus", "napi", "memory", "pool", "skbcache", "counters", "log", "graph", "machine", "code")
 
 
 def views_for(lesson: Lesson) -> tuple[str, ...]:
@@ -58,6 +58,7 @@ def views_for(lesson: Lesson) -> tuple[str, ...]:
         "counters": True,
         "log": True,
         "graph": True,
+        "machine": True,
         "code": bool(lesson.pseudocode),
     }
     for step in lesson.steps:

@@ -203,6 +203,9 @@ class PlayerScreen(Screen):
         return ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
                          code_line=code_line, prev_counts=frame.prev_counts.get(variant, {}))
 
+    def on_view_deck_wants_width(self, message: ViewDeck.WantsWidth) -> None:
+        self.set_class(message.wants, "-deck-wide")     # the narration steps aside unless a question waits
+
     def on_view_deck_lead_aside(self, message: ViewDeck.LeadAside) -> None:
         for view in self.query("#side-code"):
             view.set_class(message.aside, "-active")

@@ -34,6 +34,7 @@ class ViewState:
     code_line: int | None = None                    # pseudocode line the step lights (1-based)
     prev_counts: dict[str, int] = field(default_factory=dict)   # counters at the previous step
     other: Any = None                               # compare mode: the other variant's ViewState
+    follow: str | None = None                       # the object followed ("buf#513"), None: the views pick
 
 
 class ModelView(OnePass, can_focus=True):
