@@ -162,4 +162,5 @@ VIOLATIONS = {
 }
 
 # Views a lesson step may focus (the TUI draws each from the model).
-VIEWS = ("ring", "memory", "pool", "skbcache", "napi", "bus", "graph", "counters", "log", "code", "machine")
+VIEWS = ("ring", "memory", "pool", "skbcache", "napi", "bus", "graph", "counters", "log", "code", "machine",
+         "passport")
