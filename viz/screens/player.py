@@ -39,6 +39,7 @@ from viz.widgets.ask import AskPanel
 from viz.widgets.deck import ViewDeck
 from viz.widgets.legend import Legend
 from viz.widgets.narration import Narration
+from viz.widgets.pathstrip import PathStrip
 from viz.widgets.prose import Prose
 from viz.widgets.status import StatusLine
 
@@ -96,6 +97,7 @@ class PlayerScreen(Screen):
                     yield view_class("code")(id="side-code")
                 yield Legend(id="legend")
             yield ViewDeck(self.keys, aside=("code",), id="deck")
+        yield PathStrip(id="pathstrip")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -188,6 +190,8 @@ class PlayerScreen(Screen):
         deck.compare = pair is not None
         for view in self.query("#side-code"):
             view.state = state
+        # Both variants' paths when comparing on a screen with the rows; else the one shown.
+        self.query_one(PathStrip).states = pair if pair is not None and self.size.height >= 34 else (state,)
         status = self.query_one(StatusLine)
         status.busy = ""
         status.progress = None
