@@ -96,8 +96,8 @@ class MachineView(ModelView):
             body = self._compact(ms, width, max(1, room))
             return top + body + [Text()] * max(0, room - len(body)) + [self._legend(ms, width, "", False)]
         d, left_out = picked
-        legend = self._legend(ms, width, d.prefix, True)
         body = self._paint(d, ms, width)
+        legend = self._legend(ms, width, d.prefix, True)
         note = self._footnote(ms, d, left_out, width) if left_out else []
         pad = max(0, (room - len(note) - len(body)) // 2)
         return top + [Text()] * pad + body + note + [Text()] * max(0, room - pad - len(body) - len(note)) + [legend]
@@ -109,6 +109,10 @@ class MachineView(ModelView):
         cw = max(3, max((len(fmt_count(n)) for n in ms.counts.values()), default=3))
         full = draw(ms.machine, width, height, cw)
         if full is not None and crossings(full) <= MAX_CROSSINGS:
+            if full.width * 3 <= width * 2 and full.height * 2 <= height:     # room to spare: bigger boxes
+                big = draw(ms.machine, width, height, cw, None, True)
+                if big is not None and crossings(big) <= MAX_CROSSINGS:
+                    return big, []
             return full, []
         lay = layers(ms.machine)
         taken = {(s, d) for (s, c, d) in MACHINES[ms.machine][2] if ms.counts.get((s, c, d), 1) != 0}
@@ -156,6 +160,8 @@ class MachineView(ModelView):
         tail = (["dim: never taken"] if drawn else []) + (["×N in the state"] if ms.population and drawn else [])
         if prefix:
             tail.insert(0, f"{prefix}… shortened")
+        if drawn and self._more:
+            tail.insert(0, "+N: other calls on that arrow")
         for parts in (head + [counts] + tail, head + [counts] + tail[:1], head + [counts], head + [short], [short]):
             text = " · ".join(parts)
             if len(text) <= width:
@@ -167,7 +173,10 @@ class MachineView(ModelView):
         names = ", ".join(sorted({d.short(c) for g in left_out for c in g.calls}))
         return [self._text((f"not taken this run, not drawn: {names}", "muted"))]
 
+    _more = False           # the last painted drawing has an arrow named "call +N"
+
     def _ink(self, d: Drawing, ms: MachineState) -> Ink:
+        self._more = False
         names, counts, idle = [], [], set()
         lit = None
         last = ms.last
@@ -177,10 +186,11 @@ class MachineView(ModelView):
             if last is not None and (last.src, last.dst) == (g.src, g.dst):
                 lit = i
                 shown = last.call
-            else:
-                shown = used[0] if used else g.calls[0]
+            else:       # the call this run takes most (a counted one before a named step)
+                shown = max(used, key=lambda c: ms.counts.get((g.src, c, g.dst), -1)) if used else g.calls[0]
             more = len(used) - 1 if shown in used else len(used)
             name = d.short(shown) + (f" +{more}" if more > 0 else "")
+            self._more = self._more or more > 0
             total = None if None in ns else sum(ns)         # a call of the arrow not counted: not known
             names.append(name)
             counts.append(fmt_count(total))

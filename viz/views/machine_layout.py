@@ -28,6 +28,7 @@ from models.lifecycle import MACHINES, graph
 from .machine_route import Grid, Label, Rect, Route
 
 BOX_H = 3
+BIG = 2                   # a big drawing's boxes are this much taller, and twice this wider
 MIN_BOX_W = 10            # room for "×1 234" on the bottom border
 # Prefixes a machine's call names may lose when the full names do not fit (never mid-word).
 PREFIXES = {"pp_page": "page_pool_", "swiotlb_slot": "swiotlb_", "skb_head": "kmem_cache_"}
@@ -115,8 +116,8 @@ def layers(machine: str) -> Layers:
                   {s: tuple(c) for s, c in loops.items()})
 
 
-def box_width(state: str) -> int:
-    return max(MIN_BOX_W, len(state) + 4)
+def box_width(state: str, big: bool = False) -> int:
+    return max(MIN_BOX_W, len(state) + 4) + (2 * BIG if big else 0)
 
 
 def name_width(calls: tuple[str, ...], prefix: str) -> int:
@@ -127,12 +128,14 @@ def name_width(calls: tuple[str, ...], prefix: str) -> int:
 
 @lru_cache(maxsize=256)
 def draw(machine: str, width: int, height: int, count_w: int = 5,
-         keep: frozenset[tuple[str, str]] | None = None) -> Drawing | None:
+         keep: frozenset[tuple[str, str]] | None = None, big: bool = False) -> Drawing | None:
     """The best drawing of `machine` in width x height cells, or None when nothing fits.
 
     `keep`: draw only the arrows between these (src, dst) pairs. The boxes
     stay where the whole machine puts them, so arrows appear and disappear
-    without the boxes moving.
+    without the boxes moving. `big`: taller, wider boxes and more room
+    between them (a small machine on a large screen, read from the back of
+    a room).
     """
     lay = layers(machine)
     groups = tuple(g for g in lay.groups if keep is None or (g.src, g.dst) in keep)
@@ -140,7 +143,7 @@ def draw(machine: str, width: int, height: int, count_w: int = 5,
         n = len(lay.layers)
         tries = [("row", 1), ("column", 2), ("column", 1)] + [(f"rows-{k}", k) for k in (2, 3) if k < n]
         for name, k in tries:
-            got = _attempt(machine, lay, groups, name, k, width, height, count_w, prefix)
+            got = _attempt(machine, lay, groups, name, k, width, height, count_w, prefix, big)
             if got is not None:
                 return got
     return None
@@ -164,9 +167,9 @@ def _bands(lay: Layers, k: int) -> list[list[int]]:
 
 
 def _attempt(machine, lay: Layers, groups: tuple[Group, ...], arrangement: str, k: int, width: int,
-             height: int, count_w: int, prefix: str) -> Drawing | None:
+             height: int, count_w: int, prefix: str, big: bool = False) -> Drawing | None:
     place = _place_column if arrangement == "column" else _place_rows
-    boxes = place(lay, k, prefix, count_w)
+    boxes = place(lay, k, prefix, count_w, big)
     if boxes is None:
         return None
     core_w = max(r.x + r.w for r in boxes.values())
@@ -195,7 +198,7 @@ def _attempt(machine, lay: Layers, groups: tuple[Group, ...], arrangement: str, 
     if arrangement == "column":
         axis, at, ahead = 0, mx + core_w // 2, 1         # forward: x > at
     else:
-        axis, at, ahead = 1, my + BOX_H // 2, -1         # forward: y < at
+        axis, at, ahead = 1, my + (BOX_H + (BIG if big else 0)) // 2, -1     # forward: y < at
     routes: list[Route | None] = [None] * len(groups)
     labels: list[Label | None] = [None] * len(groups)
     for i in order:
@@ -256,9 +259,10 @@ def _gaps(lay: Layers, prefix: str, count_w: int) -> list[int]:
     return gaps
 
 
-def _place_rows(lay: Layers, k: int, prefix: str, count_w: int) -> dict[str, Rect] | None:
+def _place_rows(lay: Layers, k: int, prefix: str, count_w: int, big: bool = False) -> dict[str, Rect] | None:
     """Layers left to right, in k rows (bands); the states of a layer stacked in their column."""
-    gaps = _gaps(lay, prefix, count_w)
+    gaps = [g + (2 * BIG if big else 0) for g in _gaps(lay, prefix, count_w)]
+    box_h = BOX_H + (BIG if big else 0)
     boxes: dict[str, Rect] = {}
     y = 0
     for band in _bands(lay, k):
@@ -266,19 +270,21 @@ def _place_rows(lay: Layers, k: int, prefix: str, count_w: int) -> dict[str, Rec
         tallest = 0
         for i in band:
             layer = lay.layers[i]
-            col = max(box_width(s) for s in layer)
+            col = max(box_width(s, big) for s in layer)
             for slot, s in enumerate(layer):
-                w = box_width(s)
-                boxes[s] = Rect(x + (col - w) // 2, y + slot * (BOX_H + 3), w, BOX_H)
-            tallest = max(tallest, len(layer) * (BOX_H + 3) - 3)
+                w = box_width(s, big)
+                boxes[s] = Rect(x + (col - w) // 2, y + slot * (box_h + 3), w, box_h)
+            tallest = max(tallest, len(layer) * (box_h + 3) - 3)
             x += col + (gaps[i] if i < len(gaps) and i != band[-1] else 0)
         y += tallest + 6                   # room for the arrows between rows and their names
     return boxes
 
 
-def _place_column(lay: Layers, k: int, prefix: str, count_w: int) -> dict[str, Rect] | None:
+def _place_column(lay: Layers, k: int, prefix: str, count_w: int, big: bool = False) -> dict[str, Rect] | None:
     """Layers top to bottom, `k` rows apart; the states of a layer side by side, centred on one axis."""
-    rows = [[(s, box_width(s)) for s in layer] for layer in lay.layers]
+    rows = [[(s, box_width(s, big)) for s in layer] for layer in lay.layers]
+    box_h = BOX_H + (BIG if big else 0)
+    k += 1 if big else 0
     widest = max(sum(w for _, w in row) + 6 * (len(row) - 1) for row in rows)
     boxes: dict[str, Rect] = {}
     y = 0
@@ -286,9 +292,9 @@ def _place_column(lay: Layers, k: int, prefix: str, count_w: int) -> dict[str, R
         total = sum(w for _, w in row) + 6 * (len(row) - 1)
         x = (widest - total) // 2
         for s, w in row:
-            boxes[s] = Rect(x + (max(w for _, w in row) - w) // 2 if len(row) == 1 else x, y, w, BOX_H)
+            boxes[s] = Rect(x + (max(w for _, w in row) - w) // 2 if len(row) == 1 else x, y, w, box_h)
             x += w + 6
-        y += BOX_H + k
+        y += box_h + k
     return boxes
 
 
