@@ -32,6 +32,8 @@ beyond the lesson's step; → or ← returns to the lesson's steps.
 Below 140 columns one view is shown at a time (tab switches, or click its
 name); wider terminals show a grid, taller ones more views. Compare (c)
 shows the active view for two variants side by side on the same traffic.
+The machine view draws the followed object's lifecycle; on a wide screen
+it takes the whole deck (and, compared, the narration steps aside).
 """
 
 
