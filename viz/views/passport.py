@@ -2,7 +2,7 @@
 
     buf#49 · RX buffer from netdev_alloc_frag · rx_buffer
     state     in-skb, in skb#49, held by GRO          owner  CPU
-    phys      0x100020000 (2 048 bytes)   DMA  0x100020000, unmapped   bounce  none
+    phys      0x100020000 (2 048 bytes)   DMA  0x100020000 = phys, unmapped   bounce  none
     refs      pp_ref_count 0                          tied to  map#49
     history   (rebuilt from the trace: the model does not record transitions yet)
       rx_frame: device-owned → filled at 295.296 µs
@@ -70,15 +70,16 @@ class PassportView(ModelView):
 
     def _passport(self, p: Passport, width: int, height: int) -> list[Text]:
         head = self._text((p.obj, "id"), (f" · {p.kind}", "value"), (f" · {p.machine}", "muted"))
+        if head.cell_len > width:
+            head = self._text((p.obj, "id"), (f" · {p.kind}", "value"))
         fields = [self._field("state", (f" {p.state or '?'} ", "state"), (f" {p.where}" if p.where else "", "muted"))]
         if p.owner:
             fields.append(self._field("owner", p.owner))
         if p.phys is not None:
             fields.append(self._field("phys", fmt_addr(p.phys) + (f" ({fmt_bytes(p.size)})" if p.size else "")))
         if p.dma is not None:
-            how = "IOVA" if p.iova else "= phys, dma-direct" if p.dma == p.phys else "bus address"
-            fields.append(self._field("DMA", f"{fmt_addr(p.dma)} ({how})",
-                                      ("" if p.mapped else ", unmapped", "muted")))
+            how = " (IOVA)" if p.iova else " = phys" if p.dma == p.phys else " (bus address)"
+            fields.append(self._field("DMA", f"{fmt_addr(p.dma)}{how}", ("" if p.mapped else ", unmapped", "muted")))
         if p.dma is not None or p.bounce_slot is not None:
             fields.append(self._field("bounce", f"SWIOTLB slot {p.bounce_slot} at {fmt_addr(p.bounce_phys)}"
                                       if p.bounce_slot is not None and p.bounce_phys is not None else "none"))
