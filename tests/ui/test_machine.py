@@ -60,8 +60,15 @@ async def render(st: ViewState, size: tuple[int, int], **attrs) -> str:
         for name, value in attrs.items():
             setattr(view, name, value)
         view.state = st
-        await pilot.pause()
+        await laid_out(app, pilot)
         return "\n".join(view.render_line(y).text.rstrip() for y in range(view.size.height))
+
+
+async def laid_out(app, pilot) -> None:
+    """The view painted, with its drawing (computed by a worker the first time a size is asked for)."""
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 def lit_box(text: str) -> str:
@@ -110,6 +117,25 @@ async def test_80x24_is_compact_and_keeps_the_state_and_the_edge_just_taken():
     for s in order:
         assert s in text
     assert re.search(rf"next: \S+", text)
+
+
+async def test_a_drawing_is_laid_out_off_the_event_loop():
+    """A mounted view asked for a size it has no drawing for gets None (it paints its compact form) and a
+    worker computes the drawing; the view then repaints with it."""
+    from viz.views import machine as view_module
+
+    st = state("rx-basics", "gro", 120)
+    app = Host(MachineView)
+    async with app.run_test(size=(150, 47)) as pilot:
+        view = app.query_one(MachineView)
+        view.state = st
+        await laid_out(app, pilot)
+        ms = view.data().machine
+        view_module._CHOSEN.clear()
+        assert view.drawing(ms, 101, 41) is None
+        await laid_out(app, pilot)
+        got = view.drawing(ms, 101, 41)
+        assert got is not None and got[0].machine == "rx_buffer"
 
 
 async def test_counts_are_the_datas():
@@ -189,5 +215,5 @@ async def test_snapshot_alone(lesson, variant, svg_snapshot):
         app.query_one(MachineView).state = st
         for size in ((80, 24), (160, 50)):
             await pilot.resize_terminal(*size)
-            await pilot.pause()
+            await laid_out(app, pilot)
             assert portable(app.export_screenshot(title="machine")) == svg_snapshot(name=f"{size[0]}x{size[1]}")

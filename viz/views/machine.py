@@ -29,6 +29,35 @@ from .machine_layout import Drawing, crossings, draw, layers
 from .machine_paint import Ink, paint
 
 MAX_CROSSINGS = 2         # more and the arrows this run never took are left out
+# (machine, width, height, count width, arrows taken) -> the drawing and the arrows it leaves out
+_CHOSEN: dict[tuple, tuple[Drawing, list] | None] = {}
+
+
+def _warm() -> None:
+    for machine in MACHINES:
+        layers(machine)
+
+
+def _choose(key: tuple) -> tuple[Drawing, list] | None:
+    """The drawing for `key`: the whole machine when it draws cleanly (bigger boxes if there is room to
+    spare), else only the arrows the run took; None when nothing fits. Kept in _CHOSEN."""
+    machine, width, height, cw, taken = key
+    got: tuple[Drawing, list] | None = None
+    full = draw(machine, width, height, cw)
+    if full is not None and crossings(full) <= MAX_CROSSINGS:
+        got = full, []
+        if full.width * 3 <= width * 2 and full.height * 2 <= height:
+            big = draw(machine, width, height, cw, None, True)
+            if big is not None and crossings(big) <= MAX_CROSSINGS:
+                got = big, []
+    else:
+        left_out = [g for g in layers(machine).groups if (g.src, g.dst) not in taken]
+        some = draw(machine, width, height - 1, cw, taken) if left_out else None
+        got = (some, left_out) if some is not None else (full, []) if full is not None else None
+    if len(_CHOSEN) > 256:
+        _CHOSEN.clear()
+    _CHOSEN[key] = got
+    return got
 
 
 def fmt_count(n: int | None) -> str:
@@ -82,6 +111,11 @@ class MachineView(ModelView):
     def watch_machine(self, machine: str | None) -> None:
         self.redraw()
 
+    def on_mount(self) -> None:
+        super().on_mount()
+        # Layering imports networkx (~150 ms): done in the background at start-up, not on the first Tab.
+        self.run_worker(_warm, thread=True, group="machine-layout", exit_on_error=False)
+
     def data(self) -> RxData:
         st = self.state
         return from_sim(st.sim, getattr(st, "follow", None), self.machine if self.machine in MACHINES else None)
@@ -103,27 +137,50 @@ class MachineView(ModelView):
         return top + [Text()] * pad + body + note + [Text()] * max(0, room - pad - len(body) - len(note)) + [legend]
 
     def drawing(self, ms: MachineState, width: int, height: int) -> tuple[Drawing, list] | None:
-        """The drawing to show and the arrows it leaves out (never taken this run); None: use the compact form."""
+        """The drawing to show and the arrows it leaves out (never taken this run); None: use the compact form.
+
+        A drawing not computed yet for this size is computed by a worker
+        thread (a layout takes up to a few hundred ms, and a terminal being
+        resized asks for one at every size on the way), and the view shows
+        its compact form until it lands. A view not mounted computes at once.
+        """
         if width < 20 or height < 5:
             return None
         cw = max(3, max((len(fmt_count(n)) for n in ms.counts.values()), default=3))
-        full = draw(ms.machine, width, height, cw)
-        if full is not None and crossings(full) <= MAX_CROSSINGS:
-            if full.width * 3 <= width * 2 and full.height * 2 <= height:     # room to spare: bigger boxes
-                big = draw(ms.machine, width, height, cw, None, True)
-                if big is not None and crossings(big) <= MAX_CROSSINGS:
-                    return big, []
-            return full, []
-        lay = layers(ms.machine)
         taken = {(s, d) for (s, c, d) in MACHINES[ms.machine][2] if ms.counts.get((s, c, d), 1) != 0}
         if ms.last is not None:
             taken.add((ms.last.src, ms.last.dst))
-        left_out = [g for g in lay.groups if (g.src, g.dst) not in taken]
-        if left_out:
-            some = draw(ms.machine, width, height - 1, cw, frozenset(taken))
-            if some is not None:
-                return some, left_out
-        return (full, []) if full is not None else None
+        key = (ms.machine, width, height, cw, frozenset(taken))
+        if key in _CHOSEN:
+            return _CHOSEN[key]
+        if not self.is_mounted:
+            return _choose(key)
+        self._want = key
+        if not self._busy:
+            self._busy = True
+            # After this paint: started now, the worker would hold the GIL while the compact form paints.
+            self.call_after_refresh(self.run_worker, self._lay_out, thread=True, group="machine-layout",
+                                    exit_on_error=False)
+        return None
+
+    _want: tuple | None = None
+    _busy = False
+
+    def _lay_out(self) -> None:
+        """Worker: compute the drawing last asked for (sizes asked for on the way are skipped)."""
+        while True:
+            key = self._want
+            if key is not None and key not in _CHOSEN:
+                _choose(key)
+                continue
+            self._busy = False
+            if self._want is None or self._want in _CHOSEN:
+                break
+            self._busy = True
+        try:
+            self.app.call_from_thread(self.redraw)
+        except RuntimeError:            # the app is closing
+            pass
 
     def _header(self, ms: MachineState, width: int) -> list[Text]:
         """The machine and its object; the edge just taken, its call in full (the drawing may shorten it).
