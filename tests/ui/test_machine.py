@@ -15,7 +15,6 @@ import pytest
 from hosting import Host
 
 from models.lesson import find_lesson
-from models.lifecycle import MACHINES
 from models.sim import Sim
 from viz.app import make_app, settle
 from viz.views import VIEW_CLASSES

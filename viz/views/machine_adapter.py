@@ -31,7 +31,7 @@ from collections import Counter
 from models.calls import CALLS
 from models.lifecycle import MACHINES, TRANSITIONS
 
-from .machine_data import Call, MachineState, Passport, PathFacts, RxData, Transition
+from .machine_data import Call, MachineState, PathFacts, RxData, Transition
 
 _STRATEGY_MACHINE = {"per-frame": "rx_buffer", "page-flip": "flip_page", "page-pool": "pp_page"}
 _NAME = re.compile(r"\b(buf|page|head|skb|map)#(\d+)(?:\+(\d+))?")

@@ -3,12 +3,15 @@
 The machine view places its boxes first (viz.views.machine_layout), then
 routes every edge here, one at a time, with A* over the free cells: a step
 costs 1, a bend 3, crossing another arrow at right angles 10, running
-next to a box or another arrow a little more, so arrows keep apart and
-bend rarely. An edge into a state that already has an arrow coming in may
-join that arrow (a T), which turns four returns to `free` into one bus
-instead of four parallel lines. Each edge's label is placed right after
-its route, on free cells beside its longest straight run near its source,
-so later arrows go around earlier labels and no label ever covers a line.
+next to a box or another arrow a little more, and a cell on the wrong side
+of the boxes more again (forward arrows keep to one side, arrows going back
+to the other), so arrows keep apart, bend rarely and cross little. An edge
+into a state that already has an arrow coming in may join that arrow (a T),
+which turns four returns to `free` into one bus instead of four parallel
+lines. Each edge's label is placed right after its route, on free cells
+beside a straight run near its source, so later arrows go around earlier
+labels and no label ever covers a line; the layout retries an arrow whose
+label finds no room (joined only, then alone).
 
 The grid knows nothing of styles: it records, per cell, which box, arrow
 or label owns it, and the view paints from that.
@@ -104,10 +107,6 @@ class Grid:
         c = (x, y)
         return (0 <= x < self.w and 0 <= y < self.h and c not in self.box and c not in self.line
                 and c not in self.heads and c not in self.text)
-
-    def routable(self, x: int, y: int) -> bool:
-        """A line may go here: the cell is free and not the blank that keeps a label apart."""
-        return self.free(x, y) and (x, y) not in self.halo
 
     def checkpoint(self) -> tuple:
         return (dict(self.line), {c: set(v) for c, v in self.owner.items()}, list(self.dst_of), dict(self.heads),
