@@ -188,6 +188,8 @@ class MachineView(ModelView):
         Each line drops what matters least until it fits, rather than being cut.
         """
         title = MACHINES[ms.machine][0]
+        if len(title) > width and " (" in title:         # "page-flip RX page (atlantic before page_pool)"
+            title = title.split(" (")[0]
         line = self._text((title, "title"))
         if ms.obj:
             for what in (f"  ▶ {ms.obj}" + (f" {ms.where}" if ms.where else ""), f"  ▶ {ms.obj}"):
