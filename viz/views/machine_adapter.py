@@ -17,8 +17,9 @@ else reads the model on the views' behalf.
   the events that name the object (or its DMA mapping) are replayed along its
   machine, stepping over named steps (`post`, `deliver`, `skb_release_data`)
   where the next call needs them, and failing that over calls whose events
-  do not name the object (a ptr_ring refill names the pool, not the page). It starts at the oldest event still in the
-  buffer, and the named steps get the time of the call that revealed them.
+  do not name the object (a ptr_ring refill names the pool, not the page).
+  It starts at the oldest event still in the buffer, and the guessed steps
+  get the time of the call that revealed them.
 - The followed object, when none is asked for, is the newest one the trace
   names in the machine drawn; failing that, the one the driver touches next.
 """
