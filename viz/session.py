@@ -34,7 +34,8 @@ def quiet(done: int, total: int) -> None:
 
 
 # The order views are offered in when a step does not focus one.
-ORDER = ("ring", "bus", "napi", "memory", "pool", "skbcache", "counters", "log", "graph", "code")
+ORDER = ("ring", "bus", "napi", "memory", "pool", "skbcache", "counters", "log", "graph", "machine", "passport",
+         "code")
 
 
 def views_for(lesson: Lesson) -> tuple[str, ...]:
@@ -58,6 +59,8 @@ def views_for(lesson: Lesson) -> tuple[str, ...]:
         "counters": True,
         "log": True,
         "graph": True,
+        "machine": True,
+        "passport": True,
         "code": bool(lesson.pseudocode),
     }
     for step in lesson.steps:

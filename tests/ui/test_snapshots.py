@@ -29,6 +29,11 @@ VIEW_STEPS = {
     "skbcache": ("bgmac-napi-skb-cache", 2),
     "pool": ("ath9k-page-pool", 7),
 }
+# Views no lesson step focuses (yet): snapshotted made active, as Tab makes them.
+ACTIVE_STEPS = {
+    "machine": ("rx-basics", 9),
+    "passport": ("rx-basics", 9),
+}
 
 
 class SVGText(SingleFileSnapshotExtension):
@@ -43,7 +48,7 @@ def svg_snapshot(snapshot):
     return snapshot.use_extension(SVGText)
 
 
-async def shoot(lesson, step, snapshot, keys=(), compare=False, sizes=SIZES) -> None:
+async def shoot(lesson, step, snapshot, keys=(), compare=False, sizes=SIZES, active="") -> None:
     """Snapshot the app at each size in turn (one app, resized: half the start-ups and steps)."""
     app = make_app(lesson=lesson, step=step, compare=compare)
     app.animation_level = "none"
@@ -51,6 +56,12 @@ async def shoot(lesson, step, snapshot, keys=(), compare=False, sizes=SIZES) -> 
         await settle(app, pilot)
         for key in keys:
             await pilot.press(key)
+            await settle(app, pilot)
+        if active:
+            from viz.widgets.deck import ViewDeck
+            deck = app.screen.query_one(ViewDeck)
+            deck.tabbed = True
+            deck.active = active
             await settle(app, pilot)
         for size in sizes:
             await pilot.resize_terminal(*size)
@@ -62,7 +73,7 @@ def test_every_view_has_a_snapshot_step():
     from models.calls import VIEWS
     from models.lesson import find_lesson
 
-    assert set(VIEW_STEPS) == set(VIEWS)
+    assert set(VIEW_STEPS) | set(ACTIVE_STEPS) == set(VIEWS)
     for view, (lesson, step) in VIEW_STEPS.items():
         assert find_lesson(lesson).steps[step - 1].focus == view
 
@@ -71,6 +82,17 @@ def test_every_view_has_a_snapshot_step():
 async def test_view(view, svg_snapshot):
     lesson, step = VIEW_STEPS[view]
     await shoot(lesson, step, svg_snapshot)
+
+
+@pytest.mark.parametrize("view", sorted(ACTIVE_STEPS))
+async def test_active_view(view, svg_snapshot):
+    lesson, step = ACTIVE_STEPS[view]
+    await shoot(lesson, step, svg_snapshot, active=view)
+
+
+async def test_compare_machines(svg_snapshot):
+    """rx_buffer's per-frame map/unmap loop beside page_pool's recycle loop."""
+    await shoot("ath9k-page-pool", 5, svg_snapshot, compare=True, active="machine")
 
 
 async def test_home(svg_snapshot):

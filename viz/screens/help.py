@@ -38,6 +38,8 @@ again from this step and says what moved; ctrl+x in it returns to the
 lesson's own run. z gives the active view the whole screen, b blanks it.
 With --present: a talk timer (t restarts it), and `rxviz notes` in a
 second terminal shows the speaker notes. Progress is saved between runs.
+The machine view draws the followed object's lifecycle; on a wide screen
+it takes the whole deck (and, compared, the narration steps aside).
 """
 
 

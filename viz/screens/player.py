@@ -42,6 +42,7 @@ from viz.widgets.deck import ViewDeck
 from viz.widgets.headline import HeadlinePanel
 from viz.widgets.legend import Legend
 from viz.widgets.narration import Narration
+from viz.widgets.pathstrip import PathStrip
 from viz.widgets.prose import Prose
 from viz.widgets.sandbox_bar import SandboxBar, moved
 from viz.widgets.status import StatusLine
@@ -110,6 +111,7 @@ class PlayerScreen(Presenting, Screen):
                     yield view_class("code")(id="side-code")
                 yield Legend(id="legend")
             yield ViewDeck(self.keys, aside=("code",), id="deck")
+        yield PathStrip(id="pathstrip")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -246,6 +248,8 @@ class PlayerScreen(Presenting, Screen):
         for view in self.query("#side-code"):
             view.state = state
         self._show_headline(step, hold)
+        # Both variants' paths when comparing on a screen with the rows; else the one shown.
+        self.query_one(PathStrip).states = pair if pair is not None and self.size.height >= 34 else (state,)
         status = self.query_one(StatusLine)
         status.busy = ""
         status.error = ""
@@ -312,6 +316,9 @@ class PlayerScreen(Presenting, Screen):
         panels, self._headline_panels = self._headline_panels, []
         for panel in panels:
             panel.query_one("#hl-title").update(f"the headline run failed: {why}")
+
+    def on_view_deck_wants_width(self, message: ViewDeck.WantsWidth) -> None:
+        self.set_class(message.wants, "-deck-wide")     # the narration steps aside unless a question waits
 
     def on_view_deck_lead_aside(self, message: ViewDeck.LeadAside) -> None:
         for view in self.query("#side-code"):

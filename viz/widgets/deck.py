@@ -58,6 +58,13 @@ class ViewDeck(Widget):
             super().__init__()
             self.aside = aside
 
+    class WantsWidth(Message):
+        """Comparing a view that needs the width (two machine drawings): the screen may give it more."""
+
+        def __init__(self, wants: bool) -> None:
+            super().__init__()
+            self.wants = wants
+
     active: reactive[str] = reactive("", init=False)
     lead: reactive[str] = reactive("", init=False)
     compare: reactive[bool] = reactive(False, init=False)
@@ -70,6 +77,7 @@ class ViewDeck(Widget):
         self.cap = 1
         self.tabbed = False         # the user picked the active view since the step changed
         self._was_aside = False
+        self._wanted = False
         self._slots: list[str] = []         # the views after the lead's, as last laid out
         self._slots_lead = ""
         self._laid_out: dict[str, tuple] = {}    # shown view -> (slot, layout) it was given
@@ -215,7 +223,7 @@ class ViewDeck(Widget):
         if not self.is_mounted or not self.active:
             return
         size = self.screen.size
-        self.cap = 1 if self.compare or self.zoomed else capacity(size.width, size.height)
+        self.cap = 1 if self.compare or self.zoomed or self._fills() else capacity(size.width, size.height)
         wide = self.cap > 1 and size.width >= WIDE
         set_flags(self, {"-grid": wide, "-stack": self.cap > 1 and not wide,
                          "-rows-3": size.height >= TALL, "-compare": self.compare, "-zoomed": self.zoomed})
@@ -230,6 +238,10 @@ class ViewDeck(Widget):
         self._slots, self._slots_lead = self._arrange(lead, keys), lead
         shown = self._shown(lead, self._slots, keys)
         self._laid_out = {k: (i, self.cap, size) for i, k in enumerate(shown)}
+        wants = self.compare and self._fills()
+        if wants != self._wanted:
+            self._wanted = wants
+            self.post_message(self.WantsWidth(wants))
         aside = self.lead_aside
         if aside != self._was_aside:
             self._was_aside = aside
@@ -257,6 +269,10 @@ class ViewDeck(Widget):
             if key in self.keys and key != self.active:
                 self.tabbed = True
                 self.active = key
+
+    def _fills(self) -> bool:
+        """The active view asks for the whole deck on a wide screen (the machine drawing: see FILLS_DECK)."""
+        return self.screen.size.width >= WIDE and getattr(view_class(self.active), "FILLS_DECK", False)
 
     @property
     def lead_aside(self) -> bool:

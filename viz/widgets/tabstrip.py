@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 SEP = " │ "
+TIGHT_SEP = "│"          # when the tabs do not fit otherwise (80 columns, nine views)
 
 
 class TabStrip(Widget):
@@ -50,22 +51,29 @@ class TabStrip(Widget):
     def shown(self) -> list[str]:
         return [k for k in self.keys if k not in self.hidden]
 
+    def _sep(self) -> str:
+        keys = self.shown()
+        wide = sum(cell_len(k) + 2 for k in keys) + cell_len(SEP) * (len(keys) - 1)
+        return SEP if wide <= self.content_size.width else TIGHT_SEP
+
     def _spans(self) -> list[tuple[int, int, str]]:
         """(start, end, key) of each label, in cells from the content's left edge."""
         out, x = [], 0
+        sep = self._sep()
         for key in self.shown():
             label = f" {key} "
             out.append((x, x + cell_len(label), key))
-            x += cell_len(label) + cell_len(SEP)
+            x += cell_len(label) + cell_len(sep)
         return out
 
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         active = self.get_component_rich_style("tabstrip--active", partial=True)
         sep = self.get_component_rich_style("tabstrip--sep", partial=True)
+        between = self._sep()
         for i, key in enumerate(self.shown()):
             if i:
-                text.append(SEP, sep)
+                text.append(between, sep)
             text.append(f" {key} ", active if key == self.active else None)
         return text
 

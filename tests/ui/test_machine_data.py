@@ -1,0 +1,101 @@
+"""machine_data.from_sim today: what the machine, passport and path views read, checked against the model.
+
+Current states must be the model's own; counts may only be the call
+counters where that is unambiguous (and say they are approximate); a
+rebuilt history must walk its machine's edges and end where the object is.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from models.lesson import all_lessons, find_lesson
+from models.lifecycle import MACHINES, TRANSITIONS
+from models.sim import Sim
+from viz.views.machine_data import from_sim
+
+VARIANTS = [(lesson.id, v) for lesson in all_lessons() for v in lesson.variants]
+
+
+@functools.cache
+def sim_of(lesson: str, variant: str, frames: int = 120) -> Sim:
+    sim = Sim(find_lesson(lesson).params_for(variant), trace=400)
+    sim.run_frames(frames)
+    return sim
+
+
+@pytest.mark.parametrize("lesson,variant", VARIANTS)
+def test_history_walks_the_machine_and_ends_in_the_objects_state(lesson, variant):
+    d = from_sim(sim_of(lesson, variant))
+    ms, p = d.machine, d.passport
+    assert ms.machine in MACHINES and not ms.exact
+    assert p is not None and p.obj == ms.obj and p.state == ms.state
+    edges = TRANSITIONS[ms.machine]
+    for a, b in zip(p.history, p.history[1:]):
+        assert a.dst == b.src and a.seq <= b.seq and a.t_ns <= b.t_ns
+    for t in p.history:
+        assert edges[(t.src, t.call)] == t.dst and t.obj == p.obj and t.machine == ms.machine
+    if ms.last is not None:
+        assert ms.last == p.history[-1] and ms.last.dst == ms.state
+
+
+@pytest.mark.parametrize("lesson,variant", VARIANTS)
+def test_counts_are_call_counters_only_where_unambiguous(lesson, variant):
+    sim = sim_of(lesson, variant)
+    ms = from_sim(sim).machine
+    edges = MACHINES[ms.machine][2]
+    for edge, n in ms.counts.items():
+        assert edge in edges
+        call = edge[1]
+        shared = sum(1 for e in edges if e[1] == call)
+        assert n == sim.rec.counts[call] and (shared == 1 or n == 0), edge
+
+
+def test_the_followed_buffer_is_the_models():
+    sim = sim_of("rx-basics", "gro")
+    ms = from_sim(sim).machine
+    assert ms.obj == f"buf#{ms.obj[4:]}"
+    on_ring = {f"buf#{d.buf.id}": d.buf for d in sim.ring.descs if d.buf is not None}
+    in_skbs = {f"buf#{b.id}": b for skb in list(sim.stack.sockq) + ([sim.stack.held] if sim.stack.held else [])
+               for b in skb.buffers()}
+    buf = {**in_skbs, **on_ring}[ms.obj]
+    assert buf.state == ms.state
+    p = from_sim(sim).passport
+    assert p.phys == buf.phys and p.size == buf.size and p.dma == buf.map.dma and p.mapped == buf.map.live
+
+
+def test_following_a_named_object():
+    sim = sim_of("rx-basics", "gro")
+    desc = sim.ring.descs[5]
+    d = from_sim(sim, follow=f"buf#{desc.buf.id}")
+    assert d.machine.obj == f"buf#{desc.buf.id}" and d.machine.state == desc.buf.state
+    assert d.machine.where == "at desc 5"
+    pool_sim = sim_of("ath9k-page-pool", "after")
+    page = next(iter(pool_sim.pool.pages.values()))
+    p = from_sim(pool_sim, follow=f"page#{page.id}").passport
+    assert p.machine == "pp_page" and p.state == page.state and dict(p.refs)["pp_ref_count"] == page.outstanding()
+
+
+def test_population_counts_the_ring():
+    sim = sim_of("rx-basics", "gro")
+    ms = from_sim(sim).machine
+    on_ring = sum(1 for d in sim.ring.descs if d.buf is not None and d.buf.state == "device-owned")
+    assert ms.population["device-owned"] == on_ring
+
+
+def test_the_current_call_is_the_last_event():
+    sim = sim_of("rx-basics", "gro")
+    ev = sim.rec.recent(1)[-1]
+    call = from_sim(sim).call
+    assert (call.seq, call.call, call.obj, call.t_ns) == (ev.seq, ev.call, ev.obj, ev.t_ns)
+
+
+def test_cached_per_sim_and_moment():
+    sim = Sim(find_lesson("rx-basics").params_for("gro"), trace=400)
+    sim.run_frames(10)
+    a = from_sim(sim)
+    assert from_sim(sim) is a
+    sim.run_frames(1)
+    assert from_sim(sim) is not a
