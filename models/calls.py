@@ -163,8 +163,7 @@ VIOLATIONS = {
 }
 
 # Views a lesson step may focus (the TUI draws each from the model).
-VIEWS = ("ring", "memory", "pool", "skbcache", "napi", "bus", "graph", "counters", "log", "code", "machine",
-         "passport")
+VIEWS = ("ring", "memory", "pool", "skbcache", "napi", "bus", "counters", "log", "code", "machine", "passport")
 
 # Integer ids for the hot path: counters and costs live in lists indexed by these.
 CALL_NAMES: tuple[str, ...] = tuple(CALLS)

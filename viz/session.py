@@ -34,8 +34,7 @@ def quiet(done: int, total: int) -> None:
 
 
 # The order views are offered in when a step does not focus one.
-ORDER = ("ring", "bus", "napi", "memory", "pool", "skbcache", "counters", "log", "graph", "machine", "passport",
-         "code")
+ORDER = ("ring", "bus", "napi", "memory", "pool", "skbcache", "counters", "log", "machine", "passport", "code")
 
 
 def views_for(lesson: Lesson) -> tuple[str, ...]:
@@ -58,7 +57,6 @@ def views_for(lesson: Lesson) -> tuple[str, ...]:
                         for p in prm),
         "counters": True,
         "log": True,
-        "graph": True,
         "machine": True,
         "passport": True,
         "code": bool(lesson.pseudocode),

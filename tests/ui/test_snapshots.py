@@ -22,7 +22,6 @@ VIEW_STEPS = {
     "napi": ("rx-basics", 2),
     "log": ("rx-basics", 3),
     "counters": ("rx-basics", 5),
-    "graph": ("rx-basics", 9),
     "memory": ("ath11k-36bit-dma-mask", 1),
     "code": ("ath11k-36bit-dma-mask", 6),
     "bus": ("ath10k-sdio-napi", 1),

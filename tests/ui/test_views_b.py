@@ -1,4 +1,4 @@
-"""The NAPI/GRO, bus, lifecycle graph, counters, event log and code views, each hosted alone.
+"""The NAPI/GRO, bus, counters, event log and code views, each hosted alone.
 
 Every view is given a real Sim (a lesson's parameters, traced) and the
 assertions compare its screen with that Sim: the numbers come from the
@@ -23,7 +23,6 @@ from viz.views.base import ViewState
 from viz.views.bus import BusView
 from viz.views.code import CodeView
 from viz.views.counters import CountersView, sparkline
-from viz.views.graph import GraphView
 from viz.views.log import STAMP_W, LogView, stamp
 from viz.views.napi import NapiView
 
@@ -68,7 +67,7 @@ def delta(st: ViewState, name: str) -> int:
 
 
 def test_views_are_registered_under_their_keys():
-    for cls in (NapiView, BusView, GraphView, CountersView, LogView, CodeView):
+    for cls in (NapiView, BusView, CountersView, LogView, CodeView):
         assert VIEW_CLASSES[cls.KEY] is cls
 
 
@@ -151,38 +150,6 @@ async def test_bus_on_pcie_has_no_host_transfers():
     text = await render(BusView, st)
     assert "PCIe: DMA, no host-driven bus transfers" in text
     assert f"RX DMA writes (rx_frame) {st.sim.rec.counts['rx_frame']:,} +{delta(st, 'rx_frame')}" in text
-
-
-# ---------------------------------------------------------------------- lifecycle graph
-async def test_graph_lights_the_buffer_at_clean_idx():
-    st = state("ath9k-page-pool", "before", 200, 1)
-    ring = st.sim.ring
-    buf = ring.descs[ring.clean_idx].buf
-    text = await render(GraphView, st, (160, 50))
-    assert f"▶ buf#{buf.id} at clean_idx {ring.clean_idx}" in text
-    assert f"▶ {buf.state} " in text
-    for src, call, dst in MACHINES["rx_buffer"][2]:
-        if call in CALLS:
-            assert f"{call} {st.sim.rec.counts[call]:,} " in text
-        else:
-            assert f"{call} → {dst}" in text or f"{call} ↺ {dst}" in text
-
-
-@pytest.mark.parametrize("lesson_id,variant,machine", [
-    ("atlantic-page-pool", "before", "flip_page"),
-    ("atlantic-page-pool", "after", "pp_frag"),
-    ("ath10k-sdio-napi", "after", "gro_flow"),
-])
-async def test_graph_follows_the_strategy(lesson_id, variant, machine):
-    text = await render(GraphView, state(lesson_id, variant), (160, 50))
-    assert text.splitlines()[0].startswith(MACHINES[machine][0])
-
-
-async def test_graph_machine_can_be_chosen():
-    st = state("rx-basics", "gro")
-    text = await render(GraphView, st, machine="napi")
-    assert text.startswith(MACHINES["napi"][0])
-    assert f"▶ {st.sim.napi_state}" in text
 
 
 # ---------------------------------------------------------------------- counters
@@ -343,7 +310,7 @@ CASES = [("ath9k-page-pool", "before", 200), ("atlantic-page-pool", "after", 200
          ("rx-basics", "gro", 0)]
 
 
-@pytest.mark.parametrize("view_cls", [NapiView, BusView, GraphView, CountersView, LogView, CodeView])
+@pytest.mark.parametrize("view_cls", [NapiView, BusView, CountersView, LogView, CodeView])
 @pytest.mark.parametrize("size", SIZES)
 async def test_every_size_draws_without_error(view_cls, size):
     for lesson_id, variant, frames in CASES:
@@ -351,7 +318,7 @@ async def test_every_size_draws_without_error(view_cls, size):
         assert text.strip()
 
 
-@pytest.mark.parametrize("view_cls", [NapiView, BusView, GraphView, CountersView, LogView, CodeView])
+@pytest.mark.parametrize("view_cls", [NapiView, BusView, CountersView, LogView, CodeView])
 async def test_no_state_and_another_theme(view_cls):
     app = Host(view_cls)
     async with app.run_test(size=(60, 12)) as pilot:

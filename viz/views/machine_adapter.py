@@ -1,41 +1,25 @@
-"""Today's source of `machine_data`: the model as it is, read as best it can be. An approximation.
+"""The source of `machine_data`: the model's own objects and the transitions it records. Exact.
 
-The model does not record transitions yet (issue 8, item 2), so this module
-rebuilds what the views need from what it does keep, and marks every guess
-(`exact=False`). The lead replaces this module with exact data; nothing
-else reads the model on the views' behalf.
-
-- Current states are exact: each object's own `state` (`sim.ring.descs[i].buf`,
-  `sim.pool.pages`, skb heads, `sim.napi_state`, `sim.tasklet_state`, the GRO hold).
-- Per-edge counts are APPROXIMATED from call counters (`sim.rec.counts`): an
-  edge gets its call's count when no other edge of the machine has that call;
-  0 when the call never ran; otherwise (shared calls, and named steps such as
-  `post` or `deliver` that are not kernel calls) it is left out: not known.
-  Call counters also count objects of other machines (TX mappings count as
-  `dma_map_single` too).
-- A history is REBUILT from the trace buffer (the last few hundred events):
-  the events that name the object (or its DMA mapping) are replayed along its
-  machine, stepping over named steps (`post`, `deliver`, `skb_release_data`)
-  where the next call needs them, and failing that over calls whose events
-  do not name the object (a ptr_ring refill names the pool, not the page).
-  It starts at the oldest event still in the buffer, and the guessed steps
-  get the time of the call that revealed them.
-- The followed object, when none is asked for, is the newest one the trace
-  names in the machine drawn; failing that, the one the driver touches next.
+- Current states: each object's own `state` (the ring's buffers, the pool's
+  pages, skb heads, SWIOTLB slot runs and IOVA ranges of live mappings, TX
+  buffers on the TX ring, the NAPI instance, the tasklet, the GRO flow).
+- Per-edge counts: the run's transition counts (`Recorder.moves`), counted on
+  every move whether the run is traced or not.
+- A history: the transitions the trace buffer's events carry for the object
+  (the last few hundred calls), oldest first.
+- The followed object, when none is asked for, is the newest one to move in
+  the machine drawn; failing that, the one the driver touches next.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
-from models.calls import CALLS
-from models.lifecycle import MACHINES, TRANSITIONS
+from models.lifecycle import MACHINES, edge_counts
 
 from .machine_data import Call, MachineState, PathFacts, RxData, Transition
 
 _STRATEGY_MACHINE = {"per-frame": "rx_buffer", "page-flip": "flip_page", "page-pool": "pp_page"}
-_NAME = re.compile(r"\b(buf|page|head|skb|map)#(\d+)(?:\+(\d+))?")
 def stamp(sim) -> tuple:
     """What changes whenever the model moves (a Sim only changes by running)."""
     rec = sim.rec
@@ -116,19 +100,22 @@ def _index(sim) -> dict[str, _Obj]:
         add_head(h, "free in skbuff_cache")
     for m in sim.dma.live.values():
         out.setdefault(f"map#{m.id}", _Obj(f"map#{m.id}", "", m, "live"))
-    out["napi"] = _Obj("napi", "napi", _State(sim.napi_state), "")
-    out["rx tasklet"] = _Obj("rx tasklet", "tasklet", _State(sim.tasklet_state), "")
+    for m in sim.dma.live.values():
+        if m.run is not None:
+            out.setdefault(m.run.label, _Obj(m.run.label, "swiotlb_slot", m.run, f"bounce buffer of map#{m.id}"))
+        if m.iova is not None:
+            out.setdefault(m.iova.label, _Obj(m.iova.label, "iova", m.iova, f"maps map#{m.id}"))
+    for iova in sim.dma.fq:
+        out.setdefault(iova.label, _Obj(iova.label, "iova", iova, "in the IOMMU flush queue"))
+    for e in st.tx:
+        if e.obj is not None:
+            out.setdefault(e.obj.label, _Obj(e.obj.label, "tx_buffer", e.obj, "on the TX ring"))
+    out["napi"] = _Obj("napi", "napi", sim.napi, "")
+    out["rx tasklet"] = _Obj("rx tasklet", "tasklet", sim.tasklet, "")
     held = st.held
-    out["flow"] = _Obj("flow", "gro_flow", _State("held" if held else "empty"),
+    out["flow"] = _Obj("flow", "gro_flow", st.gro,
                        f"{held.segs} segment(s) held in skb#{held.id}" if held else "")
     return out
-
-
-class _State:
-    __slots__ = ("state",)
-
-    def __init__(self, state: str) -> None:
-        self.state = state
 
 
 def _owner_of(index: dict[str, _Obj], name: str, machine: str) -> _Obj | None:
@@ -152,19 +139,6 @@ def _owner_of(index: dict[str, _Obj], name: str, machine: str) -> _Obj | None:
     return None
 
 
-def _names(ev) -> list[str]:
-    """The objects an event names, in its obj field first, then in its detail."""
-    out = []
-    for text in (ev.obj, ev.detail):
-        for kind, n, off in _NAME.findall(text or ""):
-            out.append(f"{kind}#{n}" + (f"+{off}" if off else ""))
-            if off:
-                out.append(f"{kind}#{n}")
-    if ev.obj in ("napi", "rx tasklet"):
-        out.append(ev.obj)
-    return out
-
-
 def _aliases(o: _Obj) -> set[str]:
     ref = o.ref
     names = {o.name}
@@ -178,79 +152,20 @@ def _aliases(o: _Obj) -> set[str]:
 
 
 def _history(sim, o: _Obj) -> list[Transition]:
-    """The object's transitions rebuilt from the trace buffer (see the module docstring).
-
-    The state before the oldest event is unknown, so every state is a
-    candidate; each event moves each candidate along its machine (a candidate
-    it cannot move is dropped, an event no candidate can take is skipped), and
-    the candidate that ends in the object's real state wins.
-    """
+    """The object's transitions in the trace buffer, as the model recorded them, oldest first."""
     machine = o.machine
-    table = TRANSITIONS[machine]
-    steps = {c for _, c, _ in MACHINES[machine][2] if c not in CALLS}
-    all_calls = {c for _, c, _ in MACHINES[machine][2]}
     aliases = _aliases(o)
-    gro = machine == "gro_flow"
-    states = list(dict.fromkeys(s for e in MACHINES[machine][2] for s in (e[0], e[2])))
-    cands: dict[str, list[Transition]] = {}         # state -> the history that leads there
+    out = []
     for ev in sim.rec.events or ():
-        if gro:
-            if ev.call not in ("napi_gro_receive", "napi_gro_flush"):
-                continue
-        elif not aliases.intersection(_names(ev)):
-            continue
-        # Named steps first; failing that, calls whose events do not name the object (a refill
-        # from the ptr_ring names the pool, not the page) are guessed the same way.
-        for guess in (steps, all_calls):
-            moved: dict[str, list[Transition]] = {}
-            for s, hist in (cands.items() if cands else ((s, []) for s in states)):
-                path = _walk(table, guess, s, ev.call)
-                if path:
-                    new = hist + [Transition(ev.seq, ev.t_ns, c, machine, o.name, a, b) for a, c, b in path]
-                    old = moved.get(path[-1][2])
-                    if old is None or len(new) < len(old):     # the fewest guessed steps
-                        moved[path[-1][2]] = new
-            if moved:
-                cands = moved
-                break
-    now = o.state
-    if now in cands:
-        return cands[now]
-    for s, hist in cands.items():
-        tail = _walk(table, steps, s, None, goal=now) if now is not None and hist else []
-        if tail:
-            return hist + [Transition(hist[-1].seq, hist[-1].t_ns, c, machine, o.name, a, b) for a, c, b in tail]
-    return next(iter(cands.values()), [])
-
-
-def _walk(table, steps, state: str, call: str | None, goal: str | None = None) -> list[tuple[str, str, str]]:
-    """Up to two named steps from `state`, then `call` (or until `goal`); [] when no such path."""
-    frontier: list[tuple[str, list]] = [(state, [])]
-    for _ in range(3):
-        nxt = []
-        for s, path in frontier:
-            if call is not None and (s, call) in table:
-                return path + [(s, call, table[(s, call)])]
-            if goal is not None and s == goal and path:
-                return path
-            nxt += [(d, path + [(s, c, d)]) for (src, c), d in table.items() if src == s and c in steps]
-        frontier = nxt
-    return []
+        for t in ev.transitions:
+            if t.machine == machine and t.obj in aliases:
+                out.append(Transition(ev.seq, ev.t_ns, t.call, machine, o.name, t.src, t.dst))
+    return out
 
 
 def _counts(sim, machine: str) -> dict[tuple[str, str, str], int]:
-    edges = MACHINES[machine][2]
-    per_call = Counter(c for _, c, _ in edges)
-    counts = sim.rec.counts
-    out = {}
-    for edge in edges:
-        call = edge[1]
-        if call not in CALLS:
-            continue
-        n = counts.get(call, 0)
-        if n == 0 or per_call[call] == 1:
-            out[edge] = n
-    return out
+    """Transitions per edge for the whole run (the model counts every move, traced or not)."""
+    return edge_counts(sim.rec.moves, machine)
 
 
 def _population(sim, index: dict[str, _Obj], machine: str) -> dict[str, int]:
@@ -274,10 +189,9 @@ def _follow(sim, index: dict[str, _Obj], machine: str, follow: str | None) -> _O
         o = index.get(follow)
         return _owner_of(index, follow, machine) if o is not None and o.machine != machine else o
     for ev in reversed(list(sim.rec.events or ())):
-        for name in _names(ev):
-            o = _owner_of(index, name, machine)
-            if o is not None:
-                return o
+        for t in reversed(ev.transitions):
+            if t.machine == machine and t.obj in index:
+                return index[t.obj]
     if machine in ("napi", "tasklet", "gro_flow"):
         return index[{"napi": "napi", "tasklet": "rx tasklet", "gro_flow": "flow"}[machine]]
     if machine == "pp_page" and sim.pool is not None and sim.pool.frag_page is not None:
@@ -312,7 +226,7 @@ def build(sim, follow: str | None, machine: str | None) -> RxData:
         state = history[-1].dst
     last = history[-1] if history and history[-1].dst == state else None
     ms = MachineState(machine, o.name if o else None, o.where if o else "", state, last, _counts(sim, machine),
-                      False, _population(sim, index, machine))
+                      True, _population(sim, index, machine))
     recent = sim.rec.recent(1)
     call = None
     if recent:

@@ -16,12 +16,8 @@ Objects are named in kernel words, the way events name them: `buf#513`
 fragment), `head#14` (an sk_buff), `slot 512` (a SWIOTLB slot), `napi`,
 `rx tasklet`, `flow` (the GRO hold).
 
-For the model side (issue 8, items 1 to 3): implement `from_sim` from the
-transitions the model records per kernel call, `{machine, object, from,
-to}` plus the call, its time and its event's seq, and per-run per-edge
-counts. Then every `exact` flag below is True and views say "transitions"
-instead of "≈ calls". Until then `viz.views.machine_adapter` fills this
-interface from what the model keeps today, and says where it guesses.
+`viz.views.machine_adapter` fills it from the transitions the model records
+per kernel call and its per-edge counts for the run.
 """
 
 from __future__ import annotations

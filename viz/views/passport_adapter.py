@@ -1,10 +1,10 @@
-"""Today's passport of a followed object, read off the model's own objects (part of machine_adapter).
+"""The passport of a followed object, read off the model's own objects (part of machine_adapter).
 
 Identity, addresses, mapping and refcounts are exact (the Buf, page,
 Mapping and Head objects hold them); the owner comes from the DMA mapping
 where there is one (a live mapping the CPU has not synced belongs to the
-device) and from the state otherwise; the history is the one
-machine_adapter rebuilt (not exact).
+device) and from the state otherwise; the history is the transitions the
+model recorded for it (machine_adapter).
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ _OWNER = {
 _KIND = {"frag": "RX buffer from netdev_alloc_frag", "skb": "RX buffer from __netdev_alloc_skb",
          "kmalloc": "RX buffer from kmalloc", "pp": "page_pool fragment", "slice": "page slice"}
 _MACHINE_KIND = {"pp_page": "page_pool page", "flip_page": "RX page (page flip)", "skb_head": "sk_buff head",
-                 "napi": "NAPI instance", "tasklet": "RX tasklet", "gro_flow": "GRO hold of the flow"}
+                 "napi": "NAPI instance", "tasklet": "RX tasklet", "gro_flow": "GRO hold of the flow",
+                 "swiotlb_slot": "SWIOTLB bounce slots", "iova": "IOMMU mapping (IOVA range)",
+                 "tx_buffer": "TX buffer (a TCP ACK)"}
 _FREED = {"rx_buffer": "free", "pp_frag": "returned", "flip_page": "buddy", "pp_page": "buddy"}
 
 
@@ -64,4 +66,4 @@ def passport_of(sim, o, state: str | None, history: list[Transition]) -> Passpor
         where=o.where, phys=phys if isinstance(phys, int) and phys >= 0 else None, size=size,
         dma=m.dma if m is not None else None, iova=bool(m is not None and m.pages), mapped=bool(m is not None and m.live),
         bounce_slot=slot, bounce_phys=bounce, owner=owner, refs=tuple(refs), related=tuple(related),
-        history=tuple(history), exact=False)
+        history=tuple(history), exact=True)
