@@ -56,7 +56,7 @@ class Gro:
         """dev_gro_receive() -> tcp_gro_receive() -> skb_gro_receive() for one TCP segment."""
         rec = self.rec
         tid = _TID[self.st][E_RECEIVE]
-        if rec.tracing:
+        if tid < 0 or rec.tracing:
             FLOW.go(rec, self, E_RECEIVE, "flow")
         else:
             self.st = DST[tid]

@@ -9,12 +9,12 @@ or before k and replays forward deterministically.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
 from .lesson.schema import Check, Lesson
 from .sim import Sim
+from .snapshot import clone
 
 _OPS = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
@@ -38,6 +38,27 @@ class CheckResult:
     message: str
 
 
+TRACED_TAIL = 64        # frames at the end of a long step that are traced: the player shows its last calls
+
+
+def _run_traced_tail(sim: Sim, frames: int) -> None:
+    """Run `frames`, recording events only for the last TRACED_TAIL of them.
+
+    Tracing changes nothing the model computes, only what it records, so the
+    state at the end is the same; the events kept (the player's buffer holds a
+    few hundred) are the step's last, numbered as in a fully traced run.
+    """
+    if frames <= TRACED_TAIL or not sim.rec.tracing:
+        sim.run_frames(frames)
+        return
+    sim.rec.set_tracing(False)
+    try:
+        sim.run_frames(frames - TRACED_TAIL)
+    finally:
+        sim.rec.set_tracing(True)
+    sim.run_frames(TRACED_TAIL)
+
+
 class LessonRun:
     def __init__(self, lesson: Lesson, *, sets: dict[str, Any] | None = None, trace: int = 400,
                  faults: tuple[str, ...] = ()) -> None:
@@ -49,7 +70,7 @@ class LessonRun:
         self.step = 0                      # steps applied so far (0 = the scenario as set up)
         self.sims = self._fresh()
         self.notes: list[StepNote] = []
-        self._snaps: dict[int, tuple[dict[str, Sim], list[StepNote]]] = {0: (copy.deepcopy(self.sims), [])}
+        self._snaps: dict[int, tuple[dict[str, Sim], list[StepNote]]] = {0: (clone(self.sims), [])}
 
     def _fresh(self) -> dict[str, Sim]:
         out = {}
@@ -79,7 +100,7 @@ class LessonRun:
             lead_name = step.show or self.names[0]
             if run.kind == "frames":
                 for sim in sims.values():
-                    sim.run_frames(run.frames)
+                    _run_traced_tail(sim, run.frames)
                 note.frames = run.frames
             elif run.kind == "until":
                 if lead_name in sims:
@@ -102,7 +123,7 @@ class LessonRun:
         self.notes.append(note)
         self.step = index + 1
         if self.step not in self._snaps:     # a replay reaches the same state: keep the first copy
-            self._snaps[self.step] = (copy.deepcopy(self.sims), list(self.notes))
+            self._snaps[self.step] = (clone(self.sims), list(self.notes))
 
     def forward(self) -> bool:
         if self.step >= self.total:
@@ -115,7 +136,7 @@ class LessonRun:
         k = max(0, min(self.total, k))
         base = max(i for i in self._snaps if i <= k)
         sims, notes = self._snaps[base]
-        self.sims = copy.deepcopy(sims)
+        self.sims = clone(sims)
         self.notes = list(notes)
         self.step = base
         while self.step < k:
@@ -158,7 +179,7 @@ class LessonRun:
             return [e for e in sims[variant].rec.events if first <= e.seq <= last]
         self.snapshot(k)                    # step k computed: its note says what the lead did
         base, _ = self.snapshot(k - 1)
-        sim = copy.deepcopy(base[variant])
+        sim = clone(base[variant])
         sim.rec.keep(first, last)
         self._run_step(k - 1, {variant: sim})
         return list(sim.rec.events)

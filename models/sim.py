@@ -16,7 +16,6 @@ the bus, and TCP's ACKs are written back over the same bus.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import deque
 from typing import Any
@@ -33,6 +32,7 @@ from .pcie import PcieRing
 from .scenario import Costs, Scenario, unit_costs
 from .sdio import SdioMailbox
 from .skb import SkbHeads
+from .snapshot import clone
 from .stack import Stack
 from .swiotlb import Swiotlb
 from .teardown import accounting, teardown
@@ -462,7 +462,7 @@ class Sim:
 
     def snapshot(self) -> "Sim":
         """An independent copy; running it gives exactly what running this one would."""
-        return copy.deepcopy(self)
+        return clone(self)
 
     def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
         """ifdown, then the audit (models/teardown.py)."""

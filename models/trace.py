@@ -160,6 +160,18 @@ class Recorder:
         self.events.append(Event(self.seq, (self.t if t < 0 else t) // PS, CALL_NAMES[cid], ctx or self.ctx,
                                  cost / PS, CATEGORY_OF[cid], obj, detail))
 
+    def calls_made(self) -> int:
+        """Events a fully traced run would have numbered so far: one per counted call, violation, warning."""
+        return sum(self.cnt) + len(self.violations) + len(self.warnings)
+
+    def set_tracing(self, on: bool) -> None:
+        """Record events or not (a trace buffer must exist); the numbering stays that of a traced run."""
+        if on and self.events is not None and not self.tracing:
+            self.seq = self.calls_made()
+            self.tracing = True
+        elif not on:
+            self.tracing = False
+
     def keep(self, first: int, last: int) -> None:
         """Keep only the events numbered first..last, all of them (a re-run for one stretch of calls)."""
         self.keep_from, self.keep_to = first, last
@@ -228,7 +240,7 @@ class Recorder:
         self._note("WARNING", name, message, obj)
 
     def _note(self, kind: str, name: str, message: str, obj: str) -> None:
-        if self.events is not None:
+        if self.tracing:
             self.seq += 1
             if not self.keep_from <= self.seq <= self.keep_to:
                 return

@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the result as JSON (lesson, frames, seed, variants, headline)")
 
-    p = add("trace", "the event log, one kernel call a line (text, or JSON with each call's transitions)",
+    p = add("trace", "the event log, one kernel call a line (or JSON, with its transitions)",
             formatter_class=raw, epilog_fn=_run_epilog)
     _sim_options(p, "frames to run (default 20)")
     p.add_argument("--variant", action="append", default=[], metavar="NAME",

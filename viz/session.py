@@ -19,13 +19,14 @@ frame is never mutated. Any goto drops the fast-forward.
 
 from __future__ import annotations
 
-import copy
+
 import gc
 from dataclasses import dataclass, field
 
 from models.lesson.schema import Lesson
 from models.replay import LessonRun
 from models.sim import Sim
+from models.snapshot import clone
 
 FF_CHUNK = 2_000          # frames per variant between two looks at the cancel flag
 
@@ -171,7 +172,7 @@ class Session:
         """
         run = self._ensure()
         base, notes = run.snapshot(self.step)
-        sims = copy.deepcopy(self._ff or base)      # a published frame is never run on
+        sims = clone(self._ff or base)      # a published frame is never run on
         done = 0
         while done < n and not cancelled():
             chunk = min(FF_CHUNK, n - done)
