@@ -14,6 +14,8 @@ Then answering shows the step's own frame.
 
 from __future__ import annotations
 
+import asyncio
+
 import re
 
 import pytest
@@ -73,17 +75,28 @@ def lines_of(view: ModelView) -> list[str]:
     return [strip.text for strip in view._build(*SIZE)]
 
 
-def screen_views(app) -> dict[str, list[str]]:
-    """Every deck view (shown or not) and compare's columns, drawn at SIZE."""
-    return {view.id: lines_of(view) for view in app.screen.query(ModelView) if view.state is not None}
+async def screen_views(app) -> dict[str, list[str]]:
+    """Every deck view (shown or not) and compare's columns, drawn at SIZE.
+
+    The machine view lays a drawing out in a worker the first time a size is asked for (and
+    shows its compact form meanwhile): ask once, let the workers finish, then draw.
+    """
+    views = [view for view in app.screen.query(ModelView) if view.state is not None]
+    for view in views:
+        lines_of(view)
+    for _ in range(2):      # the layout worker starts after a refresh, then paints from its thread
+        await app.workers.wait_for_complete()
+        await asyncio.sleep(0.05)
+    await app.workers.wait_for_complete()
+    return {view.id: lines_of(view) for view in views}
 
 
-def screen_text(app) -> str:
+async def screen_text(app) -> str:
     screen = app.screen
     narration = screen.query_one(Narration)
     parts = [narration.heading(*narration.step[:2]), screen.query_one("#n-say", Prose).plain,
              screen.query_one(StatusLine).render().plain]
-    for lines in screen_views(app).values():
+    for lines in (await screen_views(app)).values():
         parts.extend(lines)
     return "\n".join(parts)
 
@@ -110,17 +123,17 @@ async def test_a_question_holds_the_previous_screen_and_names_no_answer(lesson, 
                 await settle(app, pilot)
             before = {}
             async for variant in each_variant(app, pilot):
-                before[variant] = screen_views(app)
+                before[variant] = await screen_views(app)
             await pilot.press("right")
             await settle(app, pilot)
             assert screen.frame.step == step and screen.holding()
             tell = giveaway(screen.lesson, step)
             async for variant in each_variant(app, pilot):
-                now = screen_views(app)
+                now = await screen_views(app)
                 for key, lines in now.items():
                     assert lines == before[variant][key], (variant, key)
                 if not compare:
-                    text = screen_text(app).lower()
+                    text = (await screen_text(app)).lower()
                     found = sorted(w for w in tell if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text))
                     assert not found, f"{lesson} step {step} ({variant}) shows {found} before the answer"
             await pilot.press(str(spec.ask.answer + 1))

@@ -213,8 +213,8 @@ class MachineView(ModelView):
 
     def _legend(self, ms: MachineState, width: int, prefix: str, drawn: bool) -> Text:
         """What the marks mean, as much of it as fits (whole phrases only)."""
-        counts = "n transitions this run" if ms.exact else "n ≈ calls this run (not yet transitions)"
-        short = "n transitions" if ms.exact else "n ≈ calls this run"
+        counts = "n transitions this run" if ms.exact else "n ≈ calls this run"
+        short = "n transitions" if ms.exact else "n ≈ calls"
         head = ["━ just taken"] if drawn else []
         tail = (["dim: never taken"] if drawn else []) + (["×N in the state"] if ms.population and drawn else [])
         if prefix:
