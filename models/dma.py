@@ -21,6 +21,11 @@ discipline so the checker has something to report.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .sim import Sim
+
 from .calls import CALL_ID as C
 from .iommu import Iommu
 from .lifecycle import EDGE_ID as E, MACHINE, Tracked
@@ -67,7 +72,7 @@ class Mapping:
 
 
 class DmaApi:
-    def __init__(self, sim, *, mask_bits: int, swiotlb: Swiotlb | None, iommu: Iommu | None,
+    def __init__(self, sim: Sim, *, mask_bits: int, swiotlb: Swiotlb | None, iommu: Iommu | None,
                  untrusted: bool, force_bounce: bool) -> None:
         self.sim = sim
         self.rec = sim.rec

@@ -9,9 +9,12 @@ number.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .sim import Sim
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .lesson.schema import Lesson
 
 
 def measure(prm: dict[str, Any], metric: str, frames: int) -> float:
@@ -43,18 +46,21 @@ def fit(prm: dict[str, Any], param: str, metric: str, target: float, lo: float, 
     return (lo + hi) / 2
 
 
-def refit_lesson(lesson, frames: int = 15000, rounds: int = 3) -> dict[str, float]:
+def refit_lesson(lesson: Lesson, frames: int = 15000, rounds: int = 3) -> dict[str, float]:
     """Re-fit every parameter a lesson declares with a `target`, in order, a few rounds.
 
     Several targets can interact (ath11k fits the SWIOTLB share and the rest of
     the CPU); alternating the one-dimensional fits converges in a few rounds.
     """
-    targets = [f for f in lesson.fitted if f.metric]
+    # a target declares its metric, value and search range together (the lesson validator checks it)
+    targets = [f for f in lesson.fitted if f.metric and f.value is not None and f.lo is not None
+               and f.hi is not None]
     values: dict[str, float] = {}
     for _ in range(rounds if len(targets) > 1 else 1):
         for f in targets:
             prm = lesson.params_for(f.variant)
             prm.update(values)
+            assert f.value is not None and f.lo is not None and f.hi is not None
             values[f.param] = fit(prm, f.param, f.metric, f.value, f.lo, f.hi, frames=frames)
     return values
 

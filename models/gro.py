@@ -22,6 +22,12 @@ containers) and frees 42.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .skb import Skb
+    from .stack import Stack
+
 from .calls import CALL_ID as C
 from .lifecycle import DST, EDGE_ID as E, MACHINE
 
@@ -42,17 +48,17 @@ class Gro:
     """
     label = "flow"
 
-    def __init__(self, stack) -> None:
+    def __init__(self, stack: Stack) -> None:
         self.stack = stack
         self.rec = stack.rec
-        self.held = None
+        self.held: Skb | None = None
         self.st = EMPTY
 
     @property
     def state(self) -> str:
         return FLOW.states[self.st]
 
-    def receive(self, skb, in_napi: bool) -> None:
+    def receive(self, skb: Skb, in_napi: bool) -> None:
         """dev_gro_receive() -> tcp_gro_receive() -> skb_gro_receive() for one TCP segment."""
         rec = self.rec
         tid = _TID[self.st][E_RECEIVE]
@@ -102,13 +108,13 @@ class Gro:
         self._grow(held, held, payload)
 
     @staticmethod
-    def _grow(held, lp, payload: int) -> None:
+    def _grow(held: Skb, lp: Skb, payload: int) -> None:
         held.len += payload
         held.segs += 1
         if lp is not held:
             lp.len += payload
 
-    def flush(self):
+    def flush(self) -> Skb | None:
         """napi_gro_flush(): hand back the held chain (or None)."""
         held, self.held = self.held, None
         if held is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .lesson.schema import Lesson
+from .platform import Platform
 from .wire import ETH_OVERHEAD, TCP_IP_HEADERS
 
 BOUND_SHARE = 0.97          # within 3% of the link's payload capacity counts as capped by it
@@ -25,11 +26,11 @@ SENSITIVITY = (0.5, 1.5)
 SENSITIVITY_FRAMES = 40_000
 
 
-def capacity_mbps(prm: dict[str, Any], platform) -> float:
+def capacity_mbps(prm: dict[str, Any], platform: Platform) -> float:
     """The most payload the link (or the sender's cap) can carry, in the throughput metric's units."""
-    mtu = prm["mtu"]
+    mtu: int = prm["mtu"]
     mss = mtu - TCP_IP_HEADERS if prm["traffic"] == "tcp" else mtu - 28
-    bps = min(platform.link_bps, prm["rate"])
+    bps = min(platform.link_bps, int(prm["rate"]))
     return bps * mss / (mtu + ETH_OVERHEAD) / 1e6
 
 

@@ -12,12 +12,14 @@ networkx is imported only when a graph is asked for, so headless runs and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from .calls import CALL_ID, CALL_NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
+
+    from .trace import Recorder
 
 # machine -> (title, initial state, edges)
 MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
@@ -153,6 +155,11 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
 }
 
 
+class Stateful(Protocol):
+    """Anything that moves through a machine: its state is an index into the machine's states."""
+    st: int
+
+
 class IllegalTransition(RuntimeError):
     """A model object tried to move along an edge its machine does not have (string API only)."""
 
@@ -205,13 +212,13 @@ class Machine:
             TRANSITION_EDGES.append((name, src, call, dst))
             DST.append(self.sid[dst])
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[str], Machine], tuple[str]]:
         return (_machine, (self.name,))      # one table per process: snapshots share it
 
-    def __deepcopy__(self, memo) -> "Machine":
+    def __deepcopy__(self, memo: dict[int, object]) -> "Machine":
         return self
 
-    def go(self, rec, obj, edge: int, label: str) -> bool:
+    def go(self, rec: Recorder, obj: Stateful, edge: int, label: str) -> bool:
         """Move obj along `edge`; an edge the machine does not have is a checker violation."""
         st = obj.st
         tid = self.tid[st][edge]
@@ -239,7 +246,7 @@ class Tracked:
     def state(self) -> str:
         return self.m.states[self.st]
 
-    def go(self, rec, edge: int) -> bool:
+    def go(self, rec: Recorder, edge: int) -> bool:
         return self.m.go(rec, self, edge, self.label)
 
     def set(self, state: str) -> None:
@@ -259,11 +266,11 @@ def edge_counts(moves: list[int], machine: str) -> dict[tuple[str, str, str], in
     return {(src, call, dst): moves[i] for i, (m, src, call, dst) in enumerate(TRANSITION_EDGES) if m == machine}
 
 
-def graph(machine: str) -> "nx.DiGraph":
+def graph(machine: str) -> "nx.MultiDiGraph[str]":
     import networkx as nx
 
     title, initial, edges = MACHINES[machine]
-    g = nx.MultiDiGraph(name=machine, title=title, initial=initial)
+    g: nx.MultiDiGraph[str] = nx.MultiDiGraph(name=machine, title=title, initial=initial)
     for src, call, dst in edges:
         g.add_edge(src, dst, call=call)
     return g

@@ -11,12 +11,18 @@ reported separately as app_cpu_percent.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .sim import Sim
+
 from typing import Any
 
+from .sdio import SdioMailbox
 from .trace import PS
 
 
-def _state(self) -> dict[str, Any]:
+def _state(self: Sim) -> dict[str, Any]:
     rec = self.rec
     cpu = rec.cpu_ns
     return {
@@ -34,20 +40,20 @@ def _state(self) -> dict[str, Any]:
     }
 
 
-def _bus_busy(self) -> int:
+def _bus_busy(self: Sim) -> int:
     """SDIO/USB: ps the bus has been busy. Transfers already booked past now are not busy time
     yet (the bus is FIFO, so what is booked beyond now is one contiguous run ending at free_at)."""
     link = self.link
-    if link.kind == "pcie":
+    if not isinstance(link, SdioMailbox):
         return 0
     return link.busy - max(0, link.free_at - max(self.engine.now, self.rec.t))
 
 
-def mark(self) -> None:
+def mark(self: Sim) -> None:
     self.mark_state = _state(self)
 
 
-def metrics(self) -> dict[str, Any]:
+def metrics(self: Sim) -> dict[str, Any]:
     if self.torn_down and self.final_metrics is not None:
         return dict(self.final_metrics)
     now = _state(self)

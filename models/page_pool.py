@@ -25,6 +25,12 @@ destroy (6.15+) is not modelled: pages in flight keep their mapping.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .dma import Mapping
+    from .sim import Sim
+
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, MAP_PAGE, UNMAP_PAGE
 from .lifecycle import DST, EDGE_ID as E, MACHINE
@@ -63,7 +69,7 @@ class Page:
         self.id = id
         self.phys = phys
         self.order = order
-        self.map = None
+        self.map: Mapping | None = None   # set as it enters the pool; a pool page is always mapped
         self.pp_ref = 0
         self.st = 0            # "buddy"
         self.frag_users = 0
@@ -79,8 +85,15 @@ class Page:
         return self.pp_ref
 
 
+def mapping(page: Page) -> Mapping:
+    """The DMA mapping of a page the pool holds (it maps every page as it enters)."""
+    m = page.map
+    assert m is not None
+    return m
+
+
 class PagePool:
-    def __init__(self, sim, order: int, pool_size: int, dma_dir: str, max_len: int, sync_dev: bool,
+    def __init__(self, sim: Sim, order: int, pool_size: int, dma_dir: str, max_len: int, sync_dev: bool,
                  napi: bool = True) -> None:
         self.id = 1                  # one pool per simulated queue; ids are per simulation
         self.sim = sim
@@ -250,7 +263,7 @@ class PagePool:
         self.frag_page = None
         if page.pp_ref == 0:
             if self.sync_dev:
-                self.sim.dma.sync_for_device(page.map, 0, self.max_len)
+                self.sim.dma.sync_for_device(mapping(page), 0, self.max_len)
             return page
         self._go(page, E_FRAGS_OUT)
         return None
@@ -274,7 +287,7 @@ class PagePool:
             self._release(page)
             return
         if self.sync_dev:
-            self.sim.dma.sync_for_device(page.map, 0, self.max_len)
+            self.sim.dma.sync_for_device(mapping(page), 0, self.max_len)
         if allow_direct:
             cache = self.cache
             if len(cache) < PP_ALLOC_CACHE_SIZE:
@@ -316,7 +329,7 @@ class PagePool:
         rec = self.rec
         rec.call(RELEASE, 0, "page#%s", page.id)
         self._go(page, E_RELEASE)
-        self.sim.dma.unmap(page.map, self.page_bytes, self.dma_dir, UNMAP_PAGE, skip_cpu_sync=True)
+        self.sim.dma.unmap(mapping(page), self.page_bytes, self.dma_dir, UNMAP_PAGE, skip_cpu_sync=True)
         rec.call(PUT_PAGE, self.cost.put_page, "page#%s", page.id)
         self._go(page, E_PUT_PAGE)
         self.sim.mem.free(page.phys, self.order)

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import units
+from .platform import COST_DOC, PROFILES
+from .scenario_checks import check as check   # re-exported: parameters are checked together
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,38 @@ def full(values: dict[str, Any] | None = None) -> dict[str, Any]:
     return out
 
 
-# Platform cost fields register themselves as parameters on import; done here so
-# that anyone holding PARAMS sees the whole namespace.
-from . import platform as _platform  # noqa: E402,F401
-from .scenario_checks import check  # noqa: E402,F401
+# The platform profiles' cost fields are parameters too (a lesson may fit one, --set may move it).
+def _ns(v: object) -> float:
+    return float(units.parse_time(v)) if isinstance(v, str) else units.parse_float(v)
+
+
+def _register_costs() -> None:
+    """Every cost field becomes a parameter, with the range a real machine could have."""
+    for name, doc in COST_DOC.items():
+        default = getattr(PROFILES["x86-generic"], name)
+        unit, limit = "", ""
+        parse: Callable[[object], Any]
+        if isinstance(default, bool):
+            parse = units.parse_bool
+        elif name.endswith("_bps"):
+            parse = _ranged(units.parse_rate, 1_000, 10**12, "a rate", "more than 0")
+            unit, limit = "bit/s", "more than 0"
+        elif name.endswith("_ns"):
+            parse = _ranged(_ns, 0, 10**9, "a time", "no cost is negative or above a second")
+            unit, limit = "ns", "0 to 1 s"
+        elif name.endswith("_gbs"):
+            lo = 0.0 if name == "swiotlb_copy_gbs" else 0.01
+            parse = _ranged(units.parse_float, lo, 1000, "a bandwidth in GB/s", "more than 0")
+            unit, limit = "GB/s", f"{lo:g} to 1000"
+        elif name == "sdio_duty":
+            parse = _ranged(units.parse_float, 0.05, 1.0, "a share", "of the time the bus could be busy")
+            limit = "0.05 to 1"
+        elif isinstance(default, int):
+            parse = _ranged(units.parse_int, 1, 10**12, "a whole number", "more than 0")
+        else:
+            parse = units.parse_float
+        register(Param(name, parse, None, doc + " (default: from the platform profile)", "platform",
+                                     unit, limit))
+
+
+_register_costs()

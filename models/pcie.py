@@ -13,14 +13,19 @@ date whenever the CPU looks at it, so the model needs no event per frame.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .calls import CALL_ID as C
 from .dma import MAP_SINGLE, TO_DEVICE
 from .lifecycle import EDGE_ID as E
 from .memory import FOUR_GiB
 from .ring import Ring
-from .rxpath import STRATEGIES, PagePoolFrag, go
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .lifecycle import Tracked
+    from .sim import Sim
+    from .skb import Head
+from .rxpath import STRATEGIES, FlipPage, PagePoolFrag, go
 
 RX_FRAME, RX_DROPPED, NAPI_POLL = C["rx_frame"], C["rx_dropped"], C["napi_poll"]
 E_RX_FRAME = E["rx_frame"]
@@ -29,7 +34,7 @@ E_RX_FRAME = E["rx_frame"]
 class PcieRing:
     kind = "pcie"
 
-    def __init__(self, sim: Any) -> None:
+    def __init__(self, sim: Sim) -> None:
         sc = sim.sc
         self.sim = sim
         self.rec = sim.rec
@@ -71,6 +76,7 @@ class PcieRing:
                 continue
             for desc in chain:
                 buf = desc.buf
+                assert buf is not None            # device_fill takes only descriptors with a buffer
                 rec.cnt[RX_FRAME] += 1
                 if rec.tracing:
                     rec.emit(RX_FRAME, 0, "desc %d|%d bytes into buf#%d%s",
@@ -78,7 +84,7 @@ class PcieRing:
                              ctx="device", t=ta)
                 if buf.m is not None:
                     go(rec, buf, E_RX_FRAME)
-                elif buf.page is not None:
+                elif isinstance(buf.page, FlipPage):
                     go(rec, buf.page, E_RX_FRAME)
                 m = buf.map
                 if m is not None:
@@ -143,7 +149,7 @@ class PcieRing:
         return True
 
     # -- TX -------------------------------------------------------------------------------
-    def xmit(self, tx, head, data: int, nbytes: int) -> None:
+    def xmit(self, tx: Tracked, head: Head, data: int, nbytes: int) -> None:
         """An skb for the TX ring: mapped TO_DEVICE, reclaimed by the next poll's TX clean."""
         sim = self.sim
         m = sim.dma.map(data, nbytes, TO_DEVICE, MAP_SINGLE)

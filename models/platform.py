@@ -16,10 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from . import params, units
 
 # field name -> (doc, parser)
-_COST_DOC: dict[str, str] = {
+COST_DOC: dict[str, str] = {
     "cpu_mhz": "CPU clock in MHz (for the record; costs below are already in ns)",
     "coherent": "DMA is cache-coherent (x86: yes; many embedded SoCs: no)",
     "cacheline": "cache-line size in bytes (non-coherent cache maintenance works per line)",
@@ -130,7 +129,7 @@ class Platform:
 
 
 def cost_fields() -> list[str]:
-    return list(_COST_DOC)
+    return list(COST_DOC)
 
 
 def _generic_sources() -> dict[str, str]:
@@ -249,41 +248,6 @@ _add(Platform(
                     "TCP payload over the air, above what the SDIO bus delivers",
         "rtt_ns": "estimate: Wi-Fi round trip with aggregation, a few ms",
     }))
-
-
-def _ns(v: object) -> float:
-    return float(units.parse_time(v)) if isinstance(v, str) else units.parse_float(v)
-
-
-def _register() -> None:
-    """Every cost field becomes a parameter, with the range a real machine could have."""
-    for name, doc in _COST_DOC.items():
-        default = getattr(PROFILES["x86-generic"], name)
-        unit, limit = "", ""
-        if isinstance(default, bool):
-            parse = units.parse_bool
-        elif name.endswith("_bps"):
-            parse = params._ranged(units.parse_rate, 1_000, 10**12, "a rate", "more than 0")
-            unit, limit = "bit/s", "more than 0"
-        elif name.endswith("_ns"):
-            parse = params._ranged(_ns, 0, 10**9, "a time", "no cost is negative or above a second")
-            unit, limit = "ns", "0 to 1 s"
-        elif name.endswith("_gbs"):
-            lo = 0.0 if name == "swiotlb_copy_gbs" else 0.01
-            parse = params._ranged(units.parse_float, lo, 1000, "a bandwidth in GB/s", "more than 0")
-            unit, limit = "GB/s", f"{lo:g} to 1000"
-        elif name == "sdio_duty":
-            parse = params._ranged(units.parse_float, 0.05, 1.0, "a share", "of the time the bus could be busy")
-            limit = "0.05 to 1"
-        elif isinstance(default, int):
-            parse = params._ranged(units.parse_int, 1, 10**12, "a whole number", "more than 0")
-        else:
-            parse = units.parse_float
-        params.register(params.Param(name, parse, None, doc + " (default: from the platform profile)", "platform",
-                                     unit, limit))
-
-
-_register()
 
 
 def make_platform(values: dict[str, Any]) -> Platform:

@@ -15,6 +15,7 @@ from typing import Any
 from .lesson.schema import Check, Lesson
 from .sim import Sim
 from .snapshot import clone
+from .trace import Event
 
 _OPS = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
@@ -167,7 +168,7 @@ class LessonRun:
         after, _ = self.snapshot(k)
         return {v: (before[v].rec.seq + 1 if k > 0 else 1, after[v].rec.seq) for v in after}
 
-    def calls(self, k: int, variant: str, first: int, last: int) -> list:
+    def calls(self, k: int, variant: str, first: int, last: int) -> list[Event]:
         """Every event numbered first..last of step k in one variant, with its transitions.
 
         The player's trace buffer keeps only a step's last few hundred calls; this runs step k
@@ -176,13 +177,13 @@ class LessonRun:
         """
         if k <= 0:
             sims, _ = self.snapshot(0)
-            return [e for e in sims[variant].rec.events if first <= e.seq <= last]
+            return [e for e in sims[variant].rec.events or () if first <= e.seq <= last]
         self.snapshot(k)                    # step k computed: its note says what the lead did
         base, _ = self.snapshot(k - 1)
         sim = clone(base[variant])
         sim.rec.keep(first, last)
         self._run_step(k - 1, {variant: sim})
-        return list(sim.rec.events)
+        return list(sim.rec.events or ())
 
     def back(self) -> bool:
         if self.step == 0:

@@ -8,6 +8,11 @@ at `dev_idx` still owned by the driver is dropped (the NIC's rx_missed).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .rxpath import Buf
+
 DEVICE, DRIVER = "device", "driver"
 
 
@@ -17,7 +22,7 @@ class Desc:
     def __init__(self, idx: int) -> None:
         self.idx = idx
         self.owner = DRIVER
-        self.buf = None
+        self.buf: Buf | None = None
         self.done = False
         self.len = 0
         self.t_done = 0
@@ -34,7 +39,7 @@ class Ring:
         self.clean_idx = 0      # next descriptor the driver cleans (software tail)
         self.device_owned = 0
 
-    def post(self, desc: Desc, buf) -> None:
+    def post(self, desc: Desc, buf: Buf) -> None:
         desc.buf = buf
         desc.owner = DEVICE
         desc.done = False
@@ -57,16 +62,17 @@ class Ring:
         need, i = length, self.dev_idx
         while need > 0:
             d = descs[i]
-            if d.owner != DEVICE or len(chain) == size:
+            buf = d.buf
+            if d.owner != DEVICE or buf is None or len(chain) == size:
                 return None
             chain.append(d)
-            need -= d.buf.size
+            need -= buf.size
             i = (i + 1) % size
         left = length
         for d in chain:
             d.owner = DRIVER
             d.done = True
-            d.len = min(left, d.buf.size)
+            d.len = min(left, d.buf.size)     # type: ignore[union-attr]  # checked in the loop above
             left -= d.len
             d.t_done = t
             d.eop = False

@@ -8,12 +8,15 @@ simulation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import params as P
 from .lesson.schema import Lesson
 from .scenario_checks import ScenarioError
 from .sim import FAULTS, Sim
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .trace import Violation
 
 WARMUP_FRACTION = 0.1
 MAX_LISTED = 20          # violations and warnings listed per variant; `violation_counts` has them all
@@ -127,7 +130,7 @@ def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
     )
 
 
-def _listed(items) -> list[dict[str, Any]]:
+def _listed(items: list[Violation]) -> list[dict[str, Any]]:
     """The first MAX_LISTED, and the first of each other name: every name keeps its first message."""
     out = list(items[:MAX_LISTED])
     seen = {v.name for v in out}
@@ -138,7 +141,7 @@ def _listed(items) -> list[dict[str, Any]]:
     return [{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in out]
 
 
-def _count(items) -> dict[str, int]:
+def _count(items: list[Violation]) -> dict[str, int]:
     out: dict[str, int] = {}
     for v in items:
         out[v.name] = out.get(v.name, 0) + 1
@@ -173,7 +176,8 @@ def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames:
     def tick(n: int) -> None:
         nonlocal done
         done += n
-        progress(done, total)
+        if progress is not None:
+            progress(done, total)
 
     results = {n: run_params(n, variant_params(lesson, n, sets), frames, seed=seed,
                              faults=lesson.faults_for(n, faults),

@@ -28,12 +28,22 @@ driver attaches the later ones as frags of the first (skb_add_rx_frag).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Union
+
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE
 from .lifecycle import DST, EDGE_ID as E, MACHINE, Machine
 from .memory import Slab
 from .page_pool import PagePool
 from .scenario import Costs
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .dma import Mapping
+    from .page_pool import Page
+    from .ring import Desc, Ring
+    from .sim import Sim
+    from .skb import Head
+    from .trace import Recorder
 
 RX_BUFFER, PP_FRAG, FLIP_PAGE = MACHINE["rx_buffer"], MACHINE["pp_frag"], MACHINE["flip_page"]
 E_POST, E_MAP_SINGLE, E_SYNC_CPU, E_UNMAP_SINGLE = E["post"], E["dma_map_single"], E["dma_sync_single_for_cpu"], E[
@@ -62,13 +72,13 @@ class Buf:
         self.id = id
         self.phys = phys
         self.size = size
-        self.map = None
+        self.map: Mapping | None = None
         self.m = m                  # its lifecycle machine, or None (a slice of a flip page, a header)
         self.st = st                # its state in m (m.sid), 0 when it has no machine
-        self.page = None
+        self.page: FlipPage | Page | None = None
         self.offset = 0
         self.kind = kind
-        self.head = None            # rx_alloc=skb: the sk_buff allocated with the buffer
+        self.head: Head | None = None            # rx_alloc=skb: the sk_buff allocated with the buffer
 
     @property
     def state(self) -> str:
@@ -83,9 +93,10 @@ class Buf:
         return self.kind != "kmalloc"
 
 
-def go(rec, obj, edge: int) -> None:
+def go(rec: Recorder, obj: Union[Buf, FlipPage], edge: int) -> None:
     """Move a buffer or page along `edge`: inline when legal and untraced, else through its machine."""
     m = obj.m
+    assert m is not None
     tid = m.tid[obj.st][edge]
     if tid < 0 or rec.tracing:
         m.go(rec, obj, edge, f"{'page' if isinstance(obj, FlipPage) else 'buf'}#{obj.id}")
@@ -94,11 +105,28 @@ def go(rec, obj, edge: int) -> None:
         rec.moves[tid] += 1
 
 
+Received = tuple[Union[tuple[Buf, list[Buf]], None], bool]
+
+
+def _flip(buf: Buf) -> FlipPage:
+    """The page a page-flip slice is cut from."""
+    pg = buf.page
+    assert isinstance(pg, FlipPage)
+    return pg
+
+
+def _pp(buf: Buf) -> Page:
+    """The page_pool page a fragment is carved from."""
+    pg = buf.page
+    assert pg is not None and not isinstance(pg, FlipPage)
+    return pg
+
+
 class Strategy:
     name = ""
     builds_at_rx = True          # False: the skb exists from the refill (rx_alloc=skb)
 
-    def __init__(self, sim, ring) -> None:
+    def __init__(self, sim: Sim, ring: Ring) -> None:
         self.sim = sim
         self.ring = ring            # the descriptor ring it posts buffers on
         self.rec = sim.rec
@@ -118,7 +146,7 @@ class Strategy:
     def _sync_dir(self, right: str) -> str:
         return TO_DEVICE if "wrong-direction" in self.faults else right
 
-    def _post(self, desc, buf) -> None:
+    def _post(self, desc: Desc, buf: Buf) -> None:
         go(self.rec, buf, E_POST)
         self.ring.post(desc, buf)
 
@@ -136,8 +164,21 @@ class Strategy:
                      (hdr.head.id, HEADERS, len(bufs)))
         return hdr, bufs
 
-    # Interface: fill(desc) -> bool; receive(descs) -> ((data, frags) | None, xdp_tx: bool);
-    # free_buf(buf, allow_direct); deinit(desc)
+    def fill(self, desc: Desc) -> bool:
+        """Post a fresh buffer on desc; False when none can be allocated or mapped."""
+        raise NotImplementedError
+
+    def receive(self, descs: list[Desc]) -> Received:
+        """The driver takes a frame's descriptors: ((data, frags), xdp_tx), or (None, False) when dropped."""
+        raise NotImplementedError
+
+    def free_buf(self, buf: Buf, allow_direct: bool) -> None:
+        """A data area the stack is done with goes back where it came from."""
+        raise NotImplementedError
+
+    def deinit(self, desc: Desc) -> None:
+        """ifdown: the buffer still on desc goes back."""
+        raise NotImplementedError
 
 
 class PerFrame(Strategy):
@@ -145,7 +186,7 @@ class PerFrame(Strategy):
     ALLOC = {"frag": "netdev_alloc_frag", "skb": "__netdev_alloc_skb", "kmalloc": "kmalloc"}
     FREE = {"frag": "skb_free_frag", "skb": "skb_free_frag", "kmalloc": "kfree"}
 
-    def __init__(self, sim, ring) -> None:
+    def __init__(self, sim: Sim, ring: Ring) -> None:
         super().__init__(sim, ring)
         self.kind = sim.sc.rx_alloc
         self.alloc_call, self.free_call = C[self.ALLOC[self.kind]], C[self.FREE[self.kind]]
@@ -192,28 +233,30 @@ class PerFrame(Strategy):
             rec.moves[tid] += 1
         return buf
 
-    def fill(self, desc) -> bool:
+    def fill(self, desc: Desc) -> bool:
         buf = self._alloc_mapped()
         if buf is None:
             return False
         self._post(desc, buf)
         return True
 
-    def receive(self, descs):
+    def receive(self, descs: list[Desc]) -> Received:
         desc = descs[0]
         dma, rec = self.dma, self.rec
         old = desc.buf
+        assert old is not None and old.map is not None      # a posted per-frame buffer is mapped
+        om = old.map
         if self.no_sync:
-            dma.cpu_read(old.map, f"the RX status in buf#{old.id}")
+            dma.cpu_read(om, f"the RX status in buf#{old.id}")
         elif self.status_in_buffer:
             # EDMA chips write the RX status into the buffer head: sync the whole buffer, then read it.
-            dma.sync_for_cpu(old.map, 0, self.size)
+            dma.sync_for_cpu(om, 0, self.size)
             go(rec, old, E_SYNC_CPU)
         new = self._alloc_mapped()
         if new is None:
             # No replacement: drop the frame and give the old buffer back to the device.
             if old.state == "cpu-synced":
-                dma.sync_for_device(old.map, 0, self.size)
+                dma.sync_for_device(om, 0, self.size)
             old.st = RX_BUFFER.sid["device-owned"]
             self.ring.post(desc, old)
             rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer", old.id)
@@ -221,14 +264,14 @@ class PerFrame(Strategy):
         if self.missing_unmap:
             # The bug: the data is synced for the CPU and used, the mapping is never given back.
             if old.state != "cpu-synced":
-                dma.sync_for_cpu(old.map, 0, desc.len, self.dir)
-            old.map.cpu_owned = True
+                dma.sync_for_cpu(om, 0, desc.len, self.dir)
+            om.cpu_owned = True
             old.st = RX_BUFFER.sid["unmapped"]
             self._post(desc, new)
             return (old, []), False
-        dma.unmap(old.map, self.map_size, self.unmap_dir, UNMAP_SINGLE)
+        dma.unmap(om, self.map_size, self.unmap_dir, UNMAP_SINGLE)
         if self.double_unmap:
-            dma.unmap(old.map, self.map_size, self.unmap_dir, UNMAP_SINGLE)
+            dma.unmap(om, self.map_size, self.unmap_dir, UNMAP_SINGLE)
         tid = T_RX[old.st][E_UNMAP_SINGLE]
         if tid < 0 or rec.tracing:
             go(rec, old, E_UNMAP_SINGLE)
@@ -254,7 +297,7 @@ class PerFrame(Strategy):
             self.sim.heads.free(buf.head, in_napi=False)
             buf.head = None
 
-    def free_buf(self, buf, allow_direct: bool) -> None:
+    def free_buf(self, buf: Buf, allow_direct: bool) -> None:
         rec = self.rec
         cid = self.free_call
         rec.cnt[cid] += 1
@@ -263,8 +306,9 @@ class PerFrame(Strategy):
             rec.emit(cid, rec.unit[cid], "buf#%s", (buf.id,))
         self.slab.free(buf.phys)
 
-    def deinit(self, desc) -> None:
+    def deinit(self, desc: Desc) -> None:
         buf = desc.buf
+        assert buf is not None and buf.map is not None
         self.dma.unmap(buf.map, self.map_size, self.dir, UNMAP_SINGLE)
         go(self.rec, buf, E_RING_DEINIT)
         self._free_data(buf)
@@ -279,7 +323,7 @@ class FlipPage:
         self.id = id
         self.phys = phys
         self.order = order
-        self.map = None
+        self.map: Mapping | None = None
         self.refs = 1
         self.st = 0            # "buddy"
         self.off = 0
@@ -298,7 +342,7 @@ class PageFlip(Strategy):
     name = "page-flip"
     SLICE = 2048
 
-    def __init__(self, sim, ring) -> None:
+    def __init__(self, sim: Sim, ring: Ring) -> None:
         super().__init__(sim, ring)
         self.order = sim.sc.page_order
         self.page_bytes = 4096 << self.order
@@ -326,7 +370,7 @@ class PageFlip(Strategy):
         buf.map = pg.map
         return buf
 
-    def fill(self, desc) -> bool:
+    def fill(self, desc: Desc) -> bool:
         pg = self._new_page()
         if pg is None:
             return False
@@ -338,11 +382,13 @@ class PageFlip(Strategy):
         self.ring.post(desc, self._slice(pg))
         return True
 
-    def receive(self, descs):
+    def receive(self, descs: list[Desc]) -> Received:
         bufs = []
         for desc in descs:
             buf = desc.buf
-            pg = buf.page
+            assert buf is not None
+            pg = _flip(buf)
+            assert pg.map is not None
             if "no-sync-for-cpu" in self.faults:
                 self.dma.cpu_read(pg.map, f"the frame in page#{pg.id}")
             else:
@@ -357,7 +403,7 @@ class PageFlip(Strategy):
             return self.header_skb(bufs, descs[0].len), False
         return (bufs[0], bufs[1:]), False
 
-    def _refill(self, desc, pg: FlipPage) -> None:
+    def _refill(self, desc: Desc, pg: FlipPage) -> None:
         if pg.refs > 1:
             pg.off += self.SLICE
             if pg.off + self.SLICE <= self.page_bytes:
@@ -375,6 +421,7 @@ class PageFlip(Strategy):
         self.ring.post(desc, self._slice(pg))
 
     def _drop_ring_ref(self, pg: FlipPage) -> None:
+        assert pg.map is not None
         self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         if "double-unmap" in self.faults:
             self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
@@ -390,11 +437,13 @@ class PageFlip(Strategy):
             go(self.rec, pg, E_PUT_PAGE)
             self.sim.mem.free(pg.phys, self.order)
 
-    def free_buf(self, buf, allow_direct: bool) -> None:
-        self._put(buf.page)
+    def free_buf(self, buf: Buf, allow_direct: bool) -> None:
+        self._put(_flip(buf))
 
-    def deinit(self, desc) -> None:
-        pg = desc.buf.page
+    def deinit(self, desc: Desc) -> None:
+        assert desc.buf is not None
+        pg = _flip(desc.buf)
+        assert pg.map is not None
         go(self.rec, pg, E_RING_DEINIT)
         self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         self._put(pg)
@@ -404,7 +453,7 @@ class PageFlip(Strategy):
 class PagePoolFrag(Strategy):
     name = "page-pool"
 
-    def __init__(self, sim, ring) -> None:
+    def __init__(self, sim: Sim, ring: Ring) -> None:
         super().__init__(sim, ring)
         sc = sim.sc
         # page_pool_alloc_frag rounds to dma_get_cache_alignment(): the cache line on a
@@ -422,7 +471,7 @@ class PagePoolFrag(Strategy):
         self.sync_dir = self._sync_dir(self.dir)
         self.double_unmap = "double-unmap" in self.faults
 
-    def fill(self, desc) -> bool:
+    def fill(self, desc: Desc) -> bool:
         got = self.pool.alloc_frag(self.frag)
         if got is None:
             return False
@@ -431,17 +480,20 @@ class PagePoolFrag(Strategy):
         buf = Buf(self._ids, page.phys + off, self.frag, PP_FRAG, FRAG_CARVED, "pp")
         buf.page = page
         buf.offset = off
+        assert page.map is not None          # the pool maps every page it holds
         buf.map = page.map
         self.dma.sync_for_device(page.map, off, self.size)
         go(self.rec, buf, E_POST)
         self.ring.post(desc, buf)
         return True
 
-    def receive(self, descs):
+    def receive(self, descs: list[Desc]) -> Received:
         bufs = []
         rec = self.rec
         for desc in descs:
             buf = desc.buf
+            assert buf is not None and buf.map is not None
+            page = _pp(buf)
             if self.sync_cpu:
                 # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
                 self.dma.sync_for_cpu(buf.map, buf.offset, self.size if self.status_in_buffer else desc.len,
@@ -454,14 +506,14 @@ class PagePoolFrag(Strategy):
                     rec.moves[tid] += 1
             if buf.st != FRAG_CPU_SYNCED:
                 self.rec.violate("no-sync-for-cpu",
-                                 f"CPU reads fragment buf#{buf.id} of page#{buf.page.id} without "
+                                 f"CPU reads fragment buf#{buf.id} of page#{page.id} without "
                                  f"dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
                                  f"buf#{buf.id}")
                 buf.st = FRAG_CPU_SYNCED
-            if self.double_unmap and buf.page.map.live:
+            if self.double_unmap and buf.map.live:
                 # The classic bug: the driver unmaps a page the pool mapped (PP_FLAG_DMA_MAP);
                 # the pool unmaps it again when the page leaves.
-                self.dma.unmap(buf.page.map, self.pool.page_bytes, self.pool.dma_dir, UNMAP_PAGE)
+                self.dma.unmap(buf.map, self.pool.page_bytes, self.pool.dma_dir, UNMAP_PAGE)
             self.fill(desc)
             bufs.append(buf)
         xdp_tx = self.xdp_tx
@@ -469,13 +521,14 @@ class PagePoolFrag(Strategy):
             return self.header_skb(bufs, descs[0].len), False
         return (bufs[0], bufs[1:]), xdp_tx
 
-    def free_buf(self, buf, allow_direct: bool) -> None:
-        self.pool.put_frag(buf.page, allow_direct)
+    def free_buf(self, buf: Buf, allow_direct: bool) -> None:
+        self.pool.put_frag(_pp(buf), allow_direct)
 
-    def deinit(self, desc) -> None:
+    def deinit(self, desc: Desc) -> None:
         buf = desc.buf
+        assert buf is not None
         go(self.rec, buf, E_RING_DEINIT)
-        self.pool.put_frag(buf.page, allow_direct=False)
+        self.pool.put_frag(_pp(buf), allow_direct=False)
         desc.buf = None
 
 

@@ -18,6 +18,14 @@ version (64/16/32 up to v6.18, 128/32/32 from v6.19) unless set.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .rxpath import Buf
+    from .sim import Sim
+    from .trace import Recorder
+
 from .calls import CALL_ID as C
 from .lifecycle import DST, EDGE_ID as E, MACHINE
 
@@ -45,7 +53,7 @@ class Head:
         return M.states[self.st]
 
 
-def _go(rec, h: Head, edge: int) -> None:
+def _go(rec: Recorder, h: Head, edge: int) -> None:
     """Move a head; the common case inline, anything else (and traced runs) through the machine."""
     tid = _TID[h.st][edge]
     if tid < 0 or rec.tracing:
@@ -59,7 +67,7 @@ class Skb:
     """An skb on its way up: its sk_buff, linear data, page frags and (GRO) frag_list members."""
     __slots__ = ("id", "head", "data", "frags", "frag_list", "last", "len", "segs", "t_rx")
 
-    def __init__(self, id: int, head: Head, data, frags: list, length: int, t: int) -> None:
+    def __init__(self, id: int, head: Head, data: Buf, frags: list[Buf], length: int, t: int) -> None:
         self.id = id
         self.head = head
         self.data = data           # the linear data area (a Buf)
@@ -70,7 +78,7 @@ class Skb:
         self.segs = 1
         self.t_rx = t
 
-    def buffers(self):
+    def buffers(self) -> Iterator[Buf]:
         """Every data area this skb holds, its frag_list members' included."""
         yield self.data
         yield from self.frags
@@ -79,7 +87,7 @@ class Skb:
 
 
 class SkbHeads:
-    def __init__(self, sim, size: int, bulk: int, free_n: int) -> None:
+    def __init__(self, sim: Sim, size: int, bulk: int, free_n: int) -> None:
         self.sim = sim
         self.rec = sim.rec
         self.cost = sim.costs
@@ -185,6 +193,6 @@ class SkbHeads:
             self.slab.append(h)
         self._bulk_free = []
 
-    def new_skb(self, head: Head, data, frags: list, length: int, t: int) -> Skb:
+    def new_skb(self, head: Head, data: Buf, frags: list[Buf], length: int, t: int) -> Skb:
         self._skb_ids += 1
         return Skb(self._skb_ids, head, data, frags, length, t)

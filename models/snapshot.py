@@ -23,7 +23,8 @@ def clone(obj: T) -> T:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return pickle.loads(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+        copy: T = pickle.loads(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+        return copy
     finally:
         if enabled:
             gc.enable()

@@ -25,6 +25,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .dma import Mapping
+    from .rxpath import Buf
+    from .sim import Sim
+    from .skb import Head
+
 from collections import deque
 
 from .calls import CALL_ID as C
@@ -66,7 +74,8 @@ class TxEntry:
     """One TX descriptor in use: an ACK (its sk_buff, data and mapping) or an XDP_TX frame (a fragment)."""
     __slots__ = ("kind", "skb", "buf", "map", "t_done", "data", "obj")
 
-    def __init__(self, kind: str, skb, buf, m, t_done: int, data: int, obj: Tracked | None = None) -> None:
+    def __init__(self, kind: str, skb: Head | None, buf: Buf | None, m: Mapping | None, t_done: int, data: int,
+                 obj: Tracked | None = None) -> None:
         self.kind = kind
         self.skb = skb
         self.buf = buf
@@ -77,7 +86,7 @@ class TxEntry:
 
 
 class Stack:
-    def __init__(self, sim) -> None:
+    def __init__(self, sim: Sim) -> None:
         self.sim = sim
         self.rec = sim.rec
         self.cost: Costs = sim.costs
@@ -88,7 +97,7 @@ class Stack:
         self.gro = Gro(self)
         self.heads = sim.heads
         self.batch = sc.gro_normal_batch
-        self.rx_list: list = []       # napi->rx_list: skbs gro_normal_one() queued
+        self.rx_list: list[Skb] = []       # napi->rx_list: skbs gro_normal_one() queued
         self.rx_count = 0             # segments on it (counted in segments since v5.11)
         self.napi_build = sc.skb_alloc == "napi_build_skb"
         self.tx_napi_consume = sc.tx_free == "napi_consume_skb"
@@ -97,8 +106,8 @@ class Stack:
         self.unacked = 0
         self.acks = 0                 # ACKs sent (their tx_buffer objects are ack#1, ack#2, ...)
         self.rcv_level = 0
-        self.sockq: deque = deque()
-        self.defer: list = []         # this CPU's skb defer list (skb_attempt_defer_free)
+        self.sockq: deque[Skb] = deque()
+        self.defer: list[Skb] = []         # this CPU's skb defer list (skb_attempt_defer_free)
         self.delack_t = -1
         self.ack_slab = Slab(sim.mem, 512)
         self.tx: deque[TxEntry] = deque()
@@ -114,14 +123,15 @@ class Stack:
         self.free_to_napi_cache = k.defer_free and k.same_cpu_free_to_napi_cache and sc.cost.reader_same_cpu
 
     @property
-    def held(self):
+    def held(self) -> Skb | None:
         return self.gro.held
 
     # -- building the skb --------------------------------------------------------------
-    def build(self, data, frags: list, length: int, in_napi: bool, pp: bool):
+    def build(self, data: Buf, frags: list[Buf], length: int, in_napi: bool, pp: bool) -> Skb:
         """Wrap what the driver received in an skb, the way its driver does."""
         rec = self.rec
         heads = self.heads
+        head: Head | None
         if data.kind == "hdr":
             head, edge = data.head, E_ADD_FRAG                  # made by header_skb(): frags attached
             data.head = None
@@ -146,6 +156,7 @@ class Stack:
         for buf in frags:
             if buf.m is not None:
                 go(rec, buf, E_ADD_FRAG)
+        assert head is not None
         if pp:
             rec.cnt[MARK] += 1
             if rec.tracing:
@@ -153,7 +164,7 @@ class Stack:
         heads._skb_ids += 1
         return Skb(heads._skb_ids, head, data, frags[:], length, rec.t)
 
-    def rx(self, skb, in_napi: bool) -> None:
+    def rx(self, skb: Skb, in_napi: bool) -> None:
         """Hand one skb up: mac80211 for Wi-Fi, then GRO, or straight to the stack."""
         rec = self.rec
         sim = self.sim
@@ -169,7 +180,7 @@ class Stack:
             self.netif_receive_skb(skb)
 
     # -- GRO -----------------------------------------------------------------------------
-    def napi_gro_receive(self, skb, in_napi: bool) -> None:
+    def napi_gro_receive(self, skb: Skb, in_napi: bool) -> None:
         rec = self.rec
         rec.cnt[GRO_RECEIVE] += 1
         rec.t += rec.unit[GRO_RECEIVE]
@@ -197,7 +208,7 @@ class Stack:
             return
         self.gro.receive(skb, in_napi)
 
-    def gro_complete(self, skb) -> None:
+    def gro_complete(self, skb: Skb) -> None:
         """napi_gro_complete(): the finished chain goes onto rx_list like any other skb."""
         self.rec.call(GRO_COMPLETE, 0, "skb#%s|%s segment(s), %s bytes, %s frags, %s on frag_list",
                       skb.id, skb.segs, skb.len, len(skb.frags), len(skb.frag_list))
@@ -210,9 +221,10 @@ class Stack:
         if old_only and self.rec.t - held.t_rx < self.jiffy:
             return
         self.rec.call(GRO_FLUSH, 0, "skb#%s|%s segment(s), %s bytes", held.id, held.segs, held.len)
-        self.gro_complete(self.gro.flush())
+        self.gro.flush()
+        self.gro_complete(held)
 
-    def gro_normal_one(self, skb) -> None:
+    def gro_normal_one(self, skb: Skb) -> None:
         """Queue on napi->rx_list; at gro_normal_batch segments the list goes up."""
         self.rx_list.append(skb)
         self.rx_count += skb.segs
@@ -229,7 +241,7 @@ class Stack:
             self.netif_receive_skb(skb)
 
     # -- the protocol stack ----------------------------------------------------------------
-    def netif_receive_skb(self, skb) -> None:
+    def netif_receive_skb(self, skb: Skb) -> None:
         rec = self.rec
         # Per skb: the protocol headers once (what GRO saves); per segment: the work every
         # segment's data needs whichever way it arrives (accounting, queueing, checksums).
@@ -272,7 +284,7 @@ class Stack:
         self.sim.wake_reader()
 
     # -- freeing -----------------------------------------------------------------------
-    def free_data(self, buf, allow_direct: bool) -> None:
+    def free_data(self, buf: Buf, allow_direct: bool) -> None:
         """One data area back to where it came from (skb_free_frag, kfree, page_pool, put_page)."""
         if buf.kind == "hdr":
             rec = self.rec
@@ -283,7 +295,7 @@ class Stack:
             return
         self.sim.strategy.free_buf(buf, allow_direct)
 
-    def free_skb(self, skb, head: str, allow_direct: bool) -> None:
+    def free_skb(self, skb: Skb, head: str, allow_direct: bool) -> None:
         """skb_release_data() then the sk_buff: head is "napi" (NAPI cache) or "slab"."""
         heads = self.sim.heads
         self._release_data(skb, allow_direct)
@@ -295,7 +307,7 @@ class Stack:
             heads.flush_list_free()
         heads.free(skb.head, in_napi=head == "napi")
 
-    def _release_data(self, skb, allow_direct: bool) -> None:
+    def _release_data(self, skb: Skb, allow_direct: bool) -> None:
         rec = self.rec
         free_data = self.free_data
         for buf in (skb.data, *skb.frags):
@@ -328,7 +340,7 @@ class Stack:
         self.sim.device_wake()
         return True
 
-    def reader_free(self, skb) -> None:
+    def reader_free(self, skb: Skb) -> None:
         """tcp_eat_recv_skb() -> skb_attempt_defer_free(), as the kernel version does it."""
         rec = self.rec
         defer = self.defer
@@ -386,19 +398,19 @@ class Stack:
         self.sim.link.xmit(tx, head, data, ACK_BYTES)
         self.sim.device_wake()
 
-    def tx_posted(self, tx: Tracked, head, data: int, m) -> None:
+    def tx_posted(self, tx: Tracked, head: Head, data: int, m: Mapping) -> None:
         """The ACK is mapped and on the TX ring; the device is done with it TX_LATENCY later."""
         tx.go(self.rec, E_MAP)
         tx.go(self.rec, E_POST)
         self.tx.append(TxEntry("skb", head, None, m, self.rec.t + TX_LATENCY_PS, data, tx))
 
-    def tx_dropped(self, tx: Tracked, head, data: int) -> None:
+    def tx_dropped(self, tx: Tracked, head: Head, data: int) -> None:
         """dma_mapping_error() on the ACK: the driver drops the frame."""
         tx.go(self.rec, E_DEV_KFREE)
         self.sim.heads.free(head, in_napi=False)
         self.ack_slab.free(data)
 
-    def ack_written(self, obj) -> None:
+    def ack_written(self, obj: tuple[Tracked, Head, int]) -> None:
         """SDIO/USB: the ACK left over the bus; the skb is freed."""
         tx, head, data = obj
         tx.go(self.rec, E_SDIO_WRITE)
@@ -407,9 +419,10 @@ class Stack:
         self.sim.heads.free(head, in_napi=False)
         self.ack_slab.free(data)
 
-    def xdp_tx(self, buf, length: int) -> None:
+    def xdp_tx(self, buf: Buf, length: int) -> None:
         rec = self.rec
         rec.call(XDP_TX, -1, "buf#%s", buf.id)
+        assert buf.map is not None
         self.sim.dma.sync_for_device(buf.map, buf.offset, length)
         go(rec, buf, E_XDP_TX)
         self.tx.append(TxEntry("xdp", None, buf, None, rec.t + TX_LATENCY_PS, 0))
@@ -423,18 +436,18 @@ class Stack:
             e = tx.popleft()
             done += 1
             self.rec.call(TX_COMPLETE, -1, "%s", e.kind)
-            if e.kind == "xdp":
+            if e.buf is not None:           # an XDP_TX frame: a page_pool fragment
                 go(self.rec, e.buf, E_TX_COMPLETE if not everything else E_RING_DEINIT)
                 self.sim.strategy.free_buf(e.buf, not everything)     # xdp_return_frame_rx_napi in the poll
                 continue
-            tx_obj = e.obj
-            assert tx_obj is not None
+            tx_obj, head = e.obj, e.skb
+            assert tx_obj is not None and head is not None and e.map is not None
             tx_obj.go(self.rec, E_TX_COMPLETE)
             self.sim.dma.unmap(e.map, ACK_BYTES, TO_DEVICE, UNMAP_SINGLE)
             tx_obj.go(self.rec, E_UNMAP)
             in_napi = self.tx_napi_consume and not everything
-            self.rec.call(NAPI_CONSUME if in_napi else DEV_KFREE, 0, "head#%s", e.skb.id)
+            self.rec.call(NAPI_CONSUME if in_napi else DEV_KFREE, 0, "head#%s", head.id)
             tx_obj.go(self.rec, E_NAPI_CONSUME if in_napi else E_DEV_KFREE)
-            self.sim.heads.free(e.skb, in_napi=in_napi)
+            self.sim.heads.free(head, in_napi=in_napi)
             self.ack_slab.free(e.data)
         return done

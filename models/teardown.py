@@ -13,6 +13,11 @@ unmapped, every bounce slot released, every skb head and RX buffer returned.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .sim import Sim
+
 from .calls import CALL_ID as C
 from .lifecycle import EDGE_ID as E
 from .page_pool import DEFER_TIME_PS
@@ -22,7 +27,7 @@ NAPI_DISABLE, TASKLET_KILL, RING_DEINIT, CONSUME = (C["napi_disable"], C["taskle
                                                     C["consume_skb"])
 
 
-def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
+def teardown(self: Sim, wait_ns: int = 61 * 1_000_000_000) -> None:
     """Stop the queue, free what the rings and queues hold, destroy the pool, wait, audit."""
     if self.torn_down:
         return
@@ -64,14 +69,15 @@ def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
     _audit(self, budgeted)
 
 
-def _retry(self) -> None:
+def _retry(self: Sim) -> None:
     rec = self.rec
     rec.begin("process", self.engine.now)
+    assert self.pool is not None
     if self.pool.release_retry(self.engine.now):
         self.engine.at(self.engine.now + DEFER_TIME_PS, _retry, self)
 
 
-def _audit(self, budgeted: bool) -> None:
+def _audit(self: Sim, budgeted: bool) -> None:
     rec = self.rec
     acc = self.accounting()
     pool_pages = acc["pool_inflight"]
@@ -82,7 +88,7 @@ def _audit(self, budgeted: bool) -> None:
                     f"[count={leaked}]" + (" (TX buffers stranded by a budgeted ring deinit)" if budgeted else ""))
 
 
-def accounting(self) -> dict[str, int]:
+def accounting(self: Sim) -> dict[str, int]:
     """What is still held. After a clean teardown every entry but the caches is zero."""
     acc = {
         "live_mappings": len(self.dma.live),

@@ -90,7 +90,7 @@ class Counts(Mapping[str, int]):
     def __len__(self) -> int:
         return NCALLS
 
-    def get(self, name: str, default: Any = 0) -> Any:   # type: ignore[override]
+    def get(self, name: str, default: Any = 0) -> Any:
         i = CALL_ID.get(name)
         return default if i is None else self._cnt[i]
 
@@ -150,7 +150,7 @@ class Recorder:
         self.extra[cid] += cost
         self.t += cost
 
-    def emit(self, cid: int, cost: int, fmt: str, args: tuple, ctx: str = "", t: int = -1) -> None:
+    def emit(self, cid: int, cost: int, fmt: str, args: tuple[Any, ...], ctx: str = "", t: int = -1) -> None:
         """Append the Event of a call just accounted (traced runs only)."""
         self.seq += 1
         if not self.keep_from <= self.seq <= self.keep_to:
@@ -240,7 +240,7 @@ class Recorder:
         self._note("WARNING", name, message, obj)
 
     def _note(self, kind: str, name: str, message: str, obj: str) -> None:
-        if self.tracing:
+        if self.tracing and self.events is not None:
             self.seq += 1
             if not self.keep_from <= self.seq <= self.keep_to:
                 return

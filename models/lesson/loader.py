@@ -53,7 +53,7 @@ class _LessonLoader(yaml.SafeLoader):
         self._nodes = 0
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
-        event = self.peek_event()
+        event = self.peek_event()   # type: ignore[no-untyped-call]  # PyYAML's stubs leave it untyped
         if isinstance(event, AliasEvent) or getattr(event, "anchor", None) is not None:
             raise _Refused(problem="YAML anchors and aliases are not allowed in lessons",
                            problem_mark=event.start_mark)
@@ -64,7 +64,9 @@ class _LessonLoader(yaml.SafeLoader):
         try:
             if self._depth > MAX_DEPTH:
                 raise _Refused(problem="lesson is nested too deeply", problem_mark=event.start_mark)
-            return super().compose_node(parent, index)
+            node = super().compose_node(parent, index)
+            assert node is not None             # a node event was peeked above
+            return node
         finally:
             self._depth -= 1
 
@@ -131,6 +133,7 @@ def _compose(text: str, path: str) -> tuple[MappingNode, _LessonLoader]:
         root = loader.get_single_node()     # what yaml.compose() does, keeping the loader
     except _Refused as e:
         m = e.problem_mark
+        assert m is not None                # every refusal names where
         raise LessonError(path, m.line + 1, m.column + 1, "", str(e.problem)) from None
     except yaml.MarkedYAMLError as e:
         m = e.problem_mark or e.context_mark

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
-from typing import Any, Iterable, NoReturn
+from typing import Any, Iterable, Literal, NoReturn
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -101,13 +101,14 @@ class _V:
         v, what = self.value(node, field), "a whole number" if kind is int else "a number"
         if not isinstance(v, (kind, int)) or isinstance(v, bool) or (isinstance(v, float) and not math.isfinite(v)):
             self.fail(node, field, f"expected {what}, got {self.got(node, field)}")
-        if (lo is not None and v < lo) or (hi is not None and v > hi):
+        if (lo is not None and v < lo) or (hi is not None and v > hi):    # type: ignore[operator]  # v is a number here
             bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
             self.fail(node, field, f"expected {what} {bound}, got {v}")
         return v
 
     def integer(self, node: Node, field: str, lo: int, hi: int | None = None) -> int:
-        return self.number(node, field, lo, hi, int)
+        n: int = self.number(node, field, lo, hi, int)
+        return n
 
     def boolean(self, node: Node, field: str) -> bool:
         if not isinstance(v := self.value(node, field), bool):
@@ -178,7 +179,8 @@ def _param_key(node: Node | None, name: str) -> Node | None:
     if isinstance(node, MappingNode):
         for k, _ in node.value:
             if k.value == name:
-                return k
+                key: Node = k
+                return key
     return None
 
 
@@ -361,7 +363,7 @@ def _variant(v: _V, node: Node, where: str) -> tuple[dict[str, Any], tuple[str, 
 _WATCHABLE = (*calls.COUNTERS, *(c for c in calls.CALLS if c not in calls.COUNTERS), *calls.METRICS)
 
 
-def _step(v: _V, i: int, node: Node, variants: dict, pseudocode: dict) -> Step:
+def _step(v: _V, i: int, node: Node, variants: dict[str, Any], pseudocode: dict[str, tuple[str, ...]]) -> Step:
     s = _Map(v, node, f"steps[{i}]", ("title", "say"),
              ("show", "focus", "code", "run", "ask", "reveal", "watch", "notes", "payoff"))
     show = s.get("show", "choice", variants, "variant", default=next(iter(variants)))
@@ -425,9 +427,9 @@ def _run(v: _V, node: Node, where: str) -> Run:
         r.fail("wait", str(e) if isinstance(e, ValueError) else "expected a time such as 61s")
 
 
-def _check(v: _V, i: int, node: Node, variants: dict) -> Check:
+def _check(v: _V, i: int, node: Node, variants: dict[str, Any]) -> Check:
     c = _Map(v, node, f"checks[{i}]", ("variant",), ("counter", "metric", "violation", "op", "value", "present"))
-    kind = _one_of(c, ("counter", "metric", "violation"))
+    kind: Literal["counter", "metric", "violation"] = _one_of(c, ("counter", "metric", "violation"))  # type: ignore[assignment]
     variant = c.get("variant", "choice", variants, "variant")
     line = node.start_mark.line + 1
     if kind == "violation":
