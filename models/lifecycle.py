@@ -39,6 +39,10 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("unmapped", "napi_build_skb", "in-skb"),
         ("unmapped", "slab_build_skb", "in-skb"),
         ("unmapped", "skb_put", "in-skb"),
+        # the missing-unmap bug: wrapped while still mapped (the DMA API checker reports the leak)
+        ("cpu-synced", "build_skb", "in-skb"),
+        ("cpu-synced", "napi_build_skb", "in-skb"),
+        ("cpu-synced", "skb_put", "in-skb"),
         ("in-skb", "netif_receive_skb", "in-stack"),
         ("in-stack", "skb_release_data", "free"),
         ("in-skb", "skb_release_data", "free"),

@@ -41,7 +41,7 @@ class PcieRing:
         self.wire = sim.wire
         # Coherent memory (descriptor rings) follows the coherent mask: ZONE_DMA32 when <= 32 bits.
         self.ring_phys = sim.mem.alloc(1, limit=FOUR_GiB if sc.coherent_mask <= 32 else None)
-        self.ring = Ring(sc.ring_size)
+        self.ring = Ring(sc.ring_size, sim.rec)
         self.descs = self.ring.descs
         self.frame_len = sc.mtu + 14
         self.driver_rx = sim.costs.driver_rx
@@ -59,6 +59,8 @@ class PcieRing:
             if not self.strategy.fill(d):
                 break
         sim.filling = False
+        for d in self.descs:
+            d.t_post = 0                # all of it happens before the NIC starts receiving, at t=0
 
     # -- the device --------------------------------------------------------------------
     def advance(self, t: int) -> None:

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from .rxpath import Buf
+    from .trace import Recorder
 
 DEVICE, DRIVER = "device", "driver"
 
 
 class Desc:
-    __slots__ = ("idx", "owner", "buf", "done", "len", "t_done", "eop")
+    __slots__ = ("idx", "owner", "buf", "done", "len", "t_done", "eop", "t_post")
 
     def __init__(self, idx: int) -> None:
         self.idx = idx
@@ -26,14 +27,16 @@ class Desc:
         self.done = False
         self.len = 0
         self.t_done = 0
+        self.t_post = 0          # when the driver gave it to the device (ps)
         self.eop = True          # the last descriptor of its frame
 
 
 class Ring:
-    __slots__ = ("size", "descs", "dev_idx", "clean_idx", "device_owned")
+    __slots__ = ("size", "descs", "dev_idx", "clean_idx", "device_owned", "clock")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, clock: Recorder) -> None:
         self.size = size
+        self.clock = clock      # the CPU's clock: a descriptor is the device's from when it is posted
         self.descs = [Desc(i) for i in range(size)]
         self.dev_idx = 0        # next descriptor the device writes (hardware head)
         self.clean_idx = 0      # next descriptor the driver cleans (software tail)
@@ -43,6 +46,7 @@ class Ring:
         desc.buf = buf
         desc.owner = DEVICE
         desc.done = False
+        desc.t_post = self.clock.t
         self.device_owned += 1
 
     def stop(self) -> None:
@@ -63,7 +67,9 @@ class Ring:
         while need > 0:
             d = descs[i]
             buf = d.buf
-            if d.owner != DEVICE or buf is None or len(chain) == size:
+            # Arrivals are brought up to date lazily: a descriptor posted after the frame
+            # arrived was not there for it (at that moment the ring had no free descriptor).
+            if d.owner != DEVICE or buf is None or d.t_post > t or len(chain) == size:
                 return None
             chain.append(d)
             need -= buf.size

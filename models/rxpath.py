@@ -265,8 +265,8 @@ class PerFrame(Strategy):
             # The bug: the data is synced for the CPU and used, the mapping is never given back.
             if old.state != "cpu-synced":
                 dma.sync_for_cpu(om, 0, desc.len, self.dir)
+                go(rec, old, E_SYNC_CPU)
             om.cpu_owned = True
-            old.st = RX_BUFFER.sid["unmapped"]
             self._post(desc, new)
             return (old, []), False
         dma.unmap(om, self.map_size, self.unmap_dir, UNMAP_SINGLE)

@@ -125,8 +125,12 @@ class SdioMailbox:
         self.submit(padded(nbytes + HTC_HDR + WIFI_HDR), self._write_done, (tx, head, data), "tx")
 
     def _write_done(self, obj: Any) -> None:
+        """The CMD53 finished: the HIF's TX completion frees the skb on the host CPU (process context)."""
+        sim = self.sim
         self.rec.device(SDIO_WRITE, self.engine.now, "|ACK written")
-        self.sim.stack.ack_written(obj)
+        self.rec.begin("process", max(self.engine.now, sim.cpu_free))
+        sim.stack.ack_written(obj)
+        sim.cpu_free = self.rec.t
 
     def _irq_thread(self) -> None:
         """ath10k_sdio_irq_handler: read the mailbox status, then the bundle it announces."""

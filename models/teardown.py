@@ -35,7 +35,8 @@ def teardown(self: Sim, wait_ns: int = 61 * 1_000_000_000) -> None:
     # Metrics describe the traffic, not the minute spent waiting for the pool afterwards.
     self.final_metrics = self.metrics()
     self.torn_down = True
-    rec.begin("process", max(self.engine.now, self.cpu_free))
+    # after whatever the CPU was doing: a poll stopped between two frames has its clock at rec.t
+    rec.begin("process", max(self.engine.now, self.cpu_free, rec.t))
     self.dev_running = False
     self.irq_on = False
     # Between two poll units the poll is abandoned, so every state ends disabled.

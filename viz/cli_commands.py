@@ -289,7 +289,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
               faults=lesson.faults_for(name, faults))
     setup_seq = sim.rec.seq             # the events so far are the set-up (the ring fill, before t=0)
     sim.run_frames(frames)
-    events = list(sim.rec.events or ())
+    # In time order, as ftrace merges its per-CPU buffers: each context keeps its own clock (the
+    # device stamps a frame when it arrived, the reader runs on its own core), so the order the
+    # model made the calls in is not the order they happened; the set-up, before t=0, comes first.
+    events = sorted(sim.rec.events or (), key=lambda e: (e.seq > setup_seq, e.t_ns, e.seq))
     if args.json:
         for e in events:
             print(json.dumps(event_json(e, setup_seq)))
