@@ -35,9 +35,6 @@ class Engine:
     def after(self, delay: int, fn: Callable[[Any], None], arg: Any = None) -> None:
         self.at(self.now + delay, fn, arg)
 
-    def peek(self) -> int | None:
-        return self._heap[0][0] if self._heap else None
-
     def step(self) -> bool:
         """Run the next scheduled callback; False when nothing is left."""
         if not self._heap:

@@ -219,7 +219,7 @@ class Machine:
     def __reduce__(self) -> tuple[Callable[[str], Machine], tuple[str]]:
         return (_machine, (self.name,))      # one table per process: snapshots share it
 
-    def __deepcopy__(self, memo: dict[int, object]) -> "Machine":
+    def __deepcopy__(self, _memo: dict[int, object]) -> "Machine":
         return self
 
     def go(self, rec: Recorder, obj: Stateful, edge: int, label: str) -> bool:

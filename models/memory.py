@@ -27,7 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PAGE_SIZE = 4096
-PAGE_SHIFT = 12
 GiB = 1 << 30
 MiB = 1 << 20
 PCI_HOLE_START = 3 * GiB      # low RAM ends here on a typical x86 PC
@@ -152,13 +151,11 @@ class Slab:
         self.obj_size = obj
         self.mem = mem
         self.freelist: list[int] = []
-        self.slabs = 0
         self.in_use = 0
 
     def alloc(self) -> int:
         if not self.freelist:
             base = self.mem.alloc(self.SLAB_ORDER)
-            self.slabs += 1
             per = (PAGE_SIZE << self.SLAB_ORDER) // self.obj_size or 1
             # push in reverse so the first object handed out is the lowest in the slab
             self.freelist.extend(base + i * self.obj_size for i in reversed(range(per)))

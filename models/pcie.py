@@ -13,7 +13,7 @@ date whenever the CPU looks at it, so the model needs no event per frame.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .calls import CALL_ID as C
 from .dma import MAP_SINGLE, TO_DEVICE

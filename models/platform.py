@@ -128,10 +128,6 @@ class Platform:
         return self.sources.get(name, "x86-generic estimate (see models/platform.py)")
 
 
-def cost_fields() -> list[str]:
-    return list(COST_DOC)
-
-
 def _generic_sources() -> dict[str, str]:
     return {
         "cpu_mhz": "a 3 GHz x86-64 core",

@@ -191,9 +191,6 @@ class LessonRun:
         self.goto(self.step - 1)
         return True
 
-    def reset(self) -> None:
-        self.goto(0)
-
     def run_to_end(self) -> None:
         while self.forward():
             pass

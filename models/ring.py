@@ -101,9 +101,6 @@ class Ring:
             if d.eop:
                 return out
 
-    def advance_clean(self) -> None:
-        self.clean_idx = (self.clean_idx + 1) % self.size
-
     def pending(self) -> int:
         """Descriptors the device has filled and the driver has not cleaned yet."""
         n = 0

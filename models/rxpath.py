@@ -124,7 +124,6 @@ def _pp(buf: Buf) -> Page:
 
 class Strategy:
     name = ""
-    builds_at_rx = True          # False: the skb exists from the refill (rx_alloc=skb)
 
     def __init__(self, sim: Sim, ring: Ring) -> None:
         self.sim = sim
@@ -191,7 +190,6 @@ class PerFrame(Strategy):
         self.kind = sim.sc.rx_alloc
         self.alloc_call, self.free_call = C[self.ALLOC[self.kind]], C[self.FREE[self.kind]]
         self.alloc_edge, self.free_edge = E[self.ALLOC[self.kind]], E[self.FREE[self.kind]]
-        self.builds_at_rx = self.kind != "skb"
         # The fault: map half of what the descriptor tells the device it may write.
         self.map_size = self.size // 2 if "dma-beyond-mapping" in self.faults else self.size
         self.slab = Slab(sim.mem, self.size)

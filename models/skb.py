@@ -192,7 +192,3 @@ class SkbHeads:
             _go(self.rec, h, E_FREE_BULK)
             self.slab.append(h)
         self._bulk_free = []
-
-    def new_skb(self, head: Head, data: Buf, frags: list[Buf], length: int, t: int) -> Skb:
-        self._skb_ids += 1
-        return Skb(self._skb_ids, head, data, frags, length, t)

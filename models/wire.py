@@ -25,7 +25,7 @@ TCP_IP_HEADERS = 52        # IPv4 20 + TCP 20 + timestamps 12
 
 class Wire:
     __slots__ = ("tcp", "mtu", "mss", "ser_ns", "rtt", "window", "rcvbuf", "sent", "acked", "read",
-                 "next_t", "openings", "retx", "limit_seen")
+                 "next_t", "openings", "limit_seen")
 
     def __init__(self, traffic: str, mtu: int, link_bps: int, rate_bps: int, rtt_ns: int,
                  window: int, rcvbuf: int) -> None:
@@ -43,7 +43,6 @@ class Wire:
         self.read = 0              # segments the application has read
         self.next_t = 0            # earliest time the next frame can arrive (ps)
         self.openings: deque[tuple[int, int]] = deque()   # (time, new ack level) in flight back
-        self.retx = 0
 
     def _limit(self) -> int:
         return min(self.acked + self.window, self.read + self.rcvbuf)
@@ -82,4 +81,3 @@ class Wire:
         """A TCP segment was lost at the NIC: it goes again (simplified retransmit)."""
         if self.tcp:
             self.sent -= 1
-            self.retx += 1
