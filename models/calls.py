@@ -157,7 +157,8 @@ VIOLATIONS = {
     "gro-outside-napi": "napi_gro_receive() outside the poll of its NAPI instance",
     "napi-not-added": "napi_gro_receive() on a napi_struct netif_napi_add() never set up: a NULL pointer oops",
     "page-refcount-underflow": "a page_pool fragment put back twice",
-    "dma-beyond-mapping": "the device wrote past the end of a mapping (an IOMMU would fault; without one, memory is corrupted)",
+    "dma-beyond-mapping": "the device wrote past the end of a mapping (an IOMMU would fault; without one, memory "
+                          "is corrupted)",
     "sync-beyond-mapping": "a dma_sync_* call reached past the end of its mapping",
     "illegal-transition": "an object moved along an edge its lifecycle does not have (a bug in the model)",
 }

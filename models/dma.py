@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from .calls import CALL_ID as C
 from .iommu import FQ_TIMEOUT_NS, Iommu
-from .lifecycle import EDGE_ID as E, MACHINE, Tracked
+from .lifecycle import EDGE_ID as E
+from .lifecycle import MACHINE, Tracked
 from .scenario import Costs
 from .swiotlb import Swiotlb
 

@@ -14,7 +14,8 @@ simulation fast.
 from __future__ import annotations
 
 import heapq
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class Engine:

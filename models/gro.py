@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .stack import Stack
 
 from .calls import CALL_ID as C
-from .lifecycle import DST, EDGE_ID as E, MACHINE
+from .lifecycle import DST, MACHINE
+from .lifecycle import EDGE_ID as E
 
 GRO_LEGACY_MAX_SIZE = 65536
 MAX_SKB_FRAGS = 17

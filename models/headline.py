@@ -15,7 +15,8 @@ how much of the prediction rests on it.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .lesson.schema import Lesson
 from .platform import Platform

@@ -12,7 +12,8 @@ networkx is imported only when a graph is asked for, so headless runs and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from .calls import CALL_ID, CALL_NAMES
 
@@ -219,7 +220,7 @@ class Machine:
     def __reduce__(self) -> tuple[Callable[[str], Machine], tuple[str]]:
         return (_machine, (self.name,))      # one table per process: snapshots share it
 
-    def __deepcopy__(self, _memo: dict[int, object]) -> "Machine":
+    def __deepcopy__(self, _memo: dict[int, object]) -> Machine:
         return self
 
     def go(self, rec: Recorder, obj: Stateful, edge: int, label: str) -> bool:
@@ -270,7 +271,7 @@ def edge_counts(moves: list[int], machine: str) -> dict[tuple[str, str, str], in
     return {(src, call, dst): moves[i] for i, (m, src, call, dst) in enumerate(TRANSITION_EDGES) if m == machine}
 
 
-def graph(machine: str) -> "nx.MultiDiGraph[str]":
+def graph(machine: str) -> nx.MultiDiGraph[str]:
     import networkx as nx
 
     title, initial, edges = MACHINES[machine]

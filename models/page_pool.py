@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, MAP_PAGE, UNMAP_PAGE
-from .lifecycle import DST, EDGE_ID as E, MACHINE
+from .lifecycle import DST, MACHINE
+from .lifecycle import EDGE_ID as E
 
 PP_ALLOC_CACHE_SIZE = 128
 PP_ALLOC_CACHE_REFILL = 64

@@ -16,12 +16,13 @@ scenario is known.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from . import units
 from .platform import COST_DOC, PROFILES
-from .scenario_checks import check as check   # re-exported: parameters are checked together
+from .scenario_checks import check as check  # re-exported: parameters are checked together
 
 
 @dataclass(frozen=True)

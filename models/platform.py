@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-
 # field name -> (doc, parser)
 COST_DOC: dict[str, str] = {
     "cpu_mhz": "CPU clock in MHz (for the record; costs below are already in ns)",
@@ -120,7 +119,7 @@ class Platform:
     reader_same_cpu: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
-    def with_overrides(self, values: dict[str, Any]) -> "Platform":
+    def with_overrides(self, values: dict[str, Any]) -> Platform:
         known = {f.name for f in fields(self)} - {"name", "title", "sources"}
         return replace(self, **{k: v for k, v in values.items() if k in known})
 
@@ -133,9 +132,10 @@ def _generic_sources() -> dict[str, str]:
         "cpu_mhz": "a 3 GHz x86-64 core",
         "memcpy_gbs": "estimate: single-core copy of cache-cold buffers on DDR4/DDR5 runs at 6-12 GB/s",
         "kmem_cache_alloc_ns": "estimate: SLUB fast path is a this_cpu_cmpxchg on the per-CPU freelist, ~100 cycles",
-        "alloc_pages_bulk_ns": "estimate: the bulk allocator takes each page off the per-CPU list under one lock and IRQ save, "
-                               "about 40% of a single order-0 allocation",
-        "iotlb_sync_ns": "estimate: VT-d/AMD-Vi queued invalidation plus completion wait is of the order of microseconds",
+        "alloc_pages_bulk_ns": "estimate: the bulk allocator takes each page off the per-CPU list under one lock "
+                               "and IRQ save, about 40% of a single order-0 allocation",
+        "iotlb_sync_ns": "estimate: VT-d/AMD-Vi queued invalidation plus completion wait is of the order of "
+                         "microseconds",
         "link_bps": "10GbE",
         "hz": "CONFIG_HZ=1000, the usual x86 desktop setting",
     }
@@ -176,7 +176,8 @@ _add(Platform(
         "cacheline": "PowerPC 464: 32-byte L1 cache lines",
         "cache_line_op_ns": "estimate: dcbi/dcbf per line, ~5 cycles at 800 MHz",
         "memcpy_gbs": "estimate: DDR2 on a 32-bit embedded PowerPC copies at under 1 GB/s",
-        "kmalloc_ns": "estimate: __netdev_alloc_skb-sized kmalloc + page_frag on an 800 MHz in-order core, ~1000 cycles",
+        "kmalloc_ns": "estimate: __netdev_alloc_skb-sized kmalloc + page_frag on an 800 MHz in-order core, "
+                      "~1000 cycles",
         "kmem_cache_alloc_ns": "estimate: SLUB fast path with irq save/restore on 32-bit PowerPC, ~300 cycles",
         "dma_map_ns": "estimate: dma-direct bookkeeping plus the function-call path on an in-order core",
         "mac80211_ns": "estimate: mac80211 RX handlers per frame on an 800 MHz core",
@@ -203,7 +204,8 @@ _add(Platform(
         "cacheline": "MIPS 74Kc: 32-byte D-cache lines",
         "cache_line_op_ns": "estimate: one CACHE instruction per line, ~4 cycles at 480 MHz",
         "memcpy_gbs": "estimate: DDR2 on a 32-bit MIPS SoC, ~400 MB/s",
-        "kmem_cache_alloc_ns": "estimate: SLUB fast path on 32-bit MIPS (no cmpxchg-double: irq save/restore), ~500 cycles",
+        "kmem_cache_alloc_ns": "estimate: SLUB fast path on 32-bit MIPS (no cmpxchg-double: irq save/restore), "
+                               "~500 cycles",
         "kmem_cache_bulk_ns": "estimate: a bulk alloc/free moves a freelist per slab, ~120 cycles per object",
         "napi_cache_ns": "estimate: array push/pop on the per-CPU NAPI cache, ~30 cycles",
         "link_bps": "1000BASE-T",

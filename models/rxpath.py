@@ -28,11 +28,12 @@ driver attaches the later ones as frags of the first (skb_add_rx_frag).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE
-from .lifecycle import DST, EDGE_ID as E, MACHINE, Machine
+from .lifecycle import DST, MACHINE, Machine
+from .lifecycle import EDGE_ID as E
 from .memory import Slab
 from .page_pool import PagePool
 from .scenario import Costs
@@ -93,7 +94,7 @@ class Buf:
         return self.kind != "kmalloc"
 
 
-def go(rec: Recorder, obj: Union[Buf, FlipPage], edge: int) -> None:
+def go(rec: Recorder, obj: Buf | FlipPage, edge: int) -> None:
     """Move a buffer or page along `edge`: inline when legal and untraced, else through its machine."""
     m = obj.m
     assert m is not None
@@ -105,7 +106,7 @@ def go(rec: Recorder, obj: Union[Buf, FlipPage], edge: int) -> None:
         rec.moves[tid] += 1
 
 
-Received = tuple[Union[tuple[Buf, list[Buf]], None], bool]
+Received = tuple[tuple[Buf, list[Buf]] | None, bool]
 
 
 def _flip(buf: Buf) -> FlipPage:

@@ -66,7 +66,7 @@ class Costs:
     copy_user_gbs: float
 
     @staticmethod
-    def of(p: Platform) -> "Costs":
+    def of(p: Platform) -> Costs:
         return Costs(
             ps(p.hardirq_ns), ps(p.napi_poll_ns), ps(p.driver_rx_ns), ps(p.driver_tx_ns), ps(p.kmalloc_ns),
             ps(p.kfree_ns), ps(p.kmem_cache_alloc_ns), ps(p.kmem_cache_free_ns), ps(p.kmem_cache_bulk_ns),
@@ -131,7 +131,7 @@ class Scenario:
     cost: Platform             # the profile with the scenario's cost overrides
 
     @staticmethod
-    def build(values: dict[str, Any] | None = None) -> "Scenario":
+    def build(values: dict[str, Any] | None = None) -> Scenario:
         """Defaults, then `values` (already parsed, as lessons and --set give them); checked."""
         prm = P.full(values)
         problems = P.check(prm)

@@ -25,7 +25,8 @@ from .calls import CALL_ID as C
 from .dma import DmaApi
 from .engine import Engine
 from .iommu import Iommu
-from .lifecycle import EDGE_ID as E, MACHINE, Tracked
+from .lifecycle import EDGE_ID as E
+from .lifecycle import MACHINE, Tracked
 from .memory import FOUR_GiB, PhysMem
 from .metrics import mark, metrics
 from .pcie import PcieRing
@@ -460,7 +461,7 @@ class Sim:
                 break
         return cnt[cid] >= goal
 
-    def snapshot(self) -> "Sim":
+    def snapshot(self) -> Sim:
         """An independent copy; running it gives exactly what running this one would."""
         return clone(self)
 

@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .trace import Recorder
 
 from .calls import CALL_ID as C
-from .lifecycle import DST, EDGE_ID as E, MACHINE
+from .lifecycle import DST, MACHINE
+from .lifecycle import EDGE_ID as E
 
 KFREE_SKB_BULK_SIZE = 16      # net/core/skbuff.c: frag_list members freed 16 at a time
 

@@ -38,11 +38,12 @@ from collections import deque
 from .calls import CALL_ID as C
 from .dma import TO_DEVICE, UNMAP_SINGLE
 from .gro import Gro
-from .lifecycle import DST, EDGE_ID as E, MACHINE, Tracked
+from .lifecycle import DST, MACHINE, Tracked
+from .lifecycle import EDGE_ID as E
 from .memory import Slab
 from .rxpath import go
-from .skb import Skb
 from .scenario import Costs
+from .skb import Skb
 
 ETH_HLEN = 14
 DELACK_PS = 40_000_000 * 1000

@@ -22,9 +22,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from .calls import METRICS
 from .lesson.schema import Lesson, did_you_mean
@@ -243,7 +244,7 @@ def unexpected(result: dict[str, Any]) -> dict[str, dict[str, int]]:
     """"variant at key=value" -> {violation: times}, for violations no `expect` covers."""
     out: dict[str, dict[str, int]] = {}
     for name, r in result["variants"].items():
-        for value, counts in zip(result["values"], r["violation_counts"]):
+        for value, counts in zip(result["values"], r["violation_counts"], strict=True):
             bad = {v: n for v, n in counts.items() if v not in r["expect"]}
             if bad:
                 out[f"{name} at {result['parameter']}={value['text']}"] = bad

@@ -6,10 +6,8 @@ The format is documented for authors in lessons/README.md. Pure Python:
 nothing here imports the TUI.
 """
 
-from .loader import (MAX_BYTES, all_lessons, find_lesson, lesson_paths, lessons_dir, load_lesson,
-                     load_lesson_text)
-from .schema import (Ask, Check, Fitted, Headline, Lesson, LessonError, LessonNotFound, Paper, Patch,
-                     Run, Step)
+from .loader import MAX_BYTES, all_lessons, find_lesson, lesson_paths, lessons_dir, load_lesson, load_lesson_text
+from .schema import Ask, Check, Fitted, Headline, Lesson, LessonError, LessonNotFound, Paper, Patch, Run, Step
 
 __all__ = [
     "Lesson", "LessonError", "LessonNotFound", "load_lesson", "load_lesson_text", "lesson_paths",

@@ -15,8 +15,9 @@ mutated by the loader after construction.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import datetime
 import math
 import re
-from typing import Any, Iterable, Literal, NoReturn
+from collections.abc import Iterable
+from typing import Any, Literal, NoReturn
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import calls, params, units
 from . import sanitize
-from .schema import Ask, Check, Fitted, Headline, Lesson, LessonError, Paper, Patch, Run, Step, did_you_mean as _hint
+from .schema import Ask, Check, Fitted, Headline, Lesson, LessonError, Paper, Patch, Run, Step
+from .schema import did_you_mean as _hint
 
 _ID = re.compile(r"[a-z0-9][a-z0-9-]{1,63}")
 _VARIANT = re.compile(r"[a-z][a-z0-9-]{0,23}")
