@@ -52,6 +52,8 @@ class Gro:
     def __init__(self, stack: Stack) -> None:
         self.stack = stack
         self.rec = stack.rec
+        self.heads = stack.sim.heads
+        self.stolen_to_cache = stack.sim.kernel.stolen_heads_to_napi_cache
         self.held: Skb | None = None
         self.st = EMPTY
 
@@ -80,28 +82,38 @@ class Gro:
             FLOW.go(rec, self, E_COMPLETE, "flow")
             return
         lp = held.last
-        heads = self.stack.sim.heads
-        stolen = self.stack.sim.kernel.stolen_heads_to_napi_cache and in_napi
-        if skb.data.kind == "hdr":
+        stolen = self.stolen_to_cache and in_napi
+        data = skb.data
+        if data.kind == "hdr":
             # The linear part is the copied headers only: the payload frags move to lp.
             if len(lp.frags) + len(skb.frags) <= MAX_SKB_FRAGS:
                 lp.frags.extend(skb.frags)
                 # NAPI_GRO_FREE: the header and the shell go
-                self.stack.rec.call(NAPI_KFREE if stolen else KFREE, 0, "skb#%s|frags moved into skb#%s",
-                                    skb.id, lp.id)
-                self.stack.free_data(skb.data, allow_direct=in_napi)
-                heads.free(skb.head, in_napi=stolen)
-                self._grow(held, lp, payload)
+                cid = NAPI_KFREE if stolen else KFREE
+                rec.cnt[cid] += 1
+                if rec.tracing:
+                    rec.emit(cid, 0, "skb#%s|frags moved into skb#%s", (skb.id, lp.id))
+                self.stack.free_data(data, in_napi)
+                self.heads.free(skb.head, stolen)
+                held.len += payload
+                held.segs += 1
+                if lp is not held:
+                    lp.len += payload
                 return
-        elif skb.data.head_frag:
+        elif data.kind != "kmalloc":          # head_frag: the head is a page fragment GRO can steal
             if len(lp.frags) + 1 + len(skb.frags) <= MAX_SKB_FRAGS:
-                lp.frags.append(skb.data)                                # the head page becomes a frag
+                lp.frags.append(data)                                # the head page becomes a frag
                 lp.frags.extend(skb.frags)
                 # NAPI_GRO_FREE_STOLEN_HEAD: only the shell goes
-                self.stack.rec.call(STOLEN, 0, "skb#%s|data now frag %s of skb#%s, shell to the %s",
-                                    skb.id, len(lp.frags), lp.id, "NAPI cache" if stolen else "slab")
-                heads.free(skb.head, in_napi=stolen)
-                self._grow(held, lp, payload)
+                rec.cnt[STOLEN] += 1
+                if rec.tracing:
+                    rec.emit(STOLEN, 0, "skb#%s|data now frag %s of skb#%s, shell to the %s",
+                             (skb.id, len(lp.frags), lp.id, "NAPI cache" if stolen else "slab"))
+                self.heads.free(skb.head, stolen)
+                held.len += payload
+                held.segs += 1
+                if lp is not held:
+                    lp.len += payload
                 return
         # merge: chained on the frag_list, keeping its sk_buff; it becomes the new last
         held.frag_list.append(skb)

@@ -89,10 +89,6 @@ class Buf:
     def machine(self) -> str:
         return self.m.name if self.m is not None else ""
 
-    @property
-    def head_frag(self) -> bool:
-        return self.kind != "kmalloc"
-
 
 def go(rec: Recorder, obj: Buf | FlipPage, edge: int) -> None:
     """Move a buffer or page along `edge`: inline when legal and untraced, else through its machine."""
