@@ -83,4 +83,7 @@ def test_painted_with_the_lit_state_heavy():
     rows = plain(paint(d, Ink(names, ("1",) * len(names), lit_state="filled", lit_group=0)))
     text = "\n".join(rows)
     assert re.search(r"[┃┣┫] filled [┃┣┫]", text)
-    assert text.count("┏") == 1 and crossings(d) == 0
+    # One crossing is the least this machine allows with forward arrows right and returns left: the
+    # missing-unmap fault's cpu-synced -> in-skb skips `unmapped`, which the return to `free` leaves
+    # on the left and both unmaps enter on the right (the view tolerates MAX_CROSSINGS = 2).
+    assert text.count("┏") == 1 and crossings(d) <= 1
