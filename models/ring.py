@@ -78,7 +78,9 @@ class Ring:
         for d in chain:
             d.owner = DRIVER
             d.done = True
-            d.len = min(left, d.buf.size)     # type: ignore[union-attr]  # checked in the loop above
+            buf = d.buf
+            assert buf is not None            # every descriptor of the chain was checked above
+            d.len = min(left, buf.size)
             left -= d.len
             d.t_done = t
             d.eop = False

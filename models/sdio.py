@@ -31,13 +31,19 @@ transfer buffers is not modelled.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .calls import CALL_ID as C
 from .memory import Slab
 from .rxpath import Buf
 from .scenario import Costs
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .lifecycle import Tracked
+    from .sim import Sim
+    from .skb import Head
 
 SDIO_BLOCK = 256                  # ATH10K_HIF_MBOX_BLOCK_SIZE
 HTC_HDR = 8                       # struct ath10k_htc_hdr
@@ -59,7 +65,7 @@ def padded(nbytes: int) -> int:
 class SdioMailbox:
     """The host's side of an SDIO (or USB) device: the mailbox, the bus it drives, the RX work."""
 
-    def __init__(self, sim: Any) -> None:
+    def __init__(self, sim: Sim) -> None:
         sc = sim.sc
         self.sim = sim
         self.rec = sim.rec
@@ -75,8 +81,8 @@ class SdioMailbox:
         self.memcpy_gbs = sim.costs.memcpy_gbs
         self.driver_rx = sim.costs.driver_rx
         self.fw_q: deque[int] = deque()       # frames in the firmware's mailbox, by arrival time
-        self.rx_ind: deque = deque()          # read, queued on htt->rx_indication_head for NAPI
-        self.proc_rx: deque = deque()         # read, for the RX work to deliver (no NAPI)
+        self.rx_ind: deque[tuple[Buf, int]] = deque()    # read, queued on htt->rx_indication_head for NAPI
+        self.proc_rx: deque[tuple[Buf, int]] = deque()   # read, for the RX work to deliver (no NAPI)
         self.reading = False                  # the IRQ thread is reading: the interrupt stays masked
         self.free_at = 0                      # the bus is idle from here (ps)
         self.busy = 0                         # ps the bus spent transferring
@@ -112,7 +118,7 @@ class SdioMailbox:
         """The RX work is done; the IRQ thread re-enables the interrupt when it finds nothing."""
 
     # -- the bus ---------------------------------------------------------------------------
-    def submit(self, nbytes: int, fn, arg: Any, what: str) -> None:
+    def submit(self, nbytes: int, fn: Callable[[Any], None], arg: Any, what: str) -> None:
         """One CMD53 of `nbytes` (padded): busy for its fixed cost plus its bytes, then idle a while."""
         busy = self.xfer_ps + int(round(nbytes * 8 * 10**12 / self.bps))
         start = max(self.engine.now, self.free_at)
@@ -121,7 +127,7 @@ class SdioMailbox:
         self.free_at = start + int(round(busy / self.duty))
         self.engine.at(start + busy, fn, arg)
 
-    def xmit(self, tx, head, data: int, nbytes: int) -> None:
+    def xmit(self, tx: Tracked, head: Head, data: int, nbytes: int) -> None:
         self.submit(padded(nbytes + HTC_HDR + WIFI_HDR), self._write_done, (tx, head, data), "tx")
 
     def _write_done(self, obj: Any) -> None:
@@ -171,7 +177,7 @@ class SdioMailbox:
         sim.kick()
         self._read_status()
 
-    def _rx_bundle(self, n: int):
+    def _rx_bundle(self, n: int) -> bool:
         """The async RX work: one skb per message, the data copied out of the bundle buffer."""
         sim = self.sim
         bufs = [self.strategy.alloc() for _ in range(n)]
@@ -229,7 +235,7 @@ class SdioBuffers:
 
     name = "sdio"
 
-    def __init__(self, sim: Any, slab: Slab) -> None:
+    def __init__(self, sim: Sim, slab: Slab) -> None:
         self.sim = sim
         self.slab = slab
         self._ids = 0

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import calls
@@ -30,6 +31,8 @@ from .lifecycle import MACHINE, Tracked
 from .memory import FOUR_GiB, PhysMem
 from .metrics import mark, metrics
 from .pcie import PcieRing
+from .ring import Ring
+from .rxpath import Buf
 from .scenario import Costs, Scenario, unit_costs
 from .sdio import SdioMailbox
 from .skb import SkbHeads
@@ -43,6 +46,10 @@ from .wire import Wire
 FAULTS = tuple(calls.FAULTS)
 SIM_TIME_CAP_PS = 600 * 10**12
 STALL_EVENTS = 200_000
+
+# A unit of process-context work (the SDIO IRQ thread, the RX work, the reader): False stops the CPU
+# between two frames (a lesson step ends there), anything else lets it carry on.
+Work = Callable[[], bool | None]
 
 NAPI, TASKLET = MACHINE["napi"], MACHINE["tasklet"]
 E_SCHEDULE, E_POLL, E_COMPLETE, E_EXHAUSTED = (E["napi_schedule"], E["napi_poll"], E["napi_complete_done"],
@@ -120,7 +127,7 @@ class Sim:
         self.cpu_queued = False
         self.app_free = 0
         self.app_queued = False
-        self.proc_q: deque = deque()
+        self.proc_q: deque[Work] = deque()
         self.proc_reader_queued = False
         self.work = 0
         self.frames = 0          # frames that reached the NIC (or the firmware)
@@ -131,7 +138,7 @@ class Sim:
         self.proc_rx_queued = False
         self.mark_state: dict[str, Any] | None = None
         self.stop_at = 1 << 62          # run_frames() stops the CPU here, between two frames
-        self.suspended = None
+        self.suspended: Work | None = None      # where a stopped run carries on (run_frames)
         self.rng = random.Random(seed)
         self.filling = False
         self.link: PcieRing | SdioMailbox = PcieRing(self) if self.bus == "pcie" else SdioMailbox(self)
@@ -164,7 +171,7 @@ class Sim:
 
     # ------------------------------------------------------------------ what views read
     @property
-    def ring(self):
+    def ring(self) -> Ring | None:
         return self.link.ring if isinstance(self.link, PcieRing) else None
 
     @property
@@ -172,24 +179,32 @@ class Sim:
         return self.link.ring_phys
 
     @property
-    def bus_log(self):
+    def bus_log(self) -> Sequence[tuple[int, int, str]]:
         return self.link.log if isinstance(self.link, SdioMailbox) else ()
 
     @property
-    def fw_q(self):
-        return self.link.fw_q
+    def sdio(self) -> SdioMailbox:
+        """The SDIO (or USB) bus; asking a PCIe device for it is an error, as it always was."""
+        link = self.link
+        if not isinstance(link, SdioMailbox):
+            raise AttributeError(f"a {self.bus} device has no SDIO mailbox")
+        return link
 
     @property
-    def rx_ind(self):
-        return self.link.rx_ind
+    def fw_q(self) -> deque[int]:
+        return self.sdio.fw_q
 
     @property
-    def proc_rx(self):
-        return self.link.proc_rx
+    def rx_ind(self) -> deque[tuple[Buf, int]]:
+        return self.sdio.rx_ind
+
+    @property
+    def proc_rx(self) -> deque[tuple[Buf, int]]:
+        return self.sdio.proc_rx
 
     @property
     def sdio_reading(self) -> bool:
-        return self.link.reading
+        return self.sdio.reading
 
     # ------------------------------------------------------------------ the device
     def device_wake(self) -> None:
@@ -280,7 +295,7 @@ class Sim:
         self.cpu_free = rec.t
         self.kick()
 
-    def _suspend(self, resume) -> bool:
+    def _suspend(self, resume: Work) -> bool:
         """Stop between two frames (a lesson step ends here); `resume` carries on exactly."""
         self.suspended = resume
         return False
@@ -371,7 +386,7 @@ class Sim:
             self.defer_kick = True
             self.kick()
 
-    def proc_rx_unit(self):
+    def proc_rx_unit(self) -> bool:
         """Delivery from process context (no NAPI): a workqueue drains what the device handed over."""
         rx_one = self.link.rx_one
         while not self.rx_dead:

@@ -9,6 +9,7 @@ what was expected, because these messages reach the user verbatim (the CLI's
 from __future__ import annotations
 
 import re
+from typing import SupportsFloat, SupportsIndex
 
 _SIZE = {
     "": 1, "b": 1,
@@ -95,8 +96,10 @@ def parse_int(value: object) -> int:
 def parse_float(value: object) -> float:
     if isinstance(value, bool):
         raise ValueError("expected a number, got a boolean")
+    if not isinstance(value, (str, bytes, SupportsFloat, SupportsIndex)):
+        raise ValueError(f"expected a number, got {value!r}")
     try:
-        return float(value)  # type: ignore[arg-type]
+        return float(value)
     except (TypeError, ValueError):
         raise ValueError(f"expected a number, got {value!r}") from None
 

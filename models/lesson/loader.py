@@ -16,6 +16,7 @@ import errno
 import importlib.resources
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,8 @@ class _LessonLoader(yaml.SafeLoader):
         self._nodes = 0
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
-        event = self.peek_event()   # type: ignore[no-untyped-call]  # PyYAML's stubs leave it untyped
+        peek: Callable[[], Any] = self.peek_event     # PyYAML's stubs leave it untyped (no-untyped-call)
+        event = peek()
         if isinstance(event, AliasEvent) or getattr(event, "anchor", None) is not None:
             raise _Refused(problem="YAML anchors and aliases are not allowed in lessons",
                            problem_mark=event.start_mark)

@@ -12,7 +12,7 @@ import datetime
 import math
 import re
 from collections.abc import Iterable
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal, NoReturn, TypeVar
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -26,6 +26,7 @@ _VARIANT = re.compile(r"[a-z][a-z0-9-]{0,23}")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _OPS = ("==", "!=", "<", "<=", ">", ">=")
 _T = "tag:yaml.org,2002:"
+K = TypeVar("K", bound=str)      # one of a fixed set of keys (_one_of), kept as its Literal type
 _ABSENT: Any = object()
 
 
@@ -98,12 +99,13 @@ class _V:
             self.problems.append(LessonError(self.path, line, col, field, f"{sanitize.describe(char)} in "
                                              f"lesson text; it is shown as {sanitize.escaped(char)}"))
 
-    def number(self, node: Node, field: str, lo: int | None = None, hi: int | None = None, kind: type = float) -> Any:
+    def number(self, node: Node, field: str, lo: int | None = None, hi: int | None = None,
+               kind: type[float] | type[int] = float) -> Any:
         """A finite number (kind=float) or a whole number (kind=int), optionally bounded."""
         v, what = self.value(node, field), "a whole number" if kind is int else "a number"
         if not isinstance(v, (kind, int)) or isinstance(v, bool) or (isinstance(v, float) and not math.isfinite(v)):
             self.fail(node, field, f"expected {what}, got {self.got(node, field)}")
-        if (lo is not None and v < lo) or (hi is not None and v > hi):    # type: ignore[operator]  # v is a number here
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
             bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
             self.fail(node, field, f"expected {what} {bound}, got {v}")
         return v
@@ -401,7 +403,7 @@ def _step(v: _V, i: int, node: Node, variants: dict[str, Any], pseudocode: dict[
                 notes=s.get("notes", "text", default=""), payoff=s.get("payoff", "boolean", default=False))
 
 
-def _one_of(m: _Map, kinds: tuple[str, ...]) -> str:   # the one of `kinds` given; a second is pointed at
+def _one_of(m: _Map, kinds: tuple[K, ...]) -> K:   # the one of `kinds` given; a second is pointed at
     found = [k for k in kinds if k in m]
     if len(found) != 1:
         m.v.fail(m.keys[found[1]] if found else m.node, m.where, f"expected exactly one of {', '.join(kinds[:-1])} "
@@ -431,7 +433,7 @@ def _run(v: _V, node: Node, where: str) -> Run:
 
 def _check(v: _V, i: int, node: Node, variants: dict[str, Any]) -> Check:
     c = _Map(v, node, f"checks[{i}]", ("variant",), ("counter", "metric", "violation", "op", "value", "present"))
-    kind: Literal["counter", "metric", "violation"] = _one_of(c, ("counter", "metric", "violation"))  # type: ignore[assignment]
+    kind: Literal["counter", "metric", "violation"] = _one_of(c, ("counter", "metric", "violation"))
     variant = c.get("variant", "choice", variants, "variant")
     line = node.start_mark.line + 1
     if kind == "violation":
