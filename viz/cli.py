@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from typing import Sequence
+from collections.abc import Sequence
 
 from .cli_commands import COMMANDS, CliError, fault_docs, positive_int, seed_int
 

@@ -13,7 +13,8 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 TRACE_FRAMES = 20
 

@@ -23,7 +23,9 @@ anywhere else; `plain` joins them. No row ends in a space.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
 
 MARKERS = "ox+*#@"
 MEET = "&"           # two or more series in one cell
@@ -120,7 +122,7 @@ def render(labels: Sequence[str], xs: Sequence[Any], series: dict[str, Sequence[
     order = sorted(range(len(xs)), key=lambda i: fracs[i])
     for s, ys in enumerate(series.values()):
         pts = [(round((hi - ys[i]) / (hi - lo) * (rows - 1)), at[i]) for i in order if ys[i] is not None]
-        for p, q in zip(pts, pts[1:]):
+        for p, q in pairwise(pts):
             canvas.segment(p, q, s)
         for r, c in pts:
             canvas.mark(r, c, s)
@@ -165,12 +167,10 @@ def _x_labels(labels: Sequence[str], centres: list[int], width: int) -> list[str
     """Each label centred under its tick; one that would touch the last on its line goes a line down."""
     lines: list[list[str]] = []
     ends: list[int] = []
-    for text, c in zip(labels, centres):
+    for text, c in zip(labels, centres, strict=True):
         start = min(max(0, c - (len(text) - 1) // 2), max(0, width - len(text)))
-        for i, end in enumerate(ends):
-            if start > end:
-                break
-        else:
+        i = next((k for k, end in enumerate(ends) if start > end), None)
+        if i is None:
             lines.append([])
             ends.append(-1)
             i = len(lines) - 1

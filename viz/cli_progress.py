@@ -10,7 +10,7 @@ report costs an assignment.
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 Report = Callable[[int, int], None]      # (done, total), in frames or steps
 
@@ -27,8 +27,14 @@ def progress(label: str, console=None, counted: bool = False) -> Iterator[Report
     if not err.is_terminal:
         yield None
         return
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                               TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     columns = [TextColumn("{task.description}"), BarColumn(bar_width=30), TaskProgressColumn(),
                *([MofNCompleteColumn()] if counted else []), TimeRemainingColumn()]

@@ -42,7 +42,8 @@ def _share_line(stats: dict[str, int], name: str) -> str:
     alloc = sum(stats[k] for k in ("alloc_fast", "alloc_slow", "alloc_slow_high_order", "alloc_refill"))
     back = sum(stats[k] for k in ("recycle_cached", "recycle_ring", "recycle_ring_full", "recycle_released_refcnt"))
     base = alloc if name in STATS[:6] else back
-    share = f"{stats[name] / base:6.1%}" if base and name not in ("alloc_empty", "alloc_waive", "recycle_cache_full") else "      "
+    shared = base and name not in ("alloc_empty", "alloc_waive", "recycle_cache_full")
+    share = f"{stats[name] / base:6.1%}" if shared else "      "
     return f"{stats[name]:>13,} {share}"
 
 

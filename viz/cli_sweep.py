@@ -132,7 +132,7 @@ def print_sweep(result: dict[str, Any], lesson, console=None) -> None:
     t = _table(f"{metric} by {key}", key, names)
     own = _lesson_value(lesson, key, names)
     columns = [_column(series[n]) for n in names]
-    for i, (label, v) in enumerate(zip(labels, result["values"])):
+    for i, (label, v) in enumerate(zip(labels, result["values"], strict=True)):
         mark = " (lesson)" if own is not None and v["value"] == own else ""
         t.add_row(label + mark, *(c[i] for c in columns))
     _show(con, t)

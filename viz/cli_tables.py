@@ -87,7 +87,7 @@ def print_run(result: dict[str, Any], lesson) -> None:
 
     cats: dict[str, list] = {}
     for n in names:
-        for cat, ns in (runs[n]["metrics"].get("cpu_ns_per_frame_by_category") or {}).items():
+        for cat in runs[n]["metrics"].get("cpu_ns_per_frame_by_category") or {}:
             cats.setdefault(cat, [])
     t = _table("CPU ns per frame, by cost category", "category", names)
     for cat in cats:

@@ -14,7 +14,7 @@ set-up: without it the times seem to jump backwards.
 from __future__ import annotations
 
 import textwrap
-from typing import Iterable
+from collections.abc import Iterable
 
 WIDTH = 80
 

@@ -26,7 +26,7 @@ are handed to the UI thread with `call` (App.call_from_thread).
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from viz.session import Frame, Session, quiet
 

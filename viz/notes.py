@@ -23,8 +23,9 @@ import shutil
 import sys
 import textwrap
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from viz.state import runtime_dir, write_json
 

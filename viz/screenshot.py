@@ -17,7 +17,7 @@ came out as "Press →or". `portable` marks the whole drawing
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from viz.app import make_app, settle
 

@@ -19,7 +19,6 @@ frame is never mutated. Any goto drops the fast-forward.
 
 from __future__ import annotations
 
-
 import gc
 from dataclasses import dataclass, field
 

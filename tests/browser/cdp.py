@@ -18,8 +18,9 @@ import signal
 import socket
 import subprocess
 import tempfile
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import Any
 
 # The flags headless Chromium needs on these machines (env notes): no sandbox as root, no GPU,
 # and none of the background connections a closed network refuses.

@@ -8,6 +8,7 @@ machine's edges and ending where the object is.
 from __future__ import annotations
 
 import functools
+from itertools import pairwise
 
 import pytest
 
@@ -33,7 +34,7 @@ def test_history_walks_the_machine_and_ends_in_the_objects_state(lesson, variant
     assert ms.machine in MACHINES and ms.exact and p is not None and p.exact
     assert p is not None and p.obj == ms.obj and p.state == ms.state
     edges = TRANSITIONS[ms.machine]
-    for a, b in zip(p.history, p.history[1:]):
+    for a, b in pairwise(p.history):
         assert a.dst == b.src and a.seq <= b.seq and a.t_ns <= b.t_ns
     for t in p.history:
         assert edges[(t.src, t.call)] == t.dst and t.obj == p.obj and t.machine == ms.machine

@@ -12,6 +12,7 @@ or a line.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 
@@ -34,12 +35,12 @@ def check_drawing(d: Drawing, width: int, height: int) -> None:
             apart = r.x + r.w <= q.x or q.x + q.w <= r.x or r.y + r.h <= q.y or q.y + q.h <= r.y
             assert apart, f"{s} overlaps {t}"
     boxed = set(d.grid.box)
-    for g, route in zip(d.groups, d.routes):
+    for g, route in zip(d.groups, d.routes, strict=True):
         cells = list(route.cells)
         assert d.grid.box.get(route.port) == g.src
         assert not boxed.intersection(cells), (g, "an arrow through a box")
         path = [route.port] + cells + ([route.join] if route.join else [])
-        for a, b in zip(path, path[1:]):
+        for a, b in pairwise(path):
             assert abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1, (g, a, b)
         if route.head:
             x, y, glyph = route.head

@@ -15,7 +15,6 @@ Then answering shows the step's own frame.
 from __future__ import annotations
 
 import asyncio
-
 import re
 
 import pytest

@@ -19,9 +19,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import models
-from models.lesson import (Lesson, LessonError, LessonNotFound, all_lessons, find_lesson, lesson_paths,
-                           lessons_dir, load_lesson, load_lesson_text)
-from models.lesson import loader
+from models.lesson import (
+    Lesson,
+    LessonError,
+    LessonNotFound,
+    all_lessons,
+    find_lesson,
+    lesson_paths,
+    lessons_dir,
+    load_lesson,
+    load_lesson_text,
+    loader,
+)
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "lessons"
 BAD = DATA / "bad"
@@ -311,7 +320,7 @@ def test_binary_file(tmp_path):
 
 def test_not_utf8(tmp_path):
     path = tmp_path / "latin1.yaml"
-    path.write_bytes("id: x\ntitle: caf".encode() + b"\xff\n")
+    path.write_bytes(b"id: x\ntitle: caf" + b"\xff\n")
     e = error(path)
     assert e.message == "not UTF-8 (byte 0xff)" and at(e) == (2, 11)
 
@@ -354,7 +363,8 @@ def test_lesson_order_and_lookup(tmp_path, monkeypatch):
 
 
 def test_package_imports_no_ui():
-    code = "import sys, models.lesson; print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'viz')))"
+    code = ("import sys, models.lesson; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'viz')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(models.__file__).resolve().parent.parent)
     assert out.stdout.strip() == "[]"

@@ -19,7 +19,7 @@ import pytest
 
 from models import dma as dma_mod
 from models.iommu import FQ_SIZE, IOVA_GRANULE, Iommu
-from models.memory import FOUR_GiB, GiB, MiB, PAGE_SIZE, PhysMem
+from models.memory import PAGE_SIZE, FOUR_GiB, GiB, MiB, PhysMem
 from models.sim import Sim
 from models.swiotlb import IO_TLB_SEGSIZE, IO_TLB_SIZE, Swiotlb
 

@@ -216,10 +216,11 @@ def test_sdio_without_napi_acks_every_second_segment():
 
 def test_usb_gro_without_a_polled_napi_is_reported():
     # "Doesn't this break USB?": ieee80211_rx_napi on a napi_struct nothing ever polls
-    sim = run({"bus": "usb", "delivery": "workqueue", "mac80211_rx": "ieee80211_rx_napi", "platform": "arm-qca6174-sdio"}, 500)
+    usb = {"bus": "usb", "delivery": "workqueue", "platform": "arm-qca6174-sdio"}
+    sim = run({**usb, "mac80211_rx": "ieee80211_rx_napi"}, 500)
     names = [v.name for v in sim.rec.violations]
     assert names == ["gro-outside-napi"]
-    ok = run({"bus": "usb", "delivery": "workqueue", "mac80211_rx": "if-napi-registered", "platform": "arm-qca6174-sdio"}, 500)
+    ok = run({**usb, "mac80211_rx": "if-napi-registered"}, 500)
     assert ok.rec.violations == [] and ok.rec.counts["napi_gro_receive"] == 0
 
 

@@ -8,7 +8,8 @@ what the counters say. After teardown everything is returned.
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from models.nic import NICS
 from models.params import check

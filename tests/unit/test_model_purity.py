@@ -46,7 +46,8 @@ def test_running_and_tearing_down_a_sim_stays_pure():
         "s.run_frames(300); s.metrics(); s.teardown(); s.accounting()\n"
         "t = Sim({'bus': 'sdio', 'napi': True, 'bundle': 32, 'platform': 'arm-qca6174-sdio'})\n"
         "t.run_frames(100); t.snapshot()\n"
-        "from models import lifecycle; lifecycle.to_dot('pp_page'); lifecycle.to_mermaid('napi'); lifecycle.to_text('napi')\n")
+        "from models import lifecycle\n"
+        "lifecycle.to_dot('pp_page'); lifecycle.to_mermaid('napi'); lifecycle.to_text('napi')\n")
     assert [m for m in FORBIDDEN if m in mods] == []
 
 

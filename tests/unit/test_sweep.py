@@ -181,7 +181,7 @@ def test_atlantic_before_slows_as_iotlb_syncs_cost_more_and_after_does_not_care(
     before, after = r["variants"]["before"]["metric"], r["variants"]["after"]["metric"]
     assert before[0] > before[1] > before[2]
     assert before[0] > 10 * before[2]
-    assert all(a > b for a, b in zip(after, before))
+    assert all(a > b for a, b in zip(after, before, strict=True))
     assert max(after) < 1.05 * min(after)
 
 

@@ -13,7 +13,7 @@ import importlib
 
 from rich.text import Text
 
-from models.calls import VIEWS
+from models.read import VIEWS
 
 from . import VIEW_CLASSES
 from .base import ModelView

@@ -18,8 +18,7 @@ from textual.geometry import Region
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from models.lesson.schema import Lesson
-from models.sim import Sim
+from models.read import Lesson, Sim
 from viz.widgets.lines import text_strip
 from viz.widgets.onepass import OnePass
 

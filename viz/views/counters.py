@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from models.calls import CALLS, CATEGORIES, COUNTERS, METRICS
+from models.read import CALLS, CATEGORIES, COUNTERS, METRICS
 
 from . import register
 from .base import ModelView

@@ -20,7 +20,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.reactive import reactive
 
-from models.lifecycle import MACHINES
+from models.read import MACHINES
 
 from . import register
 from .base import ModelView, wrap_phrases
@@ -241,7 +241,7 @@ class MachineView(ModelView):
         last = ms.last
         for i, g in enumerate(d.groups):
             ns = [ms.counts.get((g.src, c, g.dst)) for c in g.calls]
-            used = [c for c, n in zip(g.calls, ns) if n != 0]
+            used = [c for c, n in zip(g.calls, ns, strict=True) if n != 0]
             if last is not None and (last.src, last.dst) == (g.src, g.dst):
                 lit = i
                 shown = last.call

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from models.lifecycle import MACHINES, edge_counts
+from models.read import MACHINES, edge_counts
 
 from .machine_data import Call, MachineState, PathFacts, RxData, Transition
 

@@ -21,9 +21,9 @@ changes how it is painted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 
-from models.lifecycle import MACHINES, graph
+from models.read import MACHINES, graph
 
 from .machine_route import Grid, Label, Rect, Route
 
@@ -68,7 +68,7 @@ class Layers:
     loops: dict[str, tuple[str, ...]]
 
 
-@lru_cache(maxsize=None)
+@cache
 def layers(machine: str) -> Layers:
     """States by layer, the edge groups (back edges marked) and the self-loops of a machine."""
     import networkx as nx

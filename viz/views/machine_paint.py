@@ -78,7 +78,7 @@ def paint(d: Drawing, ink: Ink) -> list[list[tuple[str, str]]]:
             write(r.x + 1, y, " " * (r.w - 2), "")
         label = f" {s} " if lit else s           # the lit name as a block that fills the box
         write(r.x + (r.w - len(label)) // 2, r.y + r.h // 2, label, "state-lit" if lit else "state")
-    for i, route in enumerate(d.routes):
+    for route in d.routes:
         px, py = route.port
         first = route.cells[0]
         side = {(0, -1): N, (0, 1): S, (-1, 0): W, (1, 0): E}[(first[0] - px, first[1] - py)]

@@ -17,10 +17,10 @@ from collections import Counter
 
 from rich.text import Text
 
-from models.iommu import FQ_SIZE
-from models.memory import FOUR_GiB, GiB, MiB
-from .base import ModelView, wrap_phrases
+from models.read import FQ_SIZE, FOUR_GiB, GiB, MiB
+
 from . import register
+from .base import ModelView, wrap_phrases
 
 SIXTY_FOUR_GiB = 64 * GiB
 _MAP_DETAIL = re.compile(r"phys (0x[0-9a-f]+)")
@@ -192,7 +192,7 @@ class MemoryView(ModelView):
                       max(len(segs), budget - len(out) - nrules))
         # (lo, hi, zone label, hole?, rule above the row) from the top of RAM down
         spans = []
-        for (s, e, name), k in zip(reversed(segs), reversed(rows)):
+        for (s, e, name), k in zip(reversed(segs), reversed(rows), strict=True):
             bounds = _row_bounds(s, e, k)
             for i in range(k):
                 rule = rules[e] if i == 0 and e in rules and e < top else None
@@ -211,7 +211,7 @@ class MemoryView(ModelView):
             marks.append((sim.swiotlb.base, "S", "pool", "SWIOTLB"))
         if sim.ring_phys >= 0:
             marks.append((sim.ring_phys, "R", "ring", "ring"))
-        for (lo, hi, name, hole, rule), c in zip(spans, counts):
+        for (lo, hi, name, hole, rule), c in zip(spans, counts, strict=True):
             if rule:
                 if len(rule) + 10 > width:       # "4 GiB = dma_mask 32 limit" without the gloss
                     rule = rule.split(":")[0]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from models.gro import GRO_LEGACY_MAX_SIZE
+from models.read import GRO_LEGACY_MAX_SIZE
 
 from . import register
 from .base import ModelView
@@ -123,7 +123,7 @@ class NapiView(ModelView):
         levels = [min(rows * 8, round(w / budget * rows * 8)) if budget else 0 for w in work]
         for r in range(rows - 1, -1, -1):
             line = self._text(("   0┤" if r == 0 else "    │", "muted"))
-            for h, lv in zip(hit, levels):
+            for h, lv in zip(hit, levels, strict=True):
                 line.append(_EIGHTHS[max(0, min(8, lv - r * 8))] * col, self._s("warn" if h else "bar"))
                 line.append(" " if col > 1 else "")
             lines.append(line)
@@ -146,7 +146,8 @@ class NapiView(ModelView):
         full = round(nbytes / GRO_LEGACY_MAX_SIZE * fill)
         m = sim.metrics()
         return [
-            self._text(("GRO ", "label"), "holds ", (f"{segs} seg{'s' if segs != 1 else ''}", "ok" if segs else "muted"),
+            self._text(("GRO ", "label"), "holds ",
+                       (f"{segs} seg{'s' if segs != 1 else ''}", "ok" if segs else "muted"),
                        f" {nbytes:,} B ", ("■" * full, "bar"), ("·" * (fill - full), "muted"), " 64 KiB"),
             *self._pair("napi_gro_receive", "netif_receive_skb"),
             self._text("     = ", (f"{m['segments_per_skb']:.1f}", "label"), " segments per skb so far"),
@@ -162,7 +163,8 @@ class NapiView(ModelView):
         sim = self.state.sim
         m = sim.metrics()
         q = len(sim.stack.sockq)
-        acks = [("TCP ", "label"), *self._count("tcp_ack"), " = ", (f"{m['acks_per_segment']:.2f}", "label"), " ACK/seg so far"]
+        acks = [("TCP ", "label"), *self._count("tcp_ack"), " = ", (f"{m['acks_per_segment']:.2f}", "label"),
+                " ACK/seg so far"]
         queue = ["socket queue ", (f"{q} skb", "warn" if q else "muted")]
         if self._narrow:
             return [self._text(*acks), self._text("    ", *queue)]

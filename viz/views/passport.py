@@ -21,8 +21,8 @@ from rich.text import Text
 
 from . import register
 from .base import ModelView, wrap_phrases
-from .machine_data import Passport, Transition, from_sim
 from .machine import fmt_t
+from .machine_data import Passport, Transition, from_sim
 
 
 def fmt_addr(a: int) -> str:

@@ -64,6 +64,7 @@ def passport_of(sim, o, state: str | None, history: list[Transition]) -> Passpor
     return Passport(
         obj=o.name, kind=kind or _MACHINE_KIND.get(machine, machine), machine=machine, state=state,
         where=o.where, phys=phys if isinstance(phys, int) and phys >= 0 else None, size=size,
-        dma=m.dma if m is not None else None, iova=bool(m is not None and m.pages), mapped=bool(m is not None and m.live),
+        dma=m.dma if m is not None else None, iova=bool(m is not None and m.pages),
+        mapped=bool(m is not None and m.live),
         bounce_slot=slot, bounce_phys=bounce, owner=owner, refs=tuple(refs), related=tuple(related),
         history=tuple(history), exact=True)

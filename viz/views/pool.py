@@ -17,8 +17,8 @@ from collections import Counter
 from rich.style import Style
 from rich.text import Text
 
-from .base import ModelView, wrap_phrases
 from . import register
+from .base import ModelView, wrap_phrases
 
 STATES = {"alloc-cache": ("A", "cache"), "ptr_ring": ("R", "ring"), "carving": ("C", "carving"),
           "in-flight": ("F", "flight"), "mapped": ("M", "mapped"), "allocated": ("M", "mapped")}
@@ -38,8 +38,8 @@ class PoolView(ModelView):
 
     KEY = "pool"
     TITLE = "page_pool"
-    COMPONENT_CLASSES = {"poolview--cache", "poolview--ring", "poolview--carving", "poolview--flight", "poolview--mapped",
-                         "poolview--out", "poolview--muted", "poolview--delta"}
+    COMPONENT_CLASSES = {"poolview--cache", "poolview--ring", "poolview--carving", "poolview--flight",
+                         "poolview--mapped", "poolview--out", "poolview--muted", "poolview--delta"}
     DEFAULT_CSS = """
     PoolView > .poolview--cache { color: $text-success; text-style: bold; }
     PoolView > .poolview--ring { color: $text-success; text-style: bold; }
@@ -92,7 +92,8 @@ class PoolView(ModelView):
         st = pool.stats
         for head, names in (("alloc", ("fast", "slow", "slow_high_order", "refill", "empty")),
                             ("recycle", ("cached", "ring", "ring_full", "cache_full"))):
-            parts = [Text(f"{n} {st[f'{head}_{n}']:,}") for n in names if st[f"{head}_{n}"] or n in ("fast", "cached", "ring")]
+            parts = [Text(f"{n} {st[f'{head}_{n}']:,}") for n in names
+                     if st[f"{head}_{n}"] or n in ("fast", "cached", "ring")]
             line = Text(f"{head}: ")
             for i, part in enumerate(parts):
                 line.append(" · " if i else "").append_text(part)

@@ -14,8 +14,8 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from .base import ModelView, wrap_phrases
 from . import register
+from .base import ModelView, wrap_phrases
 
 GROUP = 8           # cells per group: a space every 8 descriptors keeps indices countable
 HEAD_TAIL = Style(reverse=True, bold=True)   # inverted, keeping the state's colour and letter

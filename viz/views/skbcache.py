@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from .base import ModelView
 from . import register
+from .base import ModelView
 
 # (slab path, NAPI cache path): rows pair the calls a driver swaps for each other
 ROWS = (("kmem_cache_alloc", "napi_skb_cache_get"),

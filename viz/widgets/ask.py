@@ -20,7 +20,6 @@ from textual.widgets import Static
 from models.lesson.schema import Ask
 from viz.widgets.onepass import Line, OnePass
 
-
 EMPHASIS = re.compile(r"\*\*(.+?)\*\*|\*(.+?)\*")
 
 

@@ -22,7 +22,8 @@ In presenter mode the model's two figures are also drawn large (Digits).
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text

@@ -119,8 +119,8 @@ def skipped(facts: PathFacts) -> set[str]:
 class PathStrip(Widget):
     """One line per variant shown: the RX path with the current call's stage lit."""
 
-    COMPONENT_CLASSES = {"pathstrip--label", "pathstrip--on", "pathstrip--lit", "pathstrip--skipped", "pathstrip--struck",
-                         "pathstrip--instead", "pathstrip--sep", "pathstrip--variant"}
+    COMPONENT_CLASSES = {"pathstrip--label", "pathstrip--on", "pathstrip--lit", "pathstrip--skipped",
+                         "pathstrip--struck", "pathstrip--instead", "pathstrip--sep", "pathstrip--variant"}
     DEFAULT_CSS = """
     PathStrip {
         height: auto;

@@ -1,0 +1,60 @@
+"""The model's read API: everything the views (viz.views) may import from models, and nothing else.
+
+A view draws one variant of the model at one step. It is handed a `Sim` (in a
+`viz.views.base.ViewState`) and reads it; it never advances it, never builds
+one, and never imports a mechanism's module to reach its internals. What it
+may import from `models` is here, re-exported under the same names, so a
+change inside a mechanism (a module split, a renamed helper) cannot break a
+view unless it changes this list. `make lint` enforces it: the import-linter
+contract "views import only the model's read API" (pyproject.toml) rejects
+any import of another `models` module from `viz.views`.
+
+Names, by what they describe:
+
+- the vocabulary: `CALLS` (kernel call -> category, description),
+  `CATEGORIES` (cost categories), `COUNTERS` and `METRICS` (the names
+  `rxviz run --json` prints), `VIEWS` (the view names lessons use);
+- the lifecycle machines: `MACHINES` (their edge lists), `edge_counts`
+  (transitions per edge from a run's recorded moves), `graph` (one machine
+  as a networkx graph, imported lazily);
+- kernel constants a view draws against: `FOUR_GiB`, `GiB`, `MiB` (the
+  memory map's lines), `FQ_SIZE` (the IOMMU flush queue),
+  `GRO_LEGACY_MAX_SIZE` (64 KiB: a GRO super-packet's limit);
+- the model's types: `Sim` (one variant of the model), `Lesson`.
+
+What a view reads on a `Sim` (attributes and read-only properties, never a
+method that advances or changes it):
+
+- what this step changed: `rec.counts` (kernel call and statistic counts,
+  compared with the previous step's), `rec.recent`, `rec.events`,
+  `rec.moves` (recorded transitions), `rec.violations`;
+- the scenario: `params`, `bus`, `platform`, `delivery`, `napi_api`,
+  `napi_polled`, `iommu_mode`, `strategy` (its `name`, `kind`);
+- what each part holds now: `ring` (descriptors, ownership, indices) and
+  `ring_phys`; `mem` (zones, top of RAM), `dma` (live mappings, mask, flush
+  queue), `swiotlb`, `iommu`; `pool` (page_pool pages and fragments);
+  `heads` (the NAPI skb cache); `napi_state`, `napi`, `tasklet`,
+  `poll_work`, `irq_on`, `stack` (GRO hold, socket queue, TCP); on SDIO or
+  USB `bus_log`, `fw_q`, `rx_ind`, `proc_rx`, `sdio_reading`;
+- the figures: `metrics()`, `frames`, `processed`, `dropped`, `now_ns`,
+  `clock_ns`.
+
+That attribute list is wider than it should be (issue 10: views should not
+reach a part's internals); narrowing it means moving reads behind properties
+here, one view at a time, without changing what is drawn.
+"""
+
+from __future__ import annotations
+
+from .calls import CALLS, CATEGORIES, COUNTERS, METRICS, VIEWS
+from .gro import GRO_LEGACY_MAX_SIZE
+from .iommu import FQ_SIZE
+from .lesson.schema import Lesson
+from .lifecycle import MACHINES, edge_counts, graph
+from .memory import FOUR_GiB, GiB, MiB
+from .sim import Sim
+
+__all__ = [
+    "CALLS", "CATEGORIES", "COUNTERS", "FOUR_GiB", "FQ_SIZE", "GRO_LEGACY_MAX_SIZE", "GiB", "Lesson", "MACHINES",
+    "METRICS", "MiB", "Sim", "VIEWS", "edge_counts", "graph",
+]
