@@ -162,12 +162,6 @@ class LessonRun:
             self.forward()
         return self._snaps[k]
 
-    def step_calls(self, k: int) -> dict[str, tuple[int, int]]:
-        """The kernel calls of step k per variant, as event numbers (first, last); first > last: none."""
-        before, _ = self.snapshot(k - 1) if k > 0 else self.snapshot(0)
-        after, _ = self.snapshot(k)
-        return {v: (before[v].rec.seq + 1 if k > 0 else 1, after[v].rec.seq) for v in after}
-
     def calls(self, k: int, variant: str, first: int, last: int) -> list[Event]:
         """Every event numbered first..last of step k in one variant, with its transitions.
 

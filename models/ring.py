@@ -102,12 +102,3 @@ class Ring:
             self.clean_idx = (self.clean_idx + 1) % self.size
             if d.eop:
                 return out
-
-    def pending(self) -> int:
-        """Descriptors the device has filled and the driver has not cleaned yet."""
-        n = 0
-        i = self.clean_idx
-        while n < self.size and self.descs[i].done:
-            n += 1
-            i = (i + 1) % self.size
-        return n

@@ -165,10 +165,6 @@ class Sim:
     def napi_state(self) -> str:
         return self.napi.state
 
-    @property
-    def tasklet_state(self) -> str:
-        return self.tasklet.state
-
     # ------------------------------------------------------------------ what views read
     @property
     def ring(self) -> Ring | None:

@@ -25,7 +25,6 @@ from models.lesson.schema import Lesson
 from viz import headline
 from viz.widgets.narration import cover
 
-FORMATS = ("md", "html")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|!])")
 _URL = re.compile(r"https?://[^\s<>`]+")
 _BLOCK = re.compile(r"\s*([-*+] |\d+[.)] |```)")      # a line that starts a list item or a fence

@@ -1,14 +1,13 @@
-"""Where rxviz keeps files between runs: progress (state), the headline cache, the presenter's notes.
+"""Where rxviz keeps files between runs: progress (state) and the presenter's notes.
 
-Three places, each the one the platform means for it (platformdirs):
+Two places, each the one the platform means for it (platformdirs):
 
 - state: progress through the lessons, `$XDG_STATE_HOME/rxviz/` on Linux;
-- cache: headline runs worth keeping, `$XDG_CACHE_HOME/rxviz/`; deleting it costs only time;
 - runtime: what `rxviz notes` follows, `$XDG_RUNTIME_DIR/rxviz/` (per user, gone at logout),
   else a private directory in the temp dir, made 0700 so another user cannot read or plant files.
 
-`RXVIZ_STATE_DIR`, `RXVIZ_CACHE_DIR` and `RXVIZ_RUNTIME_DIR` override them; the tests point all
-three at a temporary directory so they never touch a real home.
+`RXVIZ_STATE_DIR` and `RXVIZ_RUNTIME_DIR` override them; the tests point both
+at a temporary directory so they never touch a real home.
 
 Files are written whole or not at all (`write_atomic`: a temporary file in the same directory,
 then os.replace), so a crash mid-write never leaves half a progress file behind.
@@ -33,11 +32,6 @@ def _dir(env: str, default) -> Path:
 def state_dir() -> Path:
     from platformdirs import user_state_dir
     return _dir("RXVIZ_STATE_DIR", lambda: user_state_dir(APP))
-
-
-def cache_dir() -> Path:
-    from platformdirs import user_cache_dir
-    return _dir("RXVIZ_CACHE_DIR", lambda: user_cache_dir(APP))
 
 
 def runtime_dir() -> Path:
