@@ -3,8 +3,14 @@ PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
+# pytest-xdist workers: one per core, at most 4 (each holds Textual and the models it ran).
+# `make test WORKERS=` runs in one process (a debugger, -s, --pdb).
+WORKERS ?= -n auto --maxprocesses=4
+# The everyday set: what is not marked slow (a second or more of CPU), property (hypothesis)
+# or snapshot (syrupy SVGs). tests/conftest.py marks the last two; pyproject.toml lists them.
+FAST    := not slow and not property and not snapshot
 
-.PHONY: run table test test-fast lint bench check clean
+.PHONY: run table test test-all lint bench check clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -20,12 +26,13 @@ run: $(STAMP)
 table: $(STAMP)
 	$(BIN)/rxviz run rx-basics
 
+# The fast set: under 90 s on two cores. Run it while you work.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(WORKERS) -m "$(FAST)"
 
-# Leaves out the tests marked slow (whole lessons played, the built wheel, the browser).
-test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow"
+# Everything: the fast set, slow, property and snapshot tests, the built wheel, the browser. CI runs it.
+test-all: $(STAMP)
+	$(BIN)/python -m pytest $(WORKERS)
 
 # ruff on everything; mypy --strict on models/ (pyproject [tool.mypy]); the import-linter contracts.
 lint: $(STAMP)

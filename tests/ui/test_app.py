@@ -7,9 +7,8 @@ sees what a person would see once the step has landed.
 
 from __future__ import annotations
 
-import re
-
 import random
+import re
 
 import pytest
 from textual.command import CommandPalette
@@ -56,6 +55,7 @@ def heading(app) -> str:
 
 
 # ------------------------------------------------------------------ stepping
+@pytest.mark.slow
 async def test_step_keys_forward_and_back():
     app = app_for("rx-basics")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -102,6 +102,7 @@ async def test_the_next_step_is_computed_ahead_and_shown_without_the_worker():
         assert 4 in screen.ready
 
 
+@pytest.mark.slow
 async def test_a_published_frame_never_changes():
     """Frames share the run's snapshots: later steps and fast-forwards run on other objects."""
     app = app_for("rx-basics", step=2)
@@ -130,7 +131,7 @@ async def test_a_wide_grid_moves_only_the_lead_and_the_view_it_replaces():
         await press(pilot, "right")                    # step 2 focuses napi
         after = deck.shown_keys()
         assert after[0] == "napi" and before[0] == "ring"
-        moved = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+        moved = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
         assert len(moved) == 2 and after[before.index("napi")] == "ring"
 
 
@@ -145,6 +146,7 @@ async def test_back_then_forward_is_the_identical_screen(lesson, step):
         assert app.export_screenshot() == before
 
 
+@pytest.mark.slow
 async def test_reset_and_jump_modal():
     app = app_for("rx-basics", step=3)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -163,6 +165,7 @@ async def test_reset_and_jump_modal():
         assert isinstance(app.screen, PlayerScreen) and position(app) == (5, 0)
 
 
+@pytest.mark.slow
 async def test_fast_forward_then_step_returns_to_the_lesson():
     app = app_for("rx-basics", step=2)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -223,6 +226,7 @@ async def test_tab_cycles_the_views_and_a_step_brings_back_its_focus():
         assert deck.active == "napi"
 
 
+@pytest.mark.slow
 async def test_compare_shows_both_variants_and_the_counter_difference():
     app = app_for("rx-basics", step=4)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -240,6 +244,7 @@ async def test_compare_shows_both_variants_and_the_counter_difference():
         assert not deck.compare
 
 
+@pytest.mark.slow
 async def test_compare_flag_from_the_factory():
     app = app_for("ath11k-36bit-dma-mask", step=2, compare=True)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -287,6 +292,7 @@ async def test_a_click_on_a_choice_answers_and_a_click_on_a_tab_shows_that_view(
         assert deck.active == key and deck.query_one("#v-log").display
 
 
+@pytest.mark.slow
 async def test_a_question_holds_the_views_before_the_step_until_answered_or_revealed():
     app = app_for("rx-basics", step=3)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -316,6 +322,7 @@ async def test_a_question_holds_the_views_before_the_step_until_answered_or_reve
         assert app.screen.query_one(ViewDeck)._state.sim is app.screen.frame.sims["gro"]
 
 
+@pytest.mark.slow
 async def test_question_never_blocks_stepping():
     app = app_for("ath11k-36bit-dma-mask", step=0)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -355,6 +362,7 @@ async def test_help_lists_every_binding():
         assert isinstance(app.screen, PlayerScreen)
 
 
+@pytest.mark.slow
 async def test_command_palette_jumps_to_a_step_and_opens_lessons():
     app = app_for("rx-basics")
     async with app.run_test(size=(100, 30)) as pilot:

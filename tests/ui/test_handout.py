@@ -34,6 +34,7 @@ def handouts(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_the_page_has_every_step_its_screen_and_the_answers_last(handouts):
     lesson = load_lesson(DEMO)
     d = handouts["md"]
@@ -61,6 +62,7 @@ class _Tags(HTMLParser):
         self.tags.append((tag, dict(attrs)))
 
 
+@pytest.mark.slow
 def test_html_carries_no_markup_from_the_lesson(handouts):
     page = (handouts["html"] / "index.html").read_text()
     parser = _Tags()
@@ -74,6 +76,7 @@ def test_html_carries_no_markup_from_the_lesson(handouts):
     assert '<a href="https://example.org/patch">' in page
 
 
+@pytest.mark.slow
 def test_each_svg_keeps_its_spaces(handouts):
     for svg in handouts["md"].glob("*.svg"):
         head = svg.read_text().split(">", 1)[0]

@@ -13,6 +13,7 @@ import re
 
 import pytest
 from hosting import Host
+from test_machine_layout import AREAS, check_drawing
 
 from models.lesson import find_lesson
 from models.sim import Sim
@@ -24,7 +25,6 @@ from viz.views.machine_data import from_sim
 from viz.views.machine_layout import layers
 from viz.widgets.deck import ViewDeck
 
-from test_machine_layout import AREAS, check_drawing
 SIDE = "[│┃├┤┣┫]"          # a box's side: its border, or the port an arrow leaves from
 # Each lesson variant's machine, as the player shows it.
 CASES = [("rx-basics", "gro", "rx_buffer"), ("ath9k-page-pool", "after", "pp_page"),
@@ -115,7 +115,7 @@ async def test_80x24_is_compact_and_keeps_the_state_and_the_edge_just_taken():
     order = [s for layer in layers("rx_buffer").layers for s in layer]
     for s in order:
         assert s in text
-    assert re.search(rf"next: \S+", text)
+    assert re.search(r"next: \S+", text)
 
 
 async def test_a_drawing_is_laid_out_off_the_event_loop():
@@ -160,7 +160,8 @@ async def show_machine(app, pilot) -> None:
     await settle(app, pilot)
 
 
-@pytest.mark.parametrize("lesson,step", [("rx-basics", 9), ("ath9k-page-pool", 5), ("atlantic-page-pool", 3),
+@pytest.mark.parametrize("lesson,step", [("rx-basics", 9), ("ath9k-page-pool", 5),
+                                         pytest.param("atlantic-page-pool", 3, marks=pytest.mark.slow),
                                          ("ath10k-sdio-napi", 7)])
 async def test_in_the_player_at_160x50_the_machine_takes_the_deck_and_shows_every_state(lesson, step):
     app = await player(lesson, step, (160, 50))
@@ -175,6 +176,7 @@ async def test_in_the_player_at_160x50_the_machine_takes_the_deck_and_shows_ever
         assert lit_box(text) == ms.state
 
 
+@pytest.mark.slow
 async def test_compare_draws_both_machines_side_by_side():
     app = await player("ath9k-page-pool", 5, (160, 50), compare=True)
     async with app.run_test(size=(160, 50)) as pilot:

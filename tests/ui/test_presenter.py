@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from contextlib import redirect_stdout
 
+import pytest
 from rich.color import Color as RichColor
 from rich.style import Style
 
@@ -57,6 +58,7 @@ def pairs(app) -> list[tuple[str, float]]:
     return out
 
 
+@pytest.mark.slow          # ten screens of five lessons at 160x50
 async def test_every_text_colour_of_the_presenter_theme_has_contrast():
     seen = {}
     for lesson, step, keys in (("rx-basics", 4, ()), ("rx-basics", 5, ("c",)), ("ath11k-36bit-dma-mask", 1, ()),
@@ -76,6 +78,7 @@ async def test_every_text_colour_of_the_presenter_theme_has_contrast():
     assert len(seen) > 60                     # the walk found the app's styles, not an empty screen
 
 
+@pytest.mark.slow
 async def test_zoom_blank_timer_and_larger_figures():
     app = make_app(lesson="ath11k-36bit-dma-mask", step=1, present=True, remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -97,6 +100,7 @@ async def test_zoom_blank_timer_and_larger_figures():
         assert app.screen is screen
 
 
+@pytest.mark.slow
 async def test_notes_follow_each_presenter_and_two_do_not_mix():
     one = make_app(lesson="rx-basics", step=1, present=True, remember=False)
     two = make_app(lesson="ath11k-36bit-dma-mask", step=0, present=True, remember=False)

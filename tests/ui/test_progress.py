@@ -7,6 +7,7 @@ tests record every report the player got rather than timing anything.
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
 
 from viz.app import make_app, settle
@@ -49,6 +50,7 @@ def _spy(monkeypatch) -> list[tuple[int, int, float | None]]:
     return seen
 
 
+@pytest.mark.slow
 async def test_end_reports_each_step_up_to_the_last(monkeypatch):
     seen = _spy(monkeypatch)
     app = make_app(lesson="rx-basics")
@@ -64,6 +66,7 @@ async def test_end_reports_each_step_up_to_the_last(monkeypatch):
     assert all(share == d / t for d, t, share in seen)                  # each drawn as it came
 
 
+@pytest.mark.slow
 async def test_fast_forward_reports_each_chunk(monkeypatch):
     seen = _spy(monkeypatch)
     app = make_app(lesson="rx-basics", step=1)

@@ -34,6 +34,7 @@ def shown(app) -> str:
     return app.screen.query_one(ViewDeck)._state.variant
 
 
+@pytest.mark.slow
 async def test_v_cycles_every_variant_and_the_next_step_brings_its_own():
     app = app_for("atlantic-page-pool", step=1)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -50,6 +51,7 @@ async def test_v_cycles_every_variant_and_the_next_step_brings_its_own():
         assert shown(app) == app.screen.lesson.steps[1].show
 
 
+@pytest.mark.slow
 async def test_the_counters_view_pins_and_marks_what_the_step_watches():
     app = app_for("rx-basics", step=10)            # watch: napi_gro_receive, netif_receive_skb, tcp_ack, ...
     async with app.run_test(size=(160, 50)) as pilot:
@@ -64,6 +66,7 @@ async def test_the_counters_view_pins_and_marks_what_the_step_watches():
         assert text.index(first) <= 4                               # pinned at the top
 
 
+@pytest.mark.slow
 async def test_compare_summary_starts_with_the_watched_counters():
     app = app_for("rx-basics", step=10, compare=True)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -73,6 +76,7 @@ async def test_compare_summary_starts_with_the_watched_counters():
         assert "▸tcp_ack" in line
 
 
+@pytest.mark.slow          # ath11k to step 9, both variants
 async def test_compare_bars_put_the_change_on_its_own_scale():
     app = app_for("ath11k-36bit-dma-mask", step=9, compare=True)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -86,6 +90,7 @@ async def test_compare_bars_put_the_change_on_its_own_scale():
         assert any("same in both" in line for line in bars) or len(bars) <= 2
 
 
+@pytest.mark.slow          # ath11k replayed twice from its start (the sandbox reruns the lesson)
 async def test_sandbox_validates_reruns_and_shows_what_moved():
     app = app_for("ath11k-36bit-dma-mask", step=5)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -145,6 +150,7 @@ async def test_a_question_and_its_view_both_fit_at_80x24():
         assert view.region.height >= 5 and view.region.bottom <= 22
 
 
+@pytest.mark.slow          # ath11k to its last step and the end screen
 async def test_the_payoff_step_shows_the_headline_and_the_end_screen_sums_up(monkeypatch):
     calls = []
 
@@ -154,7 +160,8 @@ async def test_the_payoff_step_shows_the_headline_and_the_end_screen_sums_up(mon
         calls.append(lesson.id)
         if progress:
             progress(1, 2)
-        return {"headline": {"metric": "cpu_percent", "unit": "%", "compare": "absolute", "paper": {"before": 40.5, "after": 18.9},
+        return {"headline": {"metric": "cpu_percent", "unit": "%", "compare": "absolute",
+                             "paper": {"before": 40.5, "after": 18.9},
                 "model": {"before": 40.52, "after": 18.35}, "before_kind": "fitted", "after_kind": "fitted",
                 "before_error_pct": 0.05, "after_error_pct": -2.9, "fitted": [], "within": True,
                 "tolerance": "x", "changed": []}}
@@ -219,6 +226,7 @@ async def test_a_model_error_is_one_line_with_the_lesson_and_step_and_the_app_st
         assert app.screen.frame.step == 1 and status.error == ""
 
 
+@pytest.mark.slow
 async def test_progress_survives_the_app_and_the_lessons_screen_resumes_it():
     from viz.screens.home import HomeScreen
     app = app_for("rx-basics", step=3)

@@ -20,9 +20,8 @@ from pathlib import Path
 import pytest
 
 from models import lifecycle
-from models.calls import CALLS
+from models.calls import CALLS, FAULT_SHOWS
 from models.lesson import load_lesson, loader
-from models.calls import FAULT_SHOWS
 from models.params import PARAMS
 from models.runner import run_lesson
 from models.sim import FAULTS
@@ -132,6 +131,7 @@ def test_graph_unknown_format(capsys):
 
 
 # -- run -------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_run_json_is_run_lesson_exactly(capsys):
     code, out, err = run(capsys, "run", DEMO, "--json", "--frames", "3000")
     assert code == 0 and err == ""
@@ -170,7 +170,8 @@ def test_run_set_applies_to_every_variant(capsys):
 
 @pytest.mark.parametrize("setting,expect", [
     ("mtu=9000", "rx_buf_size 2048 cannot hold a 9014-byte frame"),
-    ("ring_size=100", "ring_size 100: a generic 10GbE NIC (ixgbe-like) takes 64 to 4096 RX descriptors in multiples of 8"),
+    ("ring_size=100",
+     "ring_size 100: a generic 10GbE NIC (ixgbe-like) takes 64 to 4096 RX descriptors in multiples of 8"),
     ("budget=128", "expected a NAPI budget from 1 to 64 (NAPI_POLL_WEIGHT is 64"),
     ("page_order=11", "MAX_PAGE_ORDER, 10 on x86-64"),
     ("bundle=2", "bundle is the SDIO/USB RX bundle"),
@@ -263,7 +264,7 @@ def test_frames_must_be_a_positive_int(capsys, frames):
 def test_run_help_lists_every_parameter_and_fault(capsys):
     code, out, _ = run(capsys, "run", "--help")
     assert code == 0
-    for name, p in PARAMS.items():
+    for name in PARAMS:
         assert f"    {name}" in out, name
     for group in {p.group for p in PARAMS.values()}:
         assert f"  {group}:" in out

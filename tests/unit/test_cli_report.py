@@ -129,6 +129,7 @@ def test_play_without_a_terminal_says_so_and_exits_2():
     assert p.stderr.startswith("rxviz: play needs a terminal") and p.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_run_on_a_pipe_prints_no_progress():
     p = subprocess.run([sys.executable, "-m", "viz", "run", DEMO, "--frames", "12000"],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=ROOT, timeout=120,
@@ -168,6 +169,7 @@ def test_progress_draws_a_bar_with_the_share_done_on_a_terminal_only():
     assert pipe.getvalue() == ""
 
 
+@pytest.mark.slow
 def test_run_reports_its_frames_up_to_the_total(capsys, monkeypatch):
     import contextlib
 

@@ -21,6 +21,7 @@ def test_every_patch_lesson_declares_a_fit_target() -> None:
     assert patch_lessons <= {lesson.id for lesson in FITTED}
 
 
+@pytest.mark.slow          # each fit runs its lesson's variants over and over
 @pytest.mark.parametrize("lesson", FITTED, ids=lambda lesson: lesson.id)
 def test_stored_values_are_the_fit(lesson) -> None:
     values = refit_lesson(lesson, frames=8000)

@@ -19,6 +19,9 @@ from models.runner import run_lesson, run_params, variant_params
 REQUIRED = ["rx-basics", "ath9k-page-pool", "ath11k-36bit-dma-mask", "bgmac-napi-skb-cache",
             "atlantic-page-pool", "ath10k-sdio-napi"]
 PATCH_LESSONS = REQUIRED[1:]
+# rx-basics replays in a fraction of a second and stays in `make test`; the patch lessons take
+# seconds each and replay in `make test-all` (CI), as does `rxviz check`, which CI also runs.
+REPLAYED = [pytest.param(lid, marks=() if lid == "rx-basics" else pytest.mark.slow) for lid in REQUIRED]
 
 
 def _ids() -> list[str]:
@@ -30,7 +33,7 @@ def test_every_required_lesson_ships() -> None:
     assert _ids()[0] == "rx-basics"
 
 
-@pytest.mark.parametrize("lesson_id", REQUIRED)
+@pytest.mark.parametrize("lesson_id", REPLAYED)
 def test_lesson_replays_and_passes_its_checks(lesson_id: str) -> None:
     lesson = find_lesson(lesson_id)
     run = LessonRun(lesson, trace=0)
@@ -52,6 +55,7 @@ def test_patch_lesson_shape(lesson_id: str) -> None:
     assert sum(1 for s in lesson.steps if s.ask) >= 1
 
 
+@pytest.mark.slow          # the headline's long runs of both variants
 @pytest.mark.parametrize("lesson_id", PATCH_LESSONS)
 def test_headline_reproduces_the_paper(lesson_id: str) -> None:
     lesson = find_lesson(lesson_id)

@@ -10,6 +10,7 @@ provoke an illegal transition.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter, defaultdict
 
@@ -21,11 +22,14 @@ from models.sim import Sim
 
 FRAMES = 300
 CASES = [(lesson.id, v) for lesson in all_lessons() for v in lesson.variants]
+# rx-basics' variants stay in `make test`; every other lesson's traced runs are in `make test-all`.
+PARAMS = [pytest.param(lid, v, marks=() if lid == "rx-basics" else pytest.mark.slow) for lid, v in CASES]
 
 
 sim_setup_seq: dict[tuple[str, str], int] = {}
 
 
+@functools.cache          # three tests read the same run; none changes it
 def traced(lesson_id: str, variant: str) -> Sim:
     lesson = next(x for x in all_lessons() if x.id == lesson_id)
     sim = Sim(lesson.params_for(variant), trace=2_000_000, faults=tuple(lesson.faults_for(variant, ())))
@@ -44,7 +48,7 @@ def exported_edges(machine: str) -> set[tuple[str, str, str]]:
 EDGES = {m: exported_edges(m) for m in lifecycle.MACHINES}
 
 
-@pytest.mark.parametrize("lesson_id,variant", CASES)
+@pytest.mark.parametrize("lesson_id,variant", PARAMS)
 def test_every_traced_transition_is_an_exported_edge_and_objects_chain(lesson_id, variant):
     sim = traced(lesson_id, variant)
     assert [v for v in sim.rec.violations if v.name == "illegal-transition"] == []
@@ -65,7 +69,7 @@ def test_every_traced_transition_is_an_exported_edge_and_objects_chain(lesson_id
         assert moves[i] == seen[(m, src, call, dst)], (m, src, call, dst)
 
 
-@pytest.mark.parametrize("lesson_id,variant", CASES)
+@pytest.mark.parametrize("lesson_id,variant", PARAMS)
 def test_in_time_order_every_object_still_walks_its_machine(lesson_id, variant):
     # Each context keeps its own clock (the device stamps a frame when it arrived, a poll runs
     # ahead of the event clock, the reader has its own core); merged by time, as `rxviz trace`
@@ -81,6 +85,7 @@ def test_in_time_order_every_object_still_walks_its_machine(lesson_id, variant):
             last[key] = t.dst
 
 
+@pytest.mark.slow          # every variant of every lesson, traced
 def test_every_machine_is_walked_by_some_lesson():
     walked: set[str] = set()
     for lesson_id, variant in CASES:

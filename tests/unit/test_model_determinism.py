@@ -38,6 +38,7 @@ def lines(sim: Sim, pool_ids: bool = True) -> list[str]:
     return out if pool_ids else [re.sub(r"pool#\d+", "pool#N", x) for x in out]
 
 
+@pytest.mark.slow          # 1200 frames twice per scenario; make test keeps the 300-frame byte-for-byte run
 @pytest.mark.parametrize("params", SCENARIOS, ids=IDS)
 def test_same_params_same_run(params):
     a, b = Sim(params, trace=200_000), Sim(params, trace=200_000)
@@ -48,7 +49,7 @@ def test_same_params_same_run(params):
 
 
 @pytest.mark.parametrize("params", [
-    pytest.param(p, id=i) for p, i in zip(SCENARIOS, IDS)])
+    pytest.param(p, id=i) for p, i in zip(SCENARIOS, IDS, strict=True)])
 def test_event_log_is_byte_for_byte_identical(params):
     a, b = Sim(params, trace=200_000), Sim(params, trace=200_000)
     a.run_frames(300)
@@ -65,6 +66,7 @@ def test_same_seed_same_page_flip_phases():
     assert state(a) == state(b)
 
 
+@pytest.mark.slow          # each scenario run whole and again in chunks
 @pytest.mark.parametrize("params", SCENARIOS, ids=IDS)
 def test_chunked_runs_equal_one_run(params):
     # the model suspends a NAPI poll (or a process-context unit) between two frames

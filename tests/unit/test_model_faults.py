@@ -193,7 +193,8 @@ def test_sdio_and_usb_run_without_violations(params):
     sim.teardown()
     assert sim.rec.violations == []
     acc = sim.accounting()
-    assert {k: v for k, v in acc.items() if k != "rx_buffers_in_use"} == {k: 0 for k in ZERO if k != "rx_buffers_in_use"}
+    assert ({k: v for k, v in acc.items() if k != "rx_buffers_in_use"}
+            == {k: 0 for k in ZERO if k != "rx_buffers_in_use"})
 
 
 @pytest.mark.parametrize("params", SDIO_USB)
@@ -255,6 +256,7 @@ def test_a_jumbo_frame_spans_descriptors_and_never_overruns(params):
     assert sim.rec.counts["rx_frame"] == 5 * (sim.frames - sim.dropped)
 
 
+@pytest.mark.slow
 def test_a_mapping_never_unmapped_fills_swiotlb_until_mapping_fails():
     # a 32-bit mask on 8 GiB bounces every buffer: each leaked mapping keeps its slot, so the
     # 64 MiB pool (32768 slots) runs out after about 32768 - 256 frames, "swiotlb buffer is full"

@@ -56,6 +56,7 @@ def test_no_statistics_is_one_clear_error(text):
         parse(text)
 
 
+@pytest.mark.slow
 def test_the_command_picks_the_closest_pool(tmp_path, capsys):
     f = tmp_path / "ath9k-like.txt"
     # every return through the ring, never the cache: a pool without NAPI, like ath9k's
