@@ -41,11 +41,13 @@ def passport_of(sim, o, state: str | None, history: list[Transition]) -> Passpor
     bounce = sim.swiotlb.addr(slot) if slot is not None and sim.swiotlb is not None else None
     refs: list[tuple[str, int]] = []
     related: list[str] = []
-    if machine == "flip_page":
+    if ref is None:
+        pass                              # no longer held: only its history is known
+    elif machine == "flip_page":
         refs.append(("page_ref_count", ref.refs))
     elif machine == "pp_page":
         refs.append(("pp_ref_count", ref.outstanding()))
-    elif machine == "pp_frag" and ref.page is not None:
+    elif machine == "pp_frag" and getattr(ref, "page", None) is not None:
         refs.append(("pp_ref_count", ref.page.outstanding()))
         related.append(f"page#{ref.page.id}")
     if m is not None:
