@@ -65,11 +65,12 @@ class PlayerScreen(Presenting, Screen):
 
     AUTO_FOCUS = ""       # every key is a screen binding; a focused view would only add a second highlight
     BINDINGS = [
-        Binding("right,pagedown,n", "next", "next", key_display="→", priority=True),
-        Binding("left,pageup,p", "prev", "back", key_display="←", priority=True),
+        # The footer must fit 80 columns: ← and → share one entry, as [ and ] do.
+        Binding("right,pagedown,n", "next", "step", key_display="←→", priority=True),
+        Binding("left,pageup,p", "prev", "back", key_display="←", priority=True, show=False),
         Binding("right_square_bracket", "call(1)", "call", key_display="[ ]"),
         Binding("left_square_bracket", "call(-1)", "previous call", key_display="[", show=False),
-        Binding("o", "follow", "follow"),
+        Binding("o", "follow", "follow the call's object", show=False),
         Binding("space", "toggle_play", "play/pause", priority=True, show=False),
         Binding("plus,equals_sign", "speed(1)", "faster", key_display="+", show=False),
         Binding("minus", "speed(-1)", "slower", key_display="−", show=False),

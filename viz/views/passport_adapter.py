@@ -22,7 +22,7 @@ _OWNER = {
 }
 _KIND = {"frag": "RX buffer from netdev_alloc_frag", "skb": "RX buffer from __netdev_alloc_skb",
          "kmalloc": "RX buffer from kmalloc", "pp": "page_pool fragment", "slice": "page slice"}
-_MACHINE_KIND = {"pp_page": "page_pool page", "flip_page": "RX page (page flip)", "skb_head": "sk_buff head",
+_MACHINE_KIND = {"rx_buffer": "RX buffer", "pp_frag": "page_pool fragment", "pp_page": "page_pool page", "flip_page": "RX page (page flip)", "skb_head": "sk_buff head",
                  "napi": "NAPI instance", "tasklet": "RX tasklet", "gro_flow": "GRO hold of the flow",
                  "swiotlb_slot": "SWIOTLB bounce slots", "iova": "IOMMU mapping (IOVA range)",
                  "tx_buffer": "TX buffer (a TCP ACK)"}
