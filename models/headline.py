@@ -58,6 +58,8 @@ def fitted_entries(lesson: Lesson) -> list[dict[str, Any]]:
             entry["plausible"] = [lo, hi]
             entry["basis"] = f.basis
             entry["in_plausible_range"] = value is not None and lo <= float(value) <= hi
+        if f.absorbs:
+            entry["absorbs"] = f.absorbs
         out.append(entry)
     return out
 

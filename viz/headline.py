@@ -79,6 +79,8 @@ def notes(h: dict[str, Any], lesson) -> list[str]:
             lo, hi = f["plausible"]
             where = "inside" if f.get("in_plausible_range") else "OUTSIDE"
             out.append(f"a real machine: {num(lo)} to {num(hi)} ({f.get('basis', '')}); the fit is {where} it")
+        if f.get("absorbs"):
+            out.append(f"what {f['param']} absorbs: {f['absorbs']}")
     if not h.get("fitted"):
         out.append("fitted: nothing (every parameter comes from the platform profile)")
     change = h.get("compare") == "change"
