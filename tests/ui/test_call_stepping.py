@@ -120,5 +120,6 @@ async def test_space_plays_call_by_call_after_a_bracket():
             if where(app)[1] >= start[1] + 2:
                 break
         await press(pilot, "space")
-        step, seq = where(app)
-        assert step == start[0] and start[1] + 2 <= seq <= start[1] + 12
+        # It moved by calls (a frame stopped after a call, not a step's landing), however
+        # many the timer managed on a loaded machine.
+        assert where(app)[1] >= start[1] + 2 and not app.screen.frame.landing
