@@ -40,12 +40,24 @@ def too_wide(text: str) -> list[str]:
 def test_violation_table_and_exit_line_give_the_full_count(capsys):
     argv = ("run", DEMO, "--frames", "300", "--variant", "before", "--inject", "no-sync-for-cpu")
     code, out, _ = run(capsys, *argv, "--json")
-    total = json.loads(out)["variants"]["before"]["violation_counts"]["no-sync-for-cpu"]
+    before = json.loads(out)["variants"]["before"]
+    total = before["violation_counts"]["no-sync-for-cpu"]
     assert code == 3 and total > 20           # more than the 20 listed in the JSON
+    # ... and the JSON says so next to the list
+    assert len(before["violations"]) == 20 < total == before["violations_total"]
+    assert before["violations_truncated"] is True
     code, out, err = run(capsys, *argv)
     row = next(line for line in out.splitlines() if "no-sync-for-cpu" in line and "│" in line)
     assert f"{total:,}" in row.split("│")[3]
     assert f"reported {total:,} violation(s)" in err
+
+
+@pytest.mark.parametrize("inject,listed", [([], 0), (["--inject", "missing-unmap"], 1)])
+def test_a_list_under_the_cap_says_it_is_whole(capsys, inject, listed):
+    _, out, _ = run(capsys, "run", DEMO, "--frames", "300", "--variant", "before", "--json", *inject)
+    before = json.loads(out)["variants"]["before"]
+    assert len(before["violations"]) == before["violations_total"] == listed
+    assert before["violations_truncated"] is False
 
 
 # -- 5. 80 columns everywhere, no trailing blanks ----------------------------------------
