@@ -27,7 +27,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not has_display():
         # Without a terminal Textual would wait for keys that never come, at full CPU.
         raise CliError("play needs a terminal (stdin and stdout are not one); for output a script can "
-                       f"read, try `rxviz run {args.lesson}` or `rxviz screenshot {args.lesson}`", 2)
+                       f"read: `rxviz run {args.lesson}` or `rxviz screenshot {args.lesson}`", 2)
     from viz.app import run_app      # Textual only for the commands that need it
 
     return run_app(args.lesson, args.step, args.compare, args.present)
