@@ -17,6 +17,7 @@ line starting with "rxviz: " that says what was wrong and where, within 80
 columns, and, when the rest does not fit there (what is expected, a list of
 known names), lines indented by two spaces below it (viz/cli_errors.py).
 argparse's own usage errors are folded into the same shape (`_Parser.error`).
+A `models` package that is not rxviz's own stops it first (viz/origin.py).
 
 Startup is kept fast for `--help` and `rxviz list`: rich is imported only
 when a table is printed, networkx only by `rxviz graph --format dot`
@@ -283,6 +284,10 @@ def _version() -> str:
 
 
 def _dispatch(argv: list[str]) -> int:
+    from .origin import clash
+    problem = clash()       # before anything imports `models`: a package of that name may not be ours
+    if problem:
+        raise CliError(problem, 2)
     try:
         args = _parse(argv)
     except SystemExit as e:          # --help: argparse printed it and asked to exit

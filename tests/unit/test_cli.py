@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -392,6 +393,57 @@ def test_subprocess_exit_codes_and_no_traceback(argv, code, expect):
     p = _python_m_viz(*argv)
     assert p.returncode == code, p.stderr
     assert expect in message(p.stderr)
+
+
+# -- a `models` that is not rxviz's ----------------------------------------------------------
+@pytest.fixture
+def clashing(tmp_path) -> Path:
+    """A project directory of someone else's, holding a package named `models` (as Django's do)."""
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text('"""Not rxviz\'s."""\n')
+    return tmp_path
+
+
+def _clash_said(p: subprocess.CompletedProcess, found: Path) -> str:
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    said = message(p.stderr)
+    assert said.startswith("rxviz: another package named 'models' hides rxviz's own")
+    assert f"found: {found}" in said and f"expected: {ROOT / 'models' / '__init__.py'}" in said
+    return said
+
+
+def test_a_models_package_in_the_current_directory_is_refused_in_one_message(clashing):
+    # `python -m viz` puts the current directory first on sys.path: before, "internal error: ImportError".
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run([sys.executable, "-m", "viz", "list"], cwd=clashing, capture_output=True, text=True,
+                       env=env, timeout=60)
+    assert "run the `rxviz` command instead of `python -m viz`" in _clash_said(p, clashing / "models" / "__init__.py")
+    shutil.rmtree(clashing / "models")
+    (clashing / "models.py").write_text("x = 1\n")
+    p = subprocess.run([sys.executable, "-m", "viz", "list"], cwd=clashing, capture_output=True, text=True,
+                       env=env, timeout=60)
+    _clash_said(p, clashing / "models.py")
+
+
+def test_a_models_package_on_pythonpath_is_refused(clashing, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(clashing), str(ROOT)])}
+    p = subprocess.run([sys.executable, "-m", "viz", "list"], cwd=elsewhere, capture_output=True, text=True,
+                       env=env, timeout=60)
+    assert f"take {clashing} off PYTHONPATH" in _clash_said(p, clashing / "models" / "__init__.py")
+
+
+def test_served_pages_do_not_import_from_the_current_directory(clashing, monkeypatch):
+    from viz import serve
+    command = serve.app_command(None)
+    assert shlex.split(command)[:4] == [sys.executable, "-P", "-m", "viz"]
+    # The page's command, run from the clashing directory: `list` instead of the home screen.
+    p = subprocess.run(f"{command} list", shell=True, cwd=clashing, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "rx-basics" in p.stdout, p.stderr
+    # A checkout run without installing is found through PYTHONPATH, which -P still reads.
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if Path(p or ".").resolve() != ROOT])
+    command = serve.app_command("rx-basics")
+    assert command.startswith(f"PYTHONPATH={ROOT}") and command.endswith("-P -m viz play rx-basics")
 
 
 def test_cli_never_imports_textual():

@@ -237,7 +237,7 @@ def test_serve_listens_on_localhost_by_default_and_warns_for_another_host(capsys
     code, _, err = run(capsys, "serve", "rx-basics", "--host", "0.0.0.0", "--port", "8080")
     assert code == 0 and calls[-1] == ("rx-basics", "0.0.0.0", 8080, None)
     assert err.startswith("rxviz: warning: serving on 0.0.0.0:8080: anyone who can reach this address")
-    assert serve.app_command("rx-basics").endswith("-m viz play rx-basics")
+    assert serve.app_command("rx-basics").endswith("-P -m viz play rx-basics")
     assert serve.public_url("0.0.0.0", 8080, None).endswith(":8080")
     assert "0.0.0.0" not in serve.public_url("0.0.0.0", 8080, None)
 
