@@ -250,7 +250,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public-url", metavar="URL",
                    help="the address browsers reach the server at, when it is not http://HOST:PORT "
                         "(a proxy, or --host 0.0.0.0)")
+
+    p = add("completion", "a completion script for your shell (commands, options, lesson ids)",
+            formatter_class=raw, epilog_fn=_completion_epilog)
+    p.add_argument("shell", choices=("bash", "zsh"), metavar="SHELL", help="bash or zsh")
     return parser
+
+
+def _completion_epilog() -> str:
+    return ("The script is generated from this command line (shtab) and is static: it knows\n"
+            "the lessons there are now. Install it once, and again after an upgrade:\n\n"
+            "  bash: rxviz completion bash > ~/.local/share/bash-completion/completions/rxviz\n"
+            "  zsh:  rxviz completion zsh > ~/.zfunc/_rxviz\n"
+            "        (with `fpath+=~/.zfunc` before `compinit` in ~/.zshrc)")
 
 
 def _port(text: str) -> int:

@@ -130,6 +130,7 @@ Commands:
   rxviz serve                the player in a web browser (a classroom, a
                              projector without a terminal)
   rxviz notes                speaker notes following a `rxviz play --present`
+  rxviz completion SHELL     a completion script for bash or zsh
 
 In a terminal, `rxviz` alone opens the home screen of the player.
 Try `rxviz run rx-basics`; `rxviz COMMAND --help` explains each command."""
@@ -373,8 +374,16 @@ def cmd_notes(args: argparse.Namespace) -> int:
     return notes(args)
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .cli import build_parser
+    from .cli_completion import script
+    print(script(build_parser(), args.shell), end="")
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
     "graph": cmd_graph, "stats": cmd_stats, "sweep": cmd_sweep, "notes": cmd_notes,
+    "completion": cmd_completion,
     **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
 }

@@ -446,6 +446,55 @@ def test_served_pages_do_not_import_from_the_current_directory(clashing, monkeyp
     assert command.startswith(f"PYTHONPATH={ROOT}") and command.endswith("-P -m viz play rx-basics")
 
 
+# -- shell completion ----------------------------------------------------------------------
+def _complete_in_bash(script: Path, words: list[str], cwd: Path) -> list[str]:
+    """What bash offers at the end of `words` with the script loaded (the last word is being typed)."""
+    probe = (f"source {shlex.quote(str(script))}; COMP_WORDS=({' '.join(shlex.quote(w) for w in words)}); "
+             "COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=(); _shtab_rxviz; printf '%s\\n' \"${COMPREPLY[@]}\"")
+    p = subprocess.run(["bash", "--norc", "-c", probe], cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return [w for w in p.stdout.splitlines() if w]
+
+
+def test_bash_completion_knows_the_commands_the_lessons_and_the_faults(capsys, tmp_path):
+    code, out, err = run(capsys, "completion", "bash")
+    assert code == 0 and err == "" and "_shtab_rxviz" in out
+    script = tmp_path / "rxviz.bash"
+    script.write_text(out)
+    (tmp_path / "mine.yaml").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    commands = set(cli.build_parser()._subparsers._group_actions[0].choices)
+    assert set(_complete_in_bash(script, ["rxviz", ""], tmp_path)) == commands
+    assert _complete_in_bash(script, ["rxviz", "ru"], tmp_path) == ["run"]
+    assert set(_complete_in_bash(script, ["rxviz", "play", "ath1"], tmp_path)) == {"ath10k-sdio-napi",
+                                                                                 "ath11k-36bit-dma-mask"}
+    lessons = _complete_in_bash(script, ["rxviz", "run", ""], tmp_path)
+    assert "rx-basics" in lessons and "mine.yaml" in lessons and "notes.txt" not in lessons
+    assert set(_complete_in_bash(script, ["rxviz", "run", "rx-basics", "--inject", ""], tmp_path)) == set(FAULTS)
+    assert set(_complete_in_bash(script, ["rxviz", "graph", ""], tmp_path)) == set(lifecycle.MACHINES)
+    assert _complete_in_bash(script, ["rxviz", "graph", "--format", "me"], tmp_path) == ["mermaid"]
+    assert "notes.txt" in _complete_in_bash(script, ["rxviz", "stats", ""], tmp_path)
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed (Debian's zsh package)")
+def test_zsh_completion_loads_from_fpath(capsys, tmp_path):
+    code, out, _ = run(capsys, "completion", "zsh")
+    assert code == 0 and out.startswith("#compdef rxviz")
+    (tmp_path / "_rxviz").write_text(out)
+    # compinit finds it in fpath and binds it to rxviz; zsh parses it (completing needs a terminal).
+    probe = (f"fpath=({tmp_path} $fpath); autoload -U compinit; compinit -u -D; "
+             "print -r -- $_comps[rxviz]; zsh -n $^fpath[1]/_rxviz && print parsed")
+    p = subprocess.run(["zsh", "-f", "-c", probe], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["_rxviz", "parsed"]
+    assert "ath11k-36bit-dma-mask" in out and "no-sync-for-cpu" in out and "rx_buffer" in out
+
+
+def test_completion_wants_a_shell_it_knows(capsys):
+    code, out, err = run(capsys, "completion", "fish")
+    assert code == 2 and out == "" and "invalid choice: 'fish'; choose from bash, zsh" in message(err)
+
+
 def test_cli_never_imports_textual():
     code = ("import sys, viz.cli; rc = viz.cli.main(['graph', 'napi']); "
             "assert rc == 0; assert 'textual' not in sys.modules, 'textual imported'; "

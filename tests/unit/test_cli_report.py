@@ -155,7 +155,7 @@ def test_a_message_that_fits_stays_one_line():
 
 
 @pytest.mark.parametrize("command", ["", "list", "check", "run", "trace", "graph", "play", "screenshot",
-                                     "export", "serve"])
+                                     "export", "serve", "completion"])
 def test_help_fits_80_columns(command):
     # A real process: argparse reads the width from COLUMNS (or the pipe's default, 80).
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
