@@ -99,7 +99,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         serve.serve(args.lesson, args.host, args.port, args.public_url)
     except OSError as e:
-        raise CliError(f"serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}", 2) from None
+        why = e.strerror or (os.strerror(e.errno) if e.errno else str(e))
+        raise CliError(f"serve: cannot listen on {args.host}:{args.port}: {why}", 2) from None
     return 0
 
 

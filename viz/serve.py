@@ -49,9 +49,19 @@ def public_url(host: str, port: int, given: str | None) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+def can_listen(host: str, port: int) -> None:
+    """Raises OSError when (host, port) cannot be listened on: before textual-serve prints its banner."""
+    family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)      # as aiohttp does on Linux
+        s.bind(addr)
+
+
 def serve(lesson: str | None, host: str, port: int, url: str | None) -> None:
     """Serve until Ctrl-C (or SIGTERM); raises OSError when the address cannot be listened on."""
     from textual_serve.server import Server
+
+    can_listen(host, port)
 
     Server(app_command(lesson), host=host, port=port, title="rxviz",
            public_url=public_url(host, port, url)).serve()
