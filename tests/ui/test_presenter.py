@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from contextlib import redirect_stdout
 
 from rich.color import Color as RichColor
@@ -143,3 +144,38 @@ def test_notes_follower_waits_for_a_presenter_then_prints_each_step(tmp_path):
             break
     assert printed[0].startswith("waiting for a presenter")
     assert "step 2/13" in printed[1] and "step 3/13" in printed[2]
+
+
+def test_notes_without_a_session_stay_with_one_presenter_of_two(tmp_path):
+    """Two presenters, no --session: the follower locks onto the most recent one and never jumps."""
+    from models.lesson import find_lesson
+    basics, ath11k = find_lesson("rx-basics"), find_lesson("ath11k-36bit-dma-mask")
+    first, second = notes.NotesPublisher("first", tmp_path), notes.NotesPublisher("second", tmp_path)
+    first.publish(basics, 1)
+    time.sleep(0.01)
+    second.publish(ath11k, 1)                               # the most recently active at start
+    printed: list[str] = []
+    ticks = iter(range(10))
+
+    def step(_):
+        k = next(ticks)
+        if k == 0:
+            first.publish(basics, 2)                        # now the other one is the most recent...
+        elif k == 1:
+            second.publish(ath11k, 2)                       # ...and the followed one moves on
+        elif k == 2:
+            first.publish(basics, 3)
+        elif k == 3:
+            second.close()                                  # the followed presenter quits
+        elif k == 5:
+            first.publish(basics, 4)
+    for _ in notes.follow(None, printed.append, directory=tmp_path, sleep=step, limit=5):
+        if len(printed) >= 6:
+            break
+    assert printed[0].startswith("following presenter second") and "--session" in printed[0] \
+        and "--list" in printed[0]
+    assert printed[1].startswith("── ath11k-36bit-dma-mask · step 1/")
+    assert printed[2].startswith("── ath11k-36bit-dma-mask · step 2/")   # never rx-basics while second runs
+    assert printed[3].startswith("presenter second has ended")
+    assert printed[4].startswith("── rx-basics · step 3/")              # then the one still running
+    assert printed[5].startswith("── rx-basics · step 4/")
