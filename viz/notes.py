@@ -87,7 +87,7 @@ def sessions(directory: Path | None = None) -> list[dict[str, Any]]:
     for path in directory.glob(f"{PREFIX}*.json"):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue                    # being replaced, or not ours
         if isinstance(data, dict) and _alive(int(data.get("pid", 0) or 0)):
             out.append(data)
