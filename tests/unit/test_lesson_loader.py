@@ -423,6 +423,12 @@ def test_readme_documents_every_scenario_parameter():
         "lessons/README.md is stale: run `python -m models.param_docs --write lessons/README.md`"
 
 
+def test_readme_names_every_violation_a_check_can_name():
+    from models.calls import VIOLATIONS
+    row = next(line for line in README.read_text().splitlines() if line.startswith("| `violation` |"))
+    assert set(re.findall(r"`([a-z-]+)`", row)) - {"violation"} == set(VIOLATIONS)
+
+
 def test_lessons_dir_prefers_the_packaged_copy(tmp_path, monkeypatch):
     (tmp_path / "lessons").mkdir()
     (tmp_path / "lessons" / "rx-basics.yaml").write_text(MINIMAL.replace("id: minimal", "id: rx-basics"))
