@@ -224,7 +224,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
     v = _V(loader, path)
     _no_internal_notes(v, root)
     top = _Map(v, root, "", ("id", "title", "driver", "summary", "scenario", "variants", "steps"),
-               ("patch", "paper", "headline", "fitted", "pseudocode", "checks"))
+               ("patch", "paper", "headline", "end_pair", "fitted", "pseudocode", "checks"))
     lid = top.get("id", "text")
     if not _ID.fullmatch(lid):
         top.fail("id", f"expected lowercase letters, digits and '-' (2 to 64), got {lid!r}")
@@ -294,6 +294,13 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
         top.fail("paper", "needs a headline pair: name variants before/after or set headline.before/after")
     headline = Headline(h.get("frames", "integer", 1, 5_000_000, default=100_000) if h else 100_000, hb, ha)
 
+    end_pair: tuple[str, ...] = ()   # the two variants the end screen sums up
+    if (node := top.opt("end_pair")) is not None:
+        end_pair = tuple(v.choice(n, f"end_pair[{i}]", variants, "variant")
+                         for i, n in enumerate(v.seq(node, "end_pair", 2, 2)))
+        if end_pair[0] == end_pair[1]:
+            top.fail("end_pair", "needs two different variants")
+
     fitted = []
     for i, node in enumerate(v.seq(top.opt("fitted"), "fitted", 0, 1000)):
         p = _Map(v, node, f"fitted[{i}]", ("param", "to"), ("note", "target", "plausible", "basis"))
@@ -338,7 +345,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
     checks = tuple(_check(v, i, n, variants) for i, n in enumerate(v.seq(top.opt("checks"), "checks", 0, 1000)))
     return Lesson(lid, top.get("title", "text"), top.get("driver", "text"), summary, patch,
                   scenario, scenario_raw, variants, paper, headline, tuple(fitted), pseudocode, steps, checks,
-                  None if path == "<string>" else path, expect=expect, inject=inject,
+                  None if path == "<string>" else path, expect=expect, inject=inject, end_pair=end_pair,
                   problems=tuple(str(e) for e in sorted(v.problems, key=lambda e: (e.line, e.column))))
 
 

@@ -248,3 +248,29 @@ async def test_a_corrupt_progress_file_is_one_notice_and_a_fresh_start():
         await settle(app, pilot)
     assert len(notices) == 1 and "kept as progress.json.corrupt-" in notices[0]
     assert any(p.name.startswith("progress.json.corrupt-") for p in path.parent.iterdir())
+
+
+def test_end_summary_is_the_lessons_point_and_only_what_changed():
+    from models.lesson import find_lesson
+    from viz.session import Session
+    lesson = find_lesson("dma-bugs")
+    frame = Session(lesson).goto(len(lesson.steps))
+    names, rows = summary(lesson, frame)
+    assert names == ("clean", "missing-unmap")                  # its end_pair, not the first two variants
+    got = {name: (a, b) for name, a, b in rows}
+    assert "rx_dropped" in got and all(a != b for a, b in got.values())
+    assert "page_pool_release_retry" not in got                 # 0 in both: dropped
+
+
+async def test_the_end_screen_shows_its_scroll_keys():
+    from models.lesson import find_lesson
+    app = app_for("rx-basics", step=len(find_lesson("rx-basics").steps))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "right")
+        assert isinstance(app.screen, EndScreen)
+        keys = {b.key_display for _, b, enabled, _ in app.screen.active_bindings.values() if b.show}
+        assert "↑↓" in keys
+        box = app.screen.query_one("VerticalScroll")
+        await press(pilot, "down")
+        assert box.max_scroll_y == 0 or box.scroll_y > 0
