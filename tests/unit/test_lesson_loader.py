@@ -434,3 +434,15 @@ def test_lessons_dir_prefers_the_packaged_copy(tmp_path, monkeypatch):
     (tmp_path / "lessons" / "rx-basics.yaml").write_text(MINIMAL.replace("id: minimal", "id: rx-basics"))
     monkeypatch.setattr(loader.importlib.resources, "files", lambda pkg: tmp_path)
     assert lessons_dir() == tmp_path / "lessons"
+
+
+def test_end_pair_rules():
+    two = MINIMAL.replace("  only: {}", "  a: {}\n  b: {}")
+    assert load_lesson_text(two + "end_pair: [b, a]\n").end_pair == ("b", "a")
+    assert load_lesson_text(two).end_pair == ()
+    e = error(two + "end_pair: [a, c]\n", text=True)
+    assert e.field == "end_pair[1]" and "unknown variant 'c'" in e.message
+    e = error(two + "end_pair: [a, a]\n", text=True)
+    assert e.field == "end_pair" and "two different" in e.message
+    e = error(two + "end_pair: [a]\n", text=True)
+    assert e.field == "end_pair"
