@@ -72,10 +72,10 @@ class LessonNotFound(Exception):
 
 @dataclass(frozen=True)
 class Patch:
-    """The driver patch a lesson teaches; at least one of message_id / commit is set."""
+    """The driver patch a lesson teaches; at least one of message_id / commit / url / seed is set."""
     subject: str
     author: str
-    date: str                 # ISO YYYY-MM-DD
+    date: str = ""            # ISO YYYY-MM-DD when it was posted; "" when the copy kept no date
     message_id: str = ""
     commit: str = ""
     url: str = ""

@@ -259,16 +259,18 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
 
     patch = None
     if (node := top.opt("patch")) is not None:
-        p = _Map(v, node, "patch", ("subject", "author", "date"), ("message_id", "commit", "url", "seed"))
+        p = _Map(v, node, "patch", ("subject", "author"), ("date", "message_id", "commit", "url", "seed"))
         s = {k: p.get(k, "text") for k in p.vals}
-        try:   # read as written, so that YAML's own date reading never fails on 2024-02-30
-            ok = bool(_DATE.fullmatch(s["date"])) and bool(datetime.date.fromisoformat(s["date"]))
-        except ValueError:
-            ok = False
-        if not ok:
-            p.fail("date", f"expected a date YYYY-MM-DD, got {s['date']!r}")
-        if not (s.get("message_id") or s.get("commit")):
-            v.fail(node, "patch", "needs a message_id or a commit (or both)")
+        if "date" in s:   # unknown dates are left out, never guessed
+            try:   # read as written, so that YAML's own date reading never fails on 2024-02-30
+                ok = bool(_DATE.fullmatch(s["date"])) and bool(datetime.date.fromisoformat(s["date"]))
+            except ValueError:
+                ok = False
+            if not ok:
+                p.fail("date", f"expected a date YYYY-MM-DD, got {s['date']!r}")
+        if not any(s.get(k) for k in ("message_id", "commit", "url", "seed")):
+            v.fail(node, "patch", "needs a message_id, a commit or a url to find it by (a patch known only "
+                   "from a copy without mail headers: its seed)")
         patch = Patch(**s)
 
     paper = None
