@@ -51,7 +51,7 @@ async def test_v_cycles_every_variant_and_the_next_step_brings_its_own():
 
 
 async def test_the_counters_view_pins_and_marks_what_the_step_watches():
-    app = app_for("rx-basics", step=10)            # watch: napi_gro_receive, netif_receive_skb, tcp_ack, ...
+    app = app_for("rx-basics", step=11)            # watch: napi_gro_receive, netif_receive_skb, tcp_ack, ...
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
         view = app.screen.query_one("#v-counters", CountersView)
@@ -65,7 +65,7 @@ async def test_the_counters_view_pins_and_marks_what_the_step_watches():
 
 
 async def test_compare_summary_starts_with_the_watched_counters():
-    app = app_for("rx-basics", step=10, compare=True)
+    app = app_for("rx-basics", step=11, compare=True)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
         line = app.screen.query_one(DiffLine).render().plain
@@ -136,7 +136,7 @@ async def test_narration_pages_with_the_arrow_keys_shown_in_the_footer():
 
 
 async def test_a_question_and_its_view_both_fit_at_80x24():
-    app = app_for("rx-basics", step=4)
+    app = app_for("rx-basics", step=5)                  # the GRO question, on the NAPI view
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         ask = app.screen.query_one("#ask")
@@ -213,7 +213,7 @@ async def test_a_model_error_is_one_line_with_the_lesson_and_step_and_the_app_st
         await press(pilot, "right")
         status = app.screen.query_one(StatusLine)
         text = status.render().plain
-        assert "model error in rx-basics, step 3/13: IllegalTransition" in text and "\n" not in text
+        assert "model error in rx-basics, step 3/14: IllegalTransition" in text and "\n" not in text
         assert not app.screen.waiting and not app.screen.moves.busy
         await press(pilot, "left")                                   # still usable
         assert app.screen.frame.step == 1 and status.error == ""
@@ -231,7 +231,7 @@ async def test_progress_survives_the_app_and_the_lessons_screen_resumes_it():
         await settle(tomorrow, pilot)
         assert isinstance(tomorrow.screen, HomeScreen)
         prompt = str(tomorrow.screen.query_one("#lessons").get_option_at_index(0).prompt)
-        assert "seen 4/13" in prompt and "answered 1/2" in prompt
+        assert "seen 4/14" in prompt and "answered 1/2" in prompt
         await press(pilot, "enter")
         assert tomorrow.screen.frame.step == 4 and not tomorrow.screen.holding()   # resumed, answer kept
 
