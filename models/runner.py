@@ -220,9 +220,10 @@ def _variant_json(lesson: Lesson, r: VariantResult) -> dict[str, Any]:
         "expect": list(expect),
         "violations": [{**v, "expected": v["name"] in expect} for v in r.violations],
         "violation_counts": r.violation_counts,
-        "warnings": r.warnings, "warning_counts": r.warning_counts, "accounting": r.accounting}
-    if r.page_pool_stats is not None:
-        out["page_pool_stats"] = r.page_pool_stats
+        "warnings": r.warnings, "warning_counts": r.warning_counts, "accounting": r.accounting,
+        # struct page_pool_stats by the kernel's names; null when the variant has no page_pool,
+        # so every variant has the same keys and a reader need not guess why one is missing
+        "page_pool_stats": r.page_pool_stats}
     return out
 
 

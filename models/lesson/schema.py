@@ -123,6 +123,9 @@ class Fitted:
     # value outside it says the parameter absorbs what the model does not have.
     plausible: tuple[float, float] | None = None
     basis: str = ""
+    # What the value stands for beyond its name, said plainly, when a fit is the rest of a path
+    # the model does not itemise (`rxviz run` prints it beside the range).
+    absorbs: str = ""
 
 
 @dataclass(frozen=True)

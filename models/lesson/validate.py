@@ -305,7 +305,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
 
     fitted = []
     for i, node in enumerate(v.seq(top.opt("fitted"), "fitted", 0, 1000)):
-        p = _Map(v, node, f"fitted[{i}]", ("param", "to"), ("note", "target", "plausible", "basis"))
+        p = _Map(v, node, f"fitted[{i}]", ("param", "to"), ("note", "target", "plausible", "basis", "absorbs"))
         name = p.get("param", "choice", params.PARAMS, "parameter")
         if name not in scenario and not any(name in o for o in variants.values()):
             p.fail("param", f"{name!r} is not set in scenario or variants")
@@ -329,6 +329,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
             if "basis" not in p:
                 p.fail("plausible", "a plausible range needs its basis: where the range comes from")
         target["basis"] = p.get("basis", "text", default="")
+        target["absorbs"] = p.get("absorbs", "text", default="")
         fitted.append(Fitted(name, to, p.get("note", "text", default=""), **target))
 
     node = top.opt("pseudocode")   # variant -> lines, numbered from 1 by step `code`

@@ -173,7 +173,7 @@ def test_run_set_applies_to_every_variant(capsys):
     ("ring_size=100", "ring_size 100: a generic 10GbE NIC (ixgbe-like) takes 64 to 4096 RX descriptors in multiples of 8"),
     ("budget=128", "expected a NAPI budget from 1 to 64 (NAPI_POLL_WEIGHT is 64"),
     ("page_order=11", "MAX_PAGE_ORDER, 10 on x86-64"),
-    ("bundle=2", "bundle is the SDIO/USB RX bundle"),
+    ("bundle=2", "bundle 2: the RX bundle is HTC's over SDIO or USB (HTC_HOST_MAX_MSG_PER_RX_BUNDLE)"),
 ])
 def test_run_refuses_what_the_kernel_would(capsys, setting, expect):
     code, out, err = run(capsys, "run", DEMO, "--frames", "100", "--set", setting)
