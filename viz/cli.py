@@ -221,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "b blank; follow its speaker notes with `rxviz notes` in a second terminal")
 
     p = add("notes", "speaker notes: follow a `rxviz play LESSON --present` running on this machine")
-    p.add_argument("--session", metavar="ID", help="follow this presenter (default: the most recent one)")
+    p.add_argument("--session", metavar="ID",
+                   help="follow this presenter (default: the one most recently active at start, for the whole talk)")
     p.add_argument("--list", action="store_true", help="list the presenters running, then exit")
     p.add_argument("--once", action="store_true", help="print the current step's notes once, then exit")
 

@@ -241,9 +241,8 @@ def check_one(path: str) -> tuple[int, list[str]]:
 
 
 def lesson_warnings(lesson) -> list[str]:
-    """What `rxviz check` warns about: today, answers bunched on one choice position."""
-    balance = lesson.answer_balance()
-    return [f"answers: {balance}"] if balance else []
+    """What `rxviz check` warns about: answers bunched on one choice position, or on the longest choice."""
+    return [f"answers: {w}" for w in (lesson.answer_balance(), lesson.answer_lengths()) if w]
 
 
 def cmd_check(args: argparse.Namespace) -> int:

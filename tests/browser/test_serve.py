@@ -69,11 +69,11 @@ async def test_the_page_loads_and_a_key_steps_the_lesson(server, tmp_path):
         await page.send("Page.navigate", url=f"http://127.0.0.1:{port}/")
         # textual-serve marks the body once the app's first bytes arrived.
         await page.wait_until("document.body && document.body.classList.contains('-first-byte')", 60)
-        await page.wait_until("window.__rx.includes('step 0/13')", 60)
+        await page.wait_until("window.__rx.includes('step 0/14')", 60)
         before = await page.screenshot(str(shots / "serve-step0.png"))
         await page.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
         await page.press("right")
-        await page.wait_until("window.__rx.includes('step 1/13 · A ring of 256 descriptors')", 60)
+        await page.wait_until("window.__rx.includes('step 1/14 · A ring of 256 descriptors')", 60)
         # Two animation frames: the canvas has drawn what arrived.
         await page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))")
         after = await page.screenshot(str(shots / "serve-step1.png"))

@@ -358,7 +358,7 @@ def test_screenshot_writes_an_svg(capsys, tmp_path):
     code, stdout, err = run(capsys, "screenshot", "rx-basics", "--step", "2", "--size", "80x24", "-o", str(out))
     assert code == 0 and err == "" and stdout.strip() == str(out)
     svg = out.read_text()
-    assert svg.startswith("<svg") and "step 2/13" in svg.replace("&#160;", " ")
+    assert svg.startswith("<svg") and "step 2/14" in svg.replace("&#160;", " ")
 
 
 def test_internal_error_is_one_line_70(capsys, monkeypatch):

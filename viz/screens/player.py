@@ -297,7 +297,8 @@ class PlayerScreen(Presenting, Screen):
         status.follow = self.follow or ""
         self._sandbox_moved(frame)
         if not frame.extra:
-            self.app.record(self.lesson.id, step, frame.total, finished=step >= frame.total and not hold)
+            # only the end screen finishes a lesson: a jump to the last step (--step, End) does not
+            self.app.record(self.lesson.id, step, frame.total)
         if moved_step:
             self.publish_step(step)
         if self.playing and step >= frame.total and not frame.extra:
@@ -398,6 +399,7 @@ class PlayerScreen(Presenting, Screen):
     def action_end(self) -> None:
         from viz.screens.end import EndScreen
         if self.frame is not None:
+            self.app.record(self.lesson.id, self.frame.step, self.frame.total, finished=True)
             self.app.push_screen(EndScreen(self))
 
     def action_prev(self) -> None:
