@@ -120,7 +120,8 @@ class StatusLine(Widget):
                 left.append_text(self._bar(width - cell_len(left.plain) - 2))
             return left
         left.append(f"  {frame.shown}", self._s("variant"))
-        left.append(f"  step {frame.step}/{frame.total}", self._s("muted"))
+        if not self.hint:           # a question's hint names the step the views hold, and must fit
+            left.append(f"  step {frame.step}/{frame.total}", self._s("muted"))
         where = frame.call_index()
         if where is not None and not self.hint:
             left.append(f" · call {fmt_int(where[0])}/{fmt_int(where[1])}", self._s("muted"))
