@@ -44,7 +44,7 @@ async def test_the_status_line_counts_calls_and_brackets_move_one():
     app = app_for("rx-basics", 2)                      # `until: napi_poll`
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
-        m = re.search(r"step 2/13 · call (\d+)/(\d+)", status(app))
+        m = re.search(r"step 2/\d+ · call (\d+)/(\d+)", status(app))
         assert m, status(app)
         here, total = int(m[1]), int(m[2])
         assert here < total                            # landed on napi_poll, not the step's end
