@@ -145,15 +145,17 @@ FAULTS: dict[str, str] = {
 # What each fault makes the checker report (most are named after it).
 FAULT_SHOWS: dict[str, str] = {**{f: f for f in FAULTS}, "missing-unmap": "leak-at-teardown"}
 
-# What the checker can report (Violation.name). The five faults of `--inject` are named after
-# the violation each one provokes.
+# What the checker can report (Violation.name). The faults of `--inject` are named after the
+# violation each one provokes (FAULT_SHOWS: missing-unmap shows as leak-at-teardown).
 VIOLATIONS = {
     "no-sync-for-cpu": "the CPU read a buffer the device still owned (no sync for the CPU, no unmap)",
     "double-unmap": "a mapping was unmapped twice",
     "wrong-direction": "a mapping was unmapped or synced with another direction than it was mapped with",
     "wrong-size": "a mapping was unmapped with another size than it was mapped with",
     "mask-violation": "a bus address beyond what the device can drive",
-    "leak-at-teardown": "buffers still held at ifdown: pending DMA mappings, or a stalled page_pool shutdown",
+    "leak-at-teardown": "buffers still held after ifdown: DMA mappings still live when the driver lets go of the "
+                        "device (CONFIG_DMA_API_DEBUG reports them at driver unbind), or a stalled page_pool "
+                        "shutdown",
     "gro-outside-napi": "napi_gro_receive() outside the poll of its NAPI instance",
     "napi-not-added": "napi_gro_receive() on a napi_struct netif_napi_add() never set up: a NULL pointer oops",
     "page-refcount-underflow": "a page_pool fragment put back twice",

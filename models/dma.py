@@ -9,8 +9,10 @@
     DMA_FROM_DEVICE (the kernel does, so unwritten bytes are not clobbered);
   - otherwise the bus address is the physical address; a non-coherent CPU
     pays cache maintenance per line unless DMA_ATTR_SKIP_CPU_SYNC.
-`unmap()` copies the whole mapping back for DMA_FROM_DEVICE unless
-SKIP_CPU_SYNC, then frees the slots; `sync_for_cpu()` copies `len` bytes.
+`unmap()` copies the whole mapping back when it is called with DMA_FROM_DEVICE
+or DMA_BIDIRECTIONAL (the direction passed decides, as in
+swiotlb_tbl_unmap_single()) unless SKIP_CPU_SYNC, then frees the slots;
+`sync_for_cpu()` copies `len` bytes.
 
 The checker is what CONFIG_DMA_API_DEBUG would say: freeing a mapping twice,
 with another direction or size, a bus address beyond the mask, a sync or a
@@ -34,6 +36,11 @@ from .scenario import Costs
 from .swiotlb import Swiotlb
 
 TO_DEVICE, FROM_DEVICE, BIDIRECTIONAL = "to_device", "from_device", "bidirectional"
+
+
+def dir_name(dir: str) -> str:
+    """A direction as the kernel prints it (dir2name in kernel/dma/debug.c): DMA_FROM_DEVICE."""
+    return f"DMA_{dir.upper()}"
 
 MAP_SINGLE, UNMAP_SINGLE = C["dma_map_single"], C["dma_unmap_single"]
 MAP_PAGE, UNMAP_PAGE = C["dma_map_page"], C["dma_unmap_page"]
@@ -192,16 +199,19 @@ class DmaApi:
         if not m.live:
             rec.violate("double-unmap",
                         f"DMA-API: device driver tries to free DMA memory it has not allocated "
-                        f"[device address={m.dma:#x}] [size={size} bytes]", f"map#{m.id}")
+                        f"[device address={m.dma:#018x}] [size={size} bytes]", f"map#{m.id}")
             return
-        if dir != m.dir:
-            rec.violate("wrong-direction",
-                        f"DMA-API: device driver frees DMA memory with different direction "
-                        f"[mapped as {m.dir}] [unmapped as {dir}]", f"map#{m.id}")
+        # check_unmap() reports the size first, then the direction, each with the device address
         if size != m.size:
             rec.violate("wrong-size",
                         f"DMA-API: device driver frees DMA memory with different size "
-                        f"[map size={m.size}] [unmap size={size}]", f"map#{m.id}")
+                        f"[device address={m.dma:#018x}] [map size={m.size} bytes] [unmap size={size} bytes]",
+                        f"map#{m.id}")
+        if dir != m.dir:
+            rec.violate("wrong-direction",
+                        f"DMA-API: device driver frees DMA memory with different direction "
+                        f"[device address={m.dma:#018x}] [size={size} bytes] "
+                        f"[mapped with {dir_name(m.dir)}] [unmapped with {dir_name(dir)}]", f"map#{m.id}")
         io = self.iommu
         if io is not None and m.pages:
             rec.call(IOMMU_UNMAP, -1, "map#%s", m.id)
@@ -220,7 +230,9 @@ class DmaApi:
                 io.fq_deadline = rec.t + FQ_TIMEOUT_PS
                 self.sim.engine.at(io.fq_deadline, self.sim.fq_timer, None)
         if m.slot >= 0:
-            if m.dir != TO_DEVICE and not skip_cpu_sync:
+            # the direction passed to the unmap decides (swiotlb_tbl_unmap_single): FROM_DEVICE and
+            # BIDIRECTIONAL copy back, TO_DEVICE does not, whatever the mapping was made with
+            if dir != TO_DEVICE and not skip_cpu_sync:
                 self._bounce(m, m.size, "back to the original")
             rec.call(TBL_UNMAP, -1, "map#%s", m.id)
             assert self.swiotlb is not None and m.run is not None
@@ -248,14 +260,14 @@ class DmaApi:
     def _check_range(self, m: Mapping, offset: int, length: int) -> None:
         self.rec.violate("sync-beyond-mapping",
                          f"DMA-API: device driver syncs DMA memory outside allocated range "
-                         f"[device address={m.dma:#x}] [allocation size={m.size} bytes] "
+                         f"[device address={m.dma:#018x}] [allocation size={m.size} bytes] "
                          f"[sync offset+size={offset + length}]", f"map#{m.id}")
 
     def device_wrote_beyond(self, m: Mapping, offset: int, length: int, where: str) -> None:
         """The device wrote offset+length bytes into a mapping of m.size: reported, never silent."""
         self.rec.violate("dma-beyond-mapping",
                          f"the device wrote {length} bytes at offset {offset} of a {m.size}-byte mapping "
-                         f"[device address={m.dma:#x}]: {offset + length - m.size} bytes past its end", where)
+                         f"[device address={m.dma:#018x}]: {offset + length - m.size} bytes past its end", where)
 
     def sync_for_cpu(self, m: Mapping, offset: int, length: int, dir: str | None = None) -> None:
         rec = self.rec
@@ -265,11 +277,13 @@ class DmaApi:
             rec.emit(SYNC_CPU, rec.unit[SYNC_CPU], "map#%s|len %s", (m.id, length))
         if offset + length > m.size:
             self._check_range(m, offset, length)
-        if dir is not None and dir != m.dir:
+        # check_sync() accepts any direction on a BIDIRECTIONAL mapping
+        if dir is not None and dir != m.dir and m.dir != BIDIRECTIONAL:
             rec.violate("wrong-direction",
                         f"DMA-API: device driver syncs DMA memory with different direction "
-                        f"[mapped as {m.dir}] [synced as {dir}]", f"map#{m.id}")
-        if m.slot >= 0 and m.dir != TO_DEVICE:
+                        f"[device address={m.dma:#018x}] [size={m.size} bytes] "
+                        f"[mapped with {dir_name(m.dir)}] [synced with {dir_name(dir)}]", f"map#{m.id}")
+        if m.slot >= 0 and (dir or m.dir) != TO_DEVICE:
             self._bounce(m, length, "back to the original")
         elif not self.coherent:
             rec.charge(SYNC_CPU, self._cache_maint(length))

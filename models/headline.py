@@ -58,6 +58,8 @@ def fitted_entries(lesson: Lesson) -> list[dict[str, Any]]:
             entry["plausible"] = [lo, hi]
             entry["basis"] = f.basis
             entry["in_plausible_range"] = value is not None and lo <= float(value) <= hi
+        if f.absorbs:
+            entry["absorbs"] = f.absorbs
         out.append(entry)
     return out
 
@@ -127,6 +129,10 @@ def sensitivity(lesson: Lesson, run: Callable[[str, dict[str, Any], int], dict[s
             value = _scaled(f.param, base * factor)
             ma = run(a, {**lesson.params_for(a), f.param: value}, frames)[paper.metric]
             point: dict[str, Any] = {"factor": factor, "value": value, "after": ma}
+            applied = value / base if base else factor
+            if abs(applied - factor) > 1e-3:        # the value was capped: say what was really applied
+                point["applied_factor"] = round(applied, 3)
+                point["capped_at"] = value
             if paper.compare == "change":
                 mb = run(b, {**lesson.params_for(b), f.param: value}, frames)[paper.metric]
                 point["change"] = round(ma - mb, 3)
@@ -138,6 +144,8 @@ def sensitivity(lesson: Lesson, run: Callable[[str, dict[str, Any], int], dict[s
 
 
 def _scaled(name: str, value: float) -> float:
+    """The moved value as the parameter can take it; a share is capped at the whole (the point
+    then carries the factor really applied, `applied_factor`, and `capped_at`)."""
     if name == "sdio_duty":
         return min(1.0, value)          # a share cannot exceed the whole
     return int(round(value)) if name.endswith("_ns") or name.endswith("_bps") else value

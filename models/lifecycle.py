@@ -49,6 +49,10 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("in-skb", "skb_release_data", "free"),
         ("device-owned", "ring_deinit", "unmapped"),
         ("filled", "ring_deinit", "unmapped"),
+        # no replacement could be allocated or mapped: the frame is dropped and the same
+        # buffer goes back to the device (ath9k's requeue_drop_frag, bgmac's poisoned slot)
+        ("filled", "rx_dropped", "device-owned"),
+        ("cpu-synced", "rx_dropped", "device-owned"),
         ("unmapped", "kfree", "free"),
         ("unmapped", "skb_free_frag", "free"),
     ]),
@@ -79,6 +83,10 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("cpu-synced", "build_skb", "in-skb"),
         ("cpu-synced", "napi_build_skb", "in-skb"),
         ("cpu-synced", "skb_add_rx_frag", "in-skb"),
+        # the no-sync bug: read and wrapped without dma_sync_single_for_cpu (the checker reports it)
+        ("filled", "build_skb", "in-skb"),
+        ("filled", "napi_build_skb", "in-skb"),
+        ("filled", "skb_add_rx_frag", "in-skb"),
         ("cpu-synced", "xdp_do_tx", "tx-posted"),
         ("tx-posted", "tx_complete", "returned"),
         ("tx-posted", "ring_deinit", "returned"),

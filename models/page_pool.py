@@ -15,7 +15,20 @@
   else the slow path allocates 64 order-0 pages in bulk (one for higher
   orders) and maps each.
 - Statistics (struct page_pool_stats) are counted where the kernel counts
-  them: per page, per refill, per slow-path call.
+  them: per page, per refill, per slow-path call. Two of them exist here
+  only to be reported, always 0:
+  - alloc_waive: page_pool_refill_alloc_cache() stops at the first page of
+    the ptr_ring whose NUMA node is not the pool's preferred one
+    (netmem_is_pref_nid), returns it to the page allocator
+    (page_pool_return_netmem) and counts `waive`. The model has one NUMA
+    node, so every page is local and none is waived.
+  - recycle_released_refcnt: __page_pool_put_page() recycles a page only
+    when __page_pool_page_can_be_recycled() holds (page_ref_count == 1 and
+    not pfmemalloc); otherwise it counts `released_refcnt` and returns the
+    page to the page allocator. Here the pool's pages are referenced by
+    nothing but the pool (pp_ref_count tracks the fragments; no driver takes
+    a page reference of its own) and never come from the pfmemalloc
+    reserves, so page_ref_count is always 1 when a page comes back.
 - Destroy: the pool waits for pages in flight (hold - release), retrying
   every second; after 60 s it warns "stalled pool shutdown".
 
@@ -188,6 +201,8 @@ class PagePool:
             self.stats["alloc_empty"] += 1
             return None
         n = min(PP_ALLOC_CACHE_REFILL, avail)
+        # The kernel checks each page's NUMA node here (netmem_is_pref_nid) and waives a remote one
+        # (alloc_waive); with one node every page is local, so the whole batch moves.
         ring_ps = self.cost.pp_ring
         rec.call(REFILL, n * ring_ps // 4 + ring_ps, "pool#%s|%s pages from the ptr_ring", self.id, n)
         ring = self.ring
@@ -287,6 +302,8 @@ class PagePool:
         if self.destroyed:
             self._release(page)
             return
+        # __page_pool_page_can_be_recycled(): page_ref_count is always 1 here (only the pool holds a
+        # pool page, and none is pfmemalloc), so recycle_released_refcnt never counts.
         if self.sync_dev:
             self.sim.dma.sync_for_device(mapping(page), 0, self.max_len)
         if allow_direct:

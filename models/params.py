@@ -93,9 +93,11 @@ _P = [
                             "mips74kc-bcm4716", "x86-strix-halo-tb", "arm-qca6174-sdio"),
           "x86-generic", "platform profile: the CPU, its costs, the NIC and its bus. One of x86-generic, "
           "x86-wcn6855, ppc464-apm82181, mips74kc-bcm4716, x86-strix-halo-tb, arm-qca6174-sdio", "machine"),
-    Param("ram", _ranged(units.parse_size, 64 << 20, 1 << 42, "RAM", "the model's range", _size_fmt), 16 << 30,
+    Param("ram", _ranged(units.parse_size, 64 << 20, 1 << 42, "RAM",
+                         "the model's range; x86-64 with 4-level paging addresses 64 TiB (MAX_PHYSMEM_BITS 46)",
+                         _size_fmt), 16 << 30,
           "installed RAM; on x86 memory above 3 GiB is remapped above 4 GiB (the PCI hole)", "machine",
-          "bytes", "64 MiB to 4 TiB"),
+          "bytes", "64 MiB to 4 TiB (the model's; the kernel's x86-64 limit is 64 TiB)"),
     Param("page_placement", _enum("bottom-up", "top-down"), "bottom-up",
           "where the page allocator hands out fresh pages within a zone: bottom-up (a freshly booted v5.10+ "
           "kernel: boot pages go to the tail of the free lists) or top-down (kernels before v5.10)", "machine"),
@@ -123,10 +125,13 @@ _P = [
                                "limits are checked against the platform"), None,
           "RX descriptors (default: what the platform's NIC driver sets up)", "device", "descriptors",
           "what the platform's NIC accepts"),
-    Param("mtu", _ranged(units.parse_int, 576, 16334, "an MTU", "the model's range; the NIC's own maximum is "
-                         "checked against the platform"), 1500, "MTU in bytes", "device", "bytes",
-          "up to the platform's NIC maximum"),
-    Param("rx_usecs", _ranged(units.parse_time, 0, 10_000_000, "a coalescing delay", "the model's range: 0 to 10ms"),
+    Param("mtu", _ranged(units.parse_int, 576, 16334, "an MTU", "the model's TCP needs 576, the IPv4 minimum "
+                         "datagram, above the kernel's ETH_MIN_MTU of 68; the NIC's own max_mtu is checked against "
+                         "the platform"), 1500, "MTU in bytes", "device", "bytes",
+          "576 up to the platform's NIC maximum (its max_mtu)"),
+    Param("rx_usecs", _ranged(units.parse_time, 0, 10_000_000, "a coalescing delay",
+                              "the model's range: ethtool -C passes a u32 and each driver's set_coalesce clamps "
+                              "it to what its hardware holds; no kernel-wide limit"),
           0, "interrupt coalescing: the RX interrupt fires this long after the first frame (ethtool -C rx-usecs); "
           "for Wi-Fi it stands for an A-MPDU arriving as one burst", "device", "ns", "0 to 10 ms"),
     Param("bundle", _ranged(units.parse_int, 1, HTC_HOST_MAX_MSG_PER_RX_BUNDLE, "a bundle size",
@@ -144,8 +149,11 @@ _P = [
           "page strategies: how a received buffer becomes an skb. build_skb: around the buffer; napi_alloc_skb: "
           "a small skb for the copied headers with the buffer attached as a page frag (atlantic's aq_ring_rx_clean)",
           "driver"),
-    Param("rx_buf_size", _ranged(units.parse_size, 256, 65536, "a buffer size", "the model's range", _size_fmt),
-          2048, "bytes the driver maps per RX buffer", "driver", "bytes", "256 B to 64 KiB"),
+    Param("rx_buf_size", _ranged(units.parse_size, 256, 65536, "a buffer size",
+                                 "256 B is the model's floor; no RX buffer needs more than the largest IPv4 packet, "
+                                 "64 KiB (iphdr.tot_len is 16 bits)", _size_fmt),
+          2048, "bytes the driver maps per RX buffer", "driver", "bytes",
+          "256 B to 64 KiB; with rx_alloc=frag, the fragment fits PAGE_FRAG_CACHE_MAX_SIZE (32 KiB)"),
     Param("dma_dir", _enum("from_device", "bidirectional"), "from_device",
           "DMA direction of RX mappings (ath9k EDMA chips need bidirectional)", "driver"),
     Param("page_order", _ranged(units.parse_int, 0, MAX_PAGE_ORDER, "a page order",
@@ -174,9 +182,11 @@ _P = [
     Param("napi_added", units.parse_bool, True,
           "the driver called netif_napi_add() for its napi_struct (ath10k's USB driver did not until 2022): "
           "without it nothing ever polls the NAPI, and its GRO lists were never initialised", "driver"),
-    Param("tasklet_budget", _ranged(units.parse_int, 1, 4096, "a tasklet budget", "the model's range"), 512,
+    Param("tasklet_budget", _ranged(units.parse_int, 1, 4096, "a tasklet budget",
+                                    "the model's range: ath_rx_tasklet() hard-codes 512 and no kernel knob "
+                                    "changes it"), 512,
           "frames one run of the RX tasklet takes before it stops (ath_rx_tasklet: 512)", "driver", "frames",
-          "1 to 4096"),
+          "1 to 4096 (the kernel's is fixed at 512)"),
     Param("mac80211_rx", _enum("auto", "ieee80211_rx_napi", "if-napi-registered"), "auto",
           "Wi-Fi: how frames go to mac80211. auto: ieee80211_rx_napi from a NAPI poll, ieee80211_rx from a tasklet, "
           "ieee80211_rx_ni from a workqueue; ieee80211_rx_napi: always with the driver's napi (ath10k v5's hunk); "
@@ -194,21 +204,31 @@ _P = [
                                       "the sysctl net.core.gro_normal_batch takes 1 or more"), 8,
           "segments gro_normal_one() collects on napi->rx_list before netif_receive_skb_list_internal() "
           "(net.core.gro_normal_batch)", "kernel", "segments", "1 or more"),
-    Param("napi_skb_cache_size", _ranged(units.parse_int, 2, 1024, "a cache size", "the model's range"), None,
+    Param("napi_skb_cache_size", _ranged(units.parse_int, 2, 1024, "a cache size",
+                                         "NAPI_SKB_CACHE_SIZE is a compile-time constant of net/core/skbuff.c "
+                                         "(64, 128 from v6.19); the model's range around it"), None,
           "NAPI_SKB_CACHE_SIZE (default: from the kernel version, 64 up to v6.18, 128 from v6.19)", "kernel",
-          "heads", "2 to 1024"),
-    Param("napi_skb_cache_bulk", _ranged(units.parse_int, 1, 512, "a bulk size", "the model's range"), None,
+          "heads", "2 to 1024 (the kernel's is 64 or 128)"),
+    Param("napi_skb_cache_bulk", _ranged(units.parse_int, 1, 512, "a bulk size",
+                                         "NAPI_SKB_CACHE_BULK, net/core/skbuff.c: napi_skb_cache_get() refills "
+                                         "the empty skb_cache[] with that many heads, so at most its size"), None,
           "NAPI_SKB_CACHE_BULK refill (default: from the kernel version, 16 up to v6.18, 32 from v6.19)", "kernel",
           "heads", "1 to the cache size"),
-    Param("napi_skb_cache_free", _ranged(units.parse_int, 1, 512, "a free count", "the model's range"), None,
+    Param("napi_skb_cache_free", _ranged(units.parse_int, 1, 512, "a free count",
+                                         "NAPI_SKB_CACHE_HALF or NAPI_SKB_CACHE_FREE, net/core/skbuff.c: "
+                                         "napi_skb_cache_put() frees that many from a full skb_cache[], so at most "
+                                         "its size"), None,
           "heads freed when the NAPI cache is full (default: from the kernel version, NAPI_SKB_CACHE_HALF = 32 "
           "up to v6.18, NAPI_SKB_CACHE_FREE = 32 from v6.19)", "kernel", "heads", "1 to the cache size"),
     # --- traffic ---------------------------------------------------------------
     Param("traffic", _enum("tcp", "udp"), "tcp", "tcp (ACK-clocked bulk receive) or udp (open loop at `rate`)",
           "traffic"),
-    Param("rate", _ranged(units.parse_rate, 1_000, 400 * 10**9, "a rate", "the model's range"), 1 * 10**9,
+    Param("rate", _ranged(units.parse_rate, 1_000, 400 * 10**9, "a rate",
+                          "the model's range; the link (link_bps) caps what arrives"), 1 * 10**9,
           "offered rate for udp; for tcp, the sender's cap", "traffic", "bit/s", "1 kbit/s to 400 Gbit/s"),
-    Param("window", _ranged(units.parse_int, 2, 65536, "a window in segments", "the model's range"), 512,
+    Param("window", _ranged(units.parse_int, 2, 65536, "a window in segments",
+                            "the model's range; TCP's own limit is 65535 << TCP_MAX_WSCALE (14) bytes, about "
+                            "1 GiB"), 512,
           "TCP sender window in segments", "traffic", "segments", "2 to 65536"),
     Param("forward", units.parse_bool, False,
           "frames are forwarded out another port (routing) instead of consumed by a local socket", "traffic"),

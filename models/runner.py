@@ -219,10 +219,14 @@ def _variant_json(lesson: Lesson, r: VariantResult) -> dict[str, Any]:
         "params": r.params, "counters": r.counters, "metrics": r.metrics,
         "expect": list(expect),
         "violations": [{**v, "expected": v["name"] in expect} for v in r.violations],
+        # the list is capped (MAX_LISTED, plus the first of each other name): say so, and how many in all
+        "violations_total": sum(r.violation_counts.values()),
+        "violations_truncated": len(r.violations) < sum(r.violation_counts.values()),
         "violation_counts": r.violation_counts,
-        "warnings": r.warnings, "warning_counts": r.warning_counts, "accounting": r.accounting}
-    if r.page_pool_stats is not None:
-        out["page_pool_stats"] = r.page_pool_stats
+        "warnings": r.warnings, "warning_counts": r.warning_counts, "accounting": r.accounting,
+        # struct page_pool_stats by the kernel's names; null when the variant has no page_pool,
+        # so every variant has the same keys and a reader need not guess why one is missing
+        "page_pool_stats": r.page_pool_stats}
     return out
 
 

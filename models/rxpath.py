@@ -52,6 +52,7 @@ E_POST, E_MAP_SINGLE, E_SYNC_CPU, E_UNMAP_SINGLE = E["post"], E["dma_map_single"
 E_RING_DEINIT, E_ALLOC_PAGES, E_MAP_PAGE, E_UNMAP_PAGE = E["ring_deinit"], E["alloc_pages"], E["dma_map_page"], E[
     "dma_unmap_page"]
 E_PAGE_REF_INC, E_PUT_PAGE, E_RX_FRAME = E["page_ref_inc"], E["put_page"], E["rx_frame"]
+E_RX_DROPPED = E["rx_dropped"]
 NAPI_ALLOC_SKB, RX_DROPPED, ALLOC_PAGES, PAGE_REF_INC, PUT_PAGE = (C["napi_alloc_skb"], C["rx_dropped"],
                                                                   C["alloc_pages"], C["page_ref_inc"], C["put_page"])
 T_RX, T_FRAG = RX_BUFFER.tid, PP_FRAG.tid
@@ -252,9 +253,9 @@ class PerFrame(Strategy):
             # No replacement: drop the frame and give the old buffer back to the device.
             if old.state == "cpu-synced":
                 dma.sync_for_device(om, 0, self.size)
-            old.st = RX_BUFFER.sid["device-owned"]
-            self.ring.post(desc, old)
             rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer", old.id)
+            go(rec, old, E_RX_DROPPED)
+            self.ring.post(desc, old)
             return None, False
         if self.missing_unmap:
             # The bug: the data is synced for the CPU and used, the mapping is never given back.
@@ -499,12 +500,11 @@ class PagePoolFrag(Strategy):
                 else:
                     buf.st = DST[tid]
                     rec.moves[tid] += 1
-            if buf.st != FRAG_CPU_SYNCED:
+            if buf.st != FRAG_CPU_SYNCED:       # the fragment stays `filled`: its machine has the bug's edges
                 self.rec.violate("no-sync-for-cpu",
                                  f"CPU reads fragment buf#{buf.id} of page#{page.id} without "
                                  f"dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
                                  f"buf#{buf.id}")
-                buf.st = FRAG_CPU_SYNCED
             if self.double_unmap and buf.map.live:
                 # The classic bug: the driver unmaps a page the pool mapped (PP_FLAG_DMA_MAP);
                 # the pool unmaps it again when the page leaves.

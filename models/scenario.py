@@ -56,7 +56,7 @@ class Costs:
     stack_skb: int
     stack_seg: int
     mac80211: int
-    forward: int
+    path_rest: int
     tcp_ack: int
     recv: int
     cache_line_op: int
@@ -74,7 +74,7 @@ class Costs:
             ps(p.put_page_ns), ps(p.dma_map_ns), ps(p.dma_sync_ns), ps(p.swiotlb_find_ns),
             ps(p.swiotlb_release_ns), ps(p.iommu_map_ns), ps(p.iommu_unmap_ns), ps(p.iotlb_sync_ns),
             ps(p.iotlb_flush_all_ns), ps(p.pp_fast_ns), ps(p.pp_ring_ns), ps(p.gro_ns), ps(p.stack_skb_ns),
-            ps(p.stack_seg_ns), ps(p.mac80211_ns), ps(p.forward_ns), ps(p.tcp_ack_ns), ps(p.recv_ns),
+            ps(p.stack_seg_ns), ps(p.mac80211_ns), ps(p.path_rest_ns), ps(p.tcp_ack_ns), ps(p.recv_ns),
             ps(p.cache_line_op_ns), ps(p.sdio_xfer_ns), p.memcpy_gbs, p.swiotlb_copy_gbs or p.memcpy_gbs,
             p.copy_user_gbs)
 
@@ -181,7 +181,10 @@ def unit_costs(c: Costs) -> dict[str, int]:
         "napi_gro_receive": c.gro, "gro_normal_list": 4 * c.napi_cache,
         "ieee80211_rx": c.mac80211, "ieee80211_rx_napi": c.mac80211, "ieee80211_rx_ni": c.mac80211,
         "tcp_ack": c.tcp_ack, "dev_queue_xmit": c.driver_tx, "xdp_do_tx": c.driver_tx,
-        "tx_complete": c.driver_tx, "ip_forward": c.forward,
+        "tx_complete": c.driver_tx,
+        # ip_forward() stands for the whole routed path after it (path_rest_ns): netfilter, the qdisc,
+        # the egress driver's xmit and its TX completion are not itemised
+        "ip_forward": c.path_rest,
         "skb_attempt_defer_free": c.pp_ring, "skb_defer_free_flush": c.pp_ring,
         "alloc_pages": c.alloc_pages,
     }

@@ -460,11 +460,17 @@ class Sim:
                     break
         self.stop_at = 1 << 62
 
-    def run_until(self, call: str, count: int = 1, limit: int = 100_000) -> bool:
-        """Run frame by frame until `call` has happened `count` more times (or `limit` frames)."""
+    def run_until(self, call: str, count: int = 1, limit: int = 100_000, *, goal: int | None = None,
+                  stop: int | None = None) -> bool:
+        """Run frame by frame until `call` has happened `count` more times (or `limit` frames).
+
+        `goal` (the call's count to reach) and `stop` (the frame count not to pass) replace
+        count and limit when a caller runs one such run in two parts (LessonRun re-running
+        a long step traces only its end): frame by frame, two parts are the same run.
+        """
         cnt, cid = self.rec.cnt, C[call]
-        goal = cnt[cid] + count
-        stop = self.processed + limit
+        goal = cnt[cid] + count if goal is None else goal
+        stop = self.processed + limit if stop is None else stop
         while cnt[cid] < goal and self.processed < stop:
             before = (self.processed, self.engine.now, len(self.engine))
             self.run_frames(1)

@@ -7,8 +7,11 @@ strands whatever lies past the budget or past the frozen hardware head; a
 stranded XDP_TX frame holds a page_pool fragment, so the pool's delayed
 release retries every second and warns after 60 s ("stalled pool shutdown").
 
-Then the audit CONFIG_DMA_API_DEBUG would do at driver unbind: every mapping
-unmapped, every bounce slot released, every skb head and RX buffer returned.
+Then the audit CONFIG_DMA_API_DEBUG does when the driver is unbound from the
+device (dma_debug_device_change() on BUS_NOTIFY_UNBOUND_DRIVER; the model
+audits at ifdown, where a driver that unmaps at ifdown is done with them):
+every mapping unmapped, every bounce slot released, every skb head and RX
+buffer returned.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .sim import Sim
 
 from .calls import CALL_ID as C
+from .dma import dir_name
 from .lifecycle import EDGE_ID as E
 from .page_pool import DEFER_TIME_PS
 from .trace import PS
@@ -84,9 +88,16 @@ def _audit(self: Sim, budgeted: bool) -> None:
     pool_pages = acc["pool_inflight"]
     leaked = acc["live_mappings"] - pool_pages
     if leaked > 0:
+        # dma_debug_device_change() at BUS_NOTIFY_UNBOUND_DRIVER: the count, then one leaked entry
+        pool = {id(p.map) for p in self.pool.pages.values()} if self.pool is not None else set()
+        m = next((m for m in reversed(self.dma.live.values()) if id(m) not in pool), None)
+        entry = ("" if m is None else
+                 f" One of leaked entries details: [device address={m.dma:#018x}] [size={m.size} bytes] "
+                 f"[mapped with {dir_name(m.dir)}] [mapped as single]")
         rec.violate("leak-at-teardown",
                     f"DMA-API: device driver has pending DMA allocations while released from device "
-                    f"[count={leaked}]" + (" (TX buffers stranded by a budgeted ring deinit)" if budgeted else ""))
+                    f"[count={leaked}]{entry}"
+                    + (" (TX buffers stranded by a budgeted ring deinit)" if budgeted else ""))
 
 
 def accounting(self: Sim) -> dict[str, int]:

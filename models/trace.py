@@ -65,6 +65,33 @@ class Event:
         return f"{self.t_ns / 1000:12.3f}us {self.ctx:<8} {cost} {self.call}{obj}{detail}"
 
 
+class Halt(Exception):
+    """Raised by a traced run with `halt_at` set, just before the call numbered halt_at is recorded.
+
+    The run stops right after the call before it: what that call did is done,
+    the next one has only been counted (`undo()` takes that back). The Sim is
+    then a picture of one moment inside a step, for the player to show; it is
+    never run on (the step it was in stops half-way).
+    """
+
+    def __init__(self, cid: int, cost: int, ctx: str) -> None:
+        super().__init__(cid, cost, ctx)
+        self.cid, self.cost, self.ctx = cid, cost, ctx
+
+    def undo(self, rec: Recorder) -> None:
+        """Take back the accounting of the call that was about to be recorded."""
+        rec.seq -= 1
+        if self.ctx == "VIOLATION":
+            rec.violations.pop()
+        elif self.ctx == "WARNING":
+            rec.warnings.pop()
+        elif self.cid >= 0:
+            rec.cnt[self.cid] -= 1
+            if self.ctx != "device":           # a device call leaves the CPU's clock alone
+                rec.t -= self.cost
+                rec.extra[self.cid] -= self.cost - rec.unit[self.cid]
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
     """What a DMA-API-debug-style check (or a teardown audit) reported."""
@@ -97,7 +124,7 @@ class Counts(Mapping[str, int]):
 
 class Recorder:
     __slots__ = ("cnt", "extra", "unit", "moves", "t", "ctx", "t0", "cpu", "events", "seq", "violations",
-                 "warnings", "bounce_bytes", "tracing", "keep_from", "keep_to")
+                 "warnings", "bounce_bytes", "tracing", "keep_from", "keep_to", "halt_at")
 
     def __init__(self, trace: int = 0) -> None:
         self.cnt = [0] * NCALLS
@@ -112,6 +139,7 @@ class Recorder:
         self.tracing = self.events is not None
         self.seq = 0
         self.keep_from, self.keep_to = 0, 1 << 62      # the events kept (all, up to the buffer's size)
+        self.halt_at = 1 << 62             # a traced run raises Halt before recording this event
         self.violations: list[Violation] = []
         self.warnings: list[Violation] = []   # what the kernel would print that is not a driver bug
         self.bounce_bytes = 0
@@ -153,6 +181,8 @@ class Recorder:
     def emit(self, cid: int, cost: int, fmt: str, args: tuple[Any, ...], ctx: str = "", t: int = -1) -> None:
         """Append the Event of a call just accounted (traced runs only)."""
         self.seq += 1
+        if self.seq >= self.halt_at:
+            raise Halt(cid, cost, ctx)
         if not self.keep_from <= self.seq <= self.keep_to:
             return                      # outside the window asked for (keep()): numbered, not kept
         obj, _, detail = (fmt % args if args else fmt).partition("|")
@@ -242,6 +272,8 @@ class Recorder:
     def _note(self, kind: str, name: str, message: str, obj: str) -> None:
         if self.tracing and self.events is not None:
             self.seq += 1
+            if self.seq >= self.halt_at:
+                raise Halt(-1, 0, kind)
             if not self.keep_from <= self.seq <= self.keep_to:
                 return
             self.events.append(Event(self.seq, self.t // PS, kind, self.ctx, 0.0, "driver", obj,

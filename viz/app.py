@@ -15,7 +15,6 @@ app uses a high-contrast theme (viz.theme) and publishes each step for
 
 from __future__ import annotations
 
-import sys
 from functools import lru_cache
 
 from textual import events
@@ -186,7 +185,8 @@ def run_app(lesson: str | None = None, step: int | None = 0, compare: bool = Fal
     try:
         app = make_app(lesson, step, compare, present)
     except (LessonNotFound, LessonError) as exc:
-        print(f"rxviz: {exc}", file=sys.stderr)
+        from viz.cli_commands import err
+        err(f"rxviz: {exc}")
         return 2
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

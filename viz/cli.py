@@ -12,9 +12,12 @@ scripts:
     70 an internal error (a bug in rxviz: please report it)
     130 interrupted (Ctrl-C)
 
-Bad input always produces ONE line on stderr, starting with "rxviz: ", that
-says what was wrong and what was expected; never a traceback. argparse's own
-usage errors are folded into the same one-line shape (see `_Parser.error`).
+Bad input always produces one message on stderr, never a traceback: a first
+line starting with "rxviz: " that says what was wrong and where, within 80
+columns, and, when the rest does not fit there (what is expected, a list of
+known names), lines indented by two spaces below it (viz/cli_errors.py).
+argparse's own usage errors are folded into the same shape (`_Parser.error`).
+A `models` package that is not rxviz's own stops it first (viz/origin.py).
 
 Startup is kept fast for `--help` and `rxviz list`: rich is imported only
 when a table is printed, networkx only by `rxviz graph --format dot`
@@ -24,11 +27,12 @@ when a table is printed, networkx only by `rxviz graph --format dot`
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import textwrap
 from collections.abc import Sequence
 
-from .cli_commands import COMMANDS, CliError, fault_docs, positive_int, seed_int
+from .cli_commands import COMMANDS, CliError, err, fault_docs, positive_int, seed_int
 
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
@@ -54,7 +58,19 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         where = self.prog.removeprefix("rxviz").strip()
         prefix = f"{where}: " if where else ""
-        raise CliError(f"{prefix}{message} (see '{self.prog} --help')", 2)
+        # argparse's "(choose from 'a', 'b', ...)" becomes a part of its own, so that a long list
+        # goes below the first line (viz/cli_errors.py), and the names lose their quotes.
+        bad = re.fullmatch(r"argument (\S+): invalid choice: (.*?) \(choose from (.*)\)", message)
+        if bad:
+            arg, value, choices = bad.groups()
+            choices = choices.replace("'", "")
+            if arg == "COMMAND":
+                from models.lesson.schema import did_you_mean
+                hint = did_you_mean(value.strip("'"), choices.split(", "))
+                message = f"unknown command {value}{hint}; the commands are {choices}"
+            else:
+                message = f"argument {arg}: invalid choice: {value}; choose from {choices}"
+        raise CliError(f"{prefix}{message}; see '{self.prog} --help'", 2)
 
 
 def _fmt_default(param) -> str:
@@ -205,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "b blank; follow its speaker notes with `rxviz notes` in a second terminal")
 
     p = add("notes", "speaker notes: follow a `rxviz play LESSON --present` running on this machine")
-    p.add_argument("--session", metavar="ID", help="follow this presenter (default: the most recent one)")
+    p.add_argument("--session", metavar="ID",
+                   help="follow this presenter (default: the one most recently active at start, for the whole talk)")
     p.add_argument("--list", action="store_true", help="list the presenters running, then exit")
     p.add_argument("--once", action="store_true", help="print the current step's notes once, then exit")
 
@@ -234,7 +251,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public-url", metavar="URL",
                    help="the address browsers reach the server at, when it is not http://HOST:PORT "
                         "(a proxy, or --host 0.0.0.0)")
+
+    p = add("completion", "a completion script for your shell (commands, options, lesson ids)",
+            formatter_class=raw, epilog_fn=_completion_epilog)
+    p.add_argument("shell", choices=("bash", "zsh"), metavar="SHELL", help="bash or zsh")
     return parser
+
+
+def _completion_epilog() -> str:
+    return ("The script is generated from this command line (shtab) and is static: it knows\n"
+            "the lessons there are now. Install it once, and again after an upgrade:\n\n"
+            "  bash: rxviz completion bash > ~/.local/share/bash-completion/completions/rxviz\n"
+            "  zsh:  rxviz completion zsh > ~/.zfunc/_rxviz\n"
+            "        (with `fpath+=~/.zfunc` before `compinit` in ~/.zshrc)")
 
 
 def _port(text: str) -> int:
@@ -255,7 +284,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     if extra:
         where = f"rxviz {args.command}" if args.command else "rxviz"
         raise CliError(f"{where.removeprefix('rxviz').strip() + ': ' if args.command else ''}"
-                       f"unrecognized arguments: {' '.join(extra)} (see '{where} --help')", 2)
+                       f"unrecognized arguments: {' '.join(extra)}; see '{where} --help'", 2)
     return args
 
 
@@ -268,6 +297,10 @@ def _version() -> str:
 
 
 def _dispatch(argv: list[str]) -> int:
+    from .origin import clash
+    problem = clash()       # before anything imports `models`: a package of that name may not be ours
+    if problem:
+        raise CliError(problem, 2)
     try:
         args = _parse(argv)
     except SystemExit as e:          # --help: argparse printed it and asked to exit
@@ -289,13 +322,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()
             return code
         except CliError as e:
-            print(f"rxviz: {e.message}", file=sys.stderr)
+            err(f"rxviz: {e.message}")
             return e.code
         except ValueError as e:
             from models.scenario_checks import ScenarioError
             if not isinstance(e, ScenarioError):
                 raise
-            print(f"rxviz: {e}", file=sys.stderr)
+            err(f"rxviz: {e}")
             return 2
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -310,5 +343,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except Exception as e:  # the last resort: a bug, reported in one line
         msg = " ".join(str(e).split()) or "(no message)"
-        print(f"rxviz: internal error: {type(e).__name__}: {msg} (please report)", file=sys.stderr)
+        err(f"rxviz: internal error: {type(e).__name__}: {msg} (please report)")
         return EXIT_INTERNAL

@@ -27,7 +27,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not has_display():
         # Without a terminal Textual would wait for keys that never come, at full CPU.
         raise CliError("play needs a terminal (stdin and stdout are not one); for output a script can "
-                       f"read, try `rxviz run {args.lesson}` or `rxviz screenshot {args.lesson}`", 2)
+                       f"read: `rxviz run {args.lesson}` or `rxviz screenshot {args.lesson}`", 2)
     from viz.app import run_app  # Textual only for the commands that need it
 
     return run_app(args.lesson, args.step, args.compare, args.present)
@@ -99,7 +99,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         serve.serve(args.lesson, args.host, args.port, args.public_url)
     except OSError as e:
-        raise CliError(f"serve: cannot listen on {args.host}:{args.port}: {e.strerror or e}", 2) from None
+        why = e.strerror or (os.strerror(e.errno) if e.errno else str(e))
+        raise CliError(f"serve: cannot listen on {args.host}:{args.port}: {why}", 2) from None
     return 0
 
 

@@ -16,6 +16,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .cli_errors import layout
+
 TRACE_FRAMES = 20
 
 
@@ -53,8 +55,9 @@ def seed_int(text: str) -> int:
 
 
 def err(*lines: str) -> None:
+    """Each message on stderr, laid out within 80 columns (viz/cli_errors.py)."""
     for line in lines:
-        print(line, file=sys.stderr)
+        print(*layout(line), sep="\n", file=sys.stderr)
 
 
 # -- loading ---------------------------------------------------------------------
@@ -69,7 +72,10 @@ def load(name: str, broken_code: int = 2):
                 raise
             lesson = load_lesson(name)      # `rxviz run lessons` or a file without .yaml
     except LessonNotFound as e:
-        raise CliError(str(e), 2) from None
+        from models.lesson.schema import did_you_mean
+        known = ", ".join(e.known) or "(none)"
+        raise CliError(f"unknown lesson {e.name!r}{did_you_mean(e.name, e.known)}; "
+                       f"known lessons (`rxviz list`): {known}", 2) from None
     except LessonError as e:
         raise CliError(str(e), broken_code) from None
     if lesson.problems:
@@ -83,8 +89,8 @@ def _variants(lesson, names: list[str]) -> list[str]:
     out: list[str] = []
     for n in names:
         if n not in lesson.variants:
-            raise CliError(f"lesson {lesson.id!r} has no variant {n!r}; its variants are "
-                           f"{', '.join(lesson.variants)}{did_you_mean(n, lesson.variants)}", 2)
+            raise CliError(f"lesson {lesson.id!r} has no variant {n!r}{did_you_mean(n, lesson.variants)}; "
+                           f"its variants are {', '.join(lesson.variants)}", 2)
         if n not in out:
             out.append(n)
     return out
@@ -125,6 +131,7 @@ Commands:
   rxviz serve                the player in a web browser (a classroom, a
                              projector without a terminal)
   rxviz notes                speaker notes following a `rxviz play --present`
+  rxviz completion SHELL     a completion script for bash or zsh
 
 In a terminal, `rxviz` alone opens the home screen of the player.
 Try `rxviz run rx-basics`; `rxviz COMMAND --help` explains each command."""
@@ -235,9 +242,8 @@ def check_one(path: str) -> tuple[int, list[str]]:
 
 
 def lesson_warnings(lesson) -> list[str]:
-    """What `rxviz check` warns about: today, answers bunched on one choice position."""
-    balance = lesson.answer_balance()
-    return [f"answers: {balance}"] if balance else []
+    """What `rxviz check` warns about: answers bunched on one choice position, or on the longest choice."""
+    return [f"answers: {w}" for w in (lesson.answer_balance(), lesson.answer_lengths()) if w]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -251,7 +257,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if code == 2:
             err(*lines)
         else:
-            print("\n".join(lines), flush=True)
+            print("\n".join(part for line in lines for part in layout(line)), flush=True)
         worst = max(worst, code)
     return worst
 
@@ -329,8 +335,8 @@ def cmd_graph(args: argparse.Namespace) -> int:
         print("\nShow one with `rxviz graph MACHINE [--format text|dot|mermaid|json]`.")
         return 0
     if args.machine not in machines:
-        raise CliError(f"unknown machine {args.machine!r}; known machines are {', '.join(machines)}"
-                       f"{did_you_mean(args.machine, machines)}", 2)
+        raise CliError(f"unknown machine {args.machine!r}{did_you_mean(args.machine, machines)}; "
+                       f"known machines are {', '.join(machines)}", 2)
     render = {"text": lifecycle.to_text, "dot": lifecycle.to_dot, "mermaid": lifecycle.to_mermaid,
               "json": lifecycle.to_json}[args.format]
     print(render(args.machine))
@@ -368,8 +374,16 @@ def cmd_notes(args: argparse.Namespace) -> int:
     return notes(args)
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .cli import build_parser
+    from .cli_completion import script
+    print(script(build_parser(), args.shell), end="")
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
     "graph": cmd_graph, "stats": cmd_stats, "sweep": cmd_sweep, "notes": cmd_notes,
+    "completion": cmd_completion,
     **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
 }

@@ -80,7 +80,7 @@ def _patch(lesson: Lesson) -> list[str]:
         return ["No patch: the common RX path every driver lesson builds on.", ""]
     refs = [f"Message-ID `{p.message_id}`" if p.message_id else "", f"commit `{p.commit}`" if p.commit else "",
             _link(p.url) if p.url else ""]
-    return [f"**Patch:** {plain(p.subject)}  ", f"{plain(p.author)}, {p.date}  ",
+    return [f"**Patch:** {plain(p.subject)}  ", f"{plain(p.author)}{', ' + p.date if p.date else ''}  ",
             "; ".join(r for r in refs if r), ""]
 
 

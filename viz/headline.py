@@ -79,13 +79,22 @@ def notes(h: dict[str, Any], lesson) -> list[str]:
             lo, hi = f["plausible"]
             where = "inside" if f.get("in_plausible_range") else "OUTSIDE"
             out.append(f"a real machine: {num(lo)} to {num(hi)} ({f.get('basis', '')}); the fit is {where} it")
+        if f.get("absorbs"):
+            out.append(f"what {f['param']} absorbs: {f['absorbs']}")
     if not h.get("fitted"):
         out.append("fitted: nothing (every parameter comes from the platform profile)")
     change = h.get("compare") == "change"
     for row in h.get("sensitivity") or []:
         what = "change" if change else "after"
-        pts = "; ".join(f"x{p['factor']:g} gives {what} {num(p['figure'])}" for p in row["points"])
+        pts = "; ".join(f"x{p['factor']:g}{_capped(p)} gives {what} {num(p['figure'])}" for p in row["points"])
         out.append(f"sensitivity ({row['frames']:,} frames): {row['param']} {pts}")
     if h.get("source"):
         out.append(f"source: {h['source']}")
     return out
+
+
+def _capped(point: dict[str, Any]) -> str:
+    """' (applied x1.42, capped at 1.0)' when the moved value hit the parameter's limit."""
+    if "applied_factor" not in point:
+        return ""
+    return f" (applied x{point['applied_factor']:.2f}, capped at {num(point['capped_at'])})"

@@ -1,6 +1,6 @@
 """The queue of model moves a player asks for, drained by one worker thread at a time.
 
-Key handlers only *request* moves ("goto" k, "seen" k, "ff" n), so they return at
+Key handlers only *request* moves ("goto" k, "seen" k, "ff" n, "call" …), so they return at
 once and the UI stays responsive while a step computes. The worker takes the
 moves in order; when a later goto is already queued it skips publishing the
 one it just made, so a burst of PageDowns from a clicker lands on the last
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from viz.session import Frame, Session, quiet
 
@@ -45,15 +46,16 @@ class MoveQueue:
     def __init__(self, session: Session, start: Callable[[], object]) -> None:
         self.session = session
         self._start = start
-        self._ops: list[tuple[str, int]] = []
+        self._ops: list[tuple[str, Any]] = []
         self._lock = threading.Lock()
         self._wake = threading.Event()       # set by request(): ends the wait before computing ahead
         self.draining = False
         self._doing = ""                     # what the worker is at: "goto", "seen", "ff" or "ahead"
 
-    def request(self, kind: str, n: int = 0) -> None:
+    def request(self, kind: str, n: Any = 0) -> None:
         """Queue a move. "goto" k: go to step k and publish its frame; "seen" k: the UI
-        already shows step k's ready frame, so only compute ahead of it; "ff" n: fast-forward.
+        already shows step k's ready frame, so only compute ahead of it; "ff" n: fast-forward;
+        "call" (step, variant, at, delta, follow): one kernel call on (Session.step_call).
         A goto or seen replaces one queued just before it (only the last position matters)."""
         with self._lock:
             if kind in POSITION and self._ops and self._ops[-1][0] in POSITION:
@@ -73,7 +75,8 @@ class MoveQueue:
     def drain(self, call: Callable[..., None], on_frame: Callable[[Frame], None],
               on_ready: Callable[[Frame], None], cancelled: Callable[[], bool],
               on_progress: Callable[[int, int], None] | None = None,
-              on_error: Callable[[str, int, BaseException], None] | None = None) -> None:
+              on_error: Callable[[str, int, BaseException], None] | None = None,
+              on_note: Callable[[str], None] | None = None) -> None:
         """Run queued moves, then compute ahead, until there is nothing left to do (worker thread).
 
         `call(fn, *args)` runs fn on the UI thread. `on_frame` gets the frame of
@@ -84,6 +87,7 @@ class MoveQueue:
         `on_error(kind, step, exc)` hears of a model error (an illegal transition,
         a bug): the queue is dropped and draining stops, so the UI stays usable
         and can say what failed instead of waiting for a frame that never comes.
+        `on_note(why)` hears why a "call" move went nowhere (the lesson's last call).
         """
         def ui(fn, *args) -> None:
             try:
@@ -96,7 +100,7 @@ class MoveQueue:
                 ui(on_progress, done, total)
         self._doing = "goto"
         try:
-            self._run(ui, on_frame, on_ready, cancelled, progress)
+            self._run(ui, on_frame, on_ready, cancelled, progress, on_note)
         except _Shutdown:
             pass
         except Exception as exc:       # the model failed (an illegal transition, a bug): say so
@@ -110,7 +114,7 @@ class MoveQueue:
             self._ops.clear()
             self.draining = False
 
-    def _run(self, call, on_frame, on_ready, cancelled, progress) -> None:
+    def _run(self, call, on_frame, on_ready, cancelled, progress, on_note=None) -> None:
         session = self.session
         while not cancelled():
             with self._lock:
@@ -130,6 +134,12 @@ class MoveQueue:
             self._doing = kind
             if kind == "ff":
                 frame = session.fast_forward(n, cancelled, progress)
+            elif kind == "call":
+                frame, why = session.step_call(*n, cancelled=cancelled)
+                if frame is None:
+                    if on_note is not None:
+                        call(on_note, why)
+                    continue
             else:
                 known = session.computed
                 frame = session.goto(n, cancelled, progress if kind == "goto" else quiet)
@@ -138,7 +148,7 @@ class MoveQueue:
                 if kind == "seen":
                     continue
             with self._lock:
-                stale = any(k in POSITION for k, _ in self._ops)
+                stale = any(k in POSITION or k == "call" for k, _ in self._ops)
             if frame is None or stale or cancelled():
                 continue
             call(on_frame, frame)

@@ -10,8 +10,10 @@ rewritten atomically on every step and removed when the presenter quits. Files
 are used rather than a socket: nothing listens, nothing to clean up after a
 crash but a stale file (a presenter whose process is gone is skipped), and
 several presenters on one machine each have their own file. `rxviz notes`
-follows the most recently updated live presenter, or the one `--session` names,
-and prints the notes of each step as the presenter reaches it.
+locks onto the presenter most recently active when it starts (or the one
+`--session` names) and stays with it, printing the notes of each step as that
+presenter reaches it; with several presenters it says which one it follows
+and how to pick another (`--list`, `--session`).
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def sessions(directory: Path | None = None) -> list[dict[str, Any]]:
     for path in directory.glob(f"{PREFIX}*.json"):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue                    # being replaced, or not ours
         if isinstance(data, dict) and _alive(int(data.get("pid", 0) or 0)):
             out.append(data)
@@ -114,15 +116,42 @@ def render(data: dict[str, Any], width: int = 80) -> str:
     return "\n".join(lines)
 
 
+def _others(live: list[dict[str, Any]], mine: str) -> str:
+    """The line that says which presenter is followed and how to pick another, when there are several."""
+    n = sum(1 for d in live if d.get("session") != mine)
+    if not n:
+        return ""
+    return (f"following presenter {mine}, the most recently active; {n} other presenter"
+            f"{'s' if n > 1 else ''} on this machine: `rxviz notes --list` lists them, "
+            f"`rxviz notes --session ID` follows one")
+
+
 def follow(session: str | None, out: Callable[[str], None], once: bool = False,
            directory: Path | None = None, sleep=time.sleep, limit: float | None = None) -> Iterator[int]:
-    """Print each step's notes as the presenter reaches it; yields after each look (tests stop it)."""
+    """Print each step's notes as the presenter reaches it; yields after each look (tests stop it).
+
+    Without `session`, the follower locks onto the presenter most recently active when it
+    first finds one and stays with it, however the others step: a talk's notes never jump to
+    another presenter's. When that presenter quits, it waits for the next one to lock onto.
+    """
+    locked = session
     shown = None
     waited = False
     start = time.monotonic()
     while True:
-        data = pick(session, directory)
+        if locked is None:
+            live = sessions(directory)
+            if live:
+                locked = live[0]["session"]
+                if note := _others(live, locked):
+                    out(note)
+        data = pick(locked, directory) if locked is not None else None
         if data is None:
+            if session is None and locked is not None:      # the followed presenter has quit
+                if shown is not None:
+                    out(f"presenter {locked} has ended; waiting for a presenter (rxviz play LESSON --present)…")
+                    waited = True
+                locked, shown = None, None
             if not waited:
                 who = f"presenter session {session}" if session else "a presenter (rxviz play LESSON --present)"
                 out(f"waiting for {who}…")

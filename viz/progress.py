@@ -1,15 +1,19 @@
 """Progress through the lessons, kept between runs: the step reached, the answers, what is finished.
 
+A lesson is finished when its end screen was reached, not when its last step was shown
+(`--step` and End jump there without going through it).
+
 One small JSON file in the state directory (viz.state), rewritten whole on every
 change (atomically), so tomorrow's `rxviz` resumes where today's stopped:
 
-    {"version": 1, "lessons": {"rx-basics": {"step": 5, "total": 13, "finished": false,
+    {"version": 1, "lessons": {"rx-basics": {"step": 5, "total": 14, "finished": false,
                                               "answers": {"4": 1}}}}
 
 A file that cannot be used is never a crash and never silently lost:
 
-- unreadable JSON, or not this shape: it is renamed aside (`progress.json.corrupt-<time>`),
-  the app starts afresh and says so in one line;
+- unreadable JSON (including JSON nested too deeply to parse), or not this shape: it is
+  renamed aside (`progress.json.corrupt-<time>`, never over an earlier one), the app starts
+  afresh and says so in one line;
 - a file that cannot be read at all (permissions, a directory in its place): the app says
   so and does not save this session, so the file is left exactly as it was.
 """
@@ -77,12 +81,19 @@ class ProgressStore:
             return self.lessons
         try:
             self.lessons = _parse(json.loads(text))
-        except (ValueError, TypeError) as exc:
+        except RecursionError:          # '[' * 200000: nested deeper than the parser can go
+            return self._set_aside("nested too deeply")
+        except (ValueError, TypeError, OverflowError) as exc:
             return self._set_aside(str(exc) or "unreadable")
         return self.lessons
 
     def _set_aside(self, why: str) -> dict[str, LessonProgress]:
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        stamp = time.strftime('%Y%m%d-%H%M%S')
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        n = 1
+        while aside.exists():            # never over an earlier one set aside in the same second
+            n += 1
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
         try:
             self.path.rename(aside)
         except OSError as exc:

@@ -20,10 +20,10 @@ frame is never mutated. Any goto drops the fast-forward.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from models.lesson.schema import Lesson
-from models.replay import LessonRun
+from models.replay import TRACED_TAIL, LessonRun
 from models.sim import Sim
 from models.snapshot import clone
 
@@ -31,6 +31,15 @@ FF_CHUNK = 2_000          # frames per variant between two looks at the cancel f
 
 def quiet(done: int, total: int) -> None:
     """The progress report of a caller that shows none."""
+
+
+def object_of(event) -> str | None:
+    """What `o` follows at this call: the first object it moved, else the one it touched."""
+    if event is None:
+        return None
+    for t in event.transitions:
+        return t.obj
+    return event.obj or None
 
 
 # The order views are offered in when a step does not focus one.
@@ -94,12 +103,30 @@ class Frame:
     sims: dict[str, Sim]            # every variant, read-only (shared with the run's snapshots)
     prev_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     reached: bool = True            # the step's `run: until` happened within its limit
+    cursor: int | None = None       # `shown` is stopped right after this call (event number); None: the step's end
+    calls: dict[str, tuple[int, int]] = field(default_factory=dict)   # each variant's calls in the step: (first, last)
+    landing: bool = True            # where the step lands (not a call stepped to): the player keeps it as ready
+    earlier: tuple = ()             # following an object: its events found so far (models.trace.Event)
 
     @property
     def code_line(self) -> int | None:
         if self.step <= 0:
             return None
         return self.lesson.steps[self.step - 1].code or None
+
+    @property
+    def pos(self) -> tuple[int, int, int | None]:
+        """Where the frame is: (step, frames fast-forwarded, call stopped after or None)."""
+        return (self.step, self.extra, self.cursor)
+
+    def call_index(self, variant: str | None = None) -> tuple[int, int] | None:
+        """(the call `variant` is at, counted in the step; the step's calls); None: the step made none."""
+        variant = variant or self.shown
+        first, last = self.calls.get(variant, (1, 0))
+        sim = self.sims.get(variant)
+        if last < first or self.extra or sim is None:
+            return None
+        return sim.rec.seq - first + 1, last - first + 1
 
 
 class Session:
@@ -113,6 +140,7 @@ class Session:
         self.step = 0                          # the lesson step last gone to
         self.extra = 0                         # frames fast-forwarded beyond it
         self._ff: dict[str, Sim] | None = None
+        self._trails: dict[tuple[str, str], dict] = {}     # (variant, object) -> its events found, by number
 
     def _ensure(self) -> LessonRun:
         if self.run is None:
@@ -138,15 +166,79 @@ class Session:
             gc.freeze()
         return snap
 
-    def frame_at(self, k: int) -> Frame:
-        """The clean frame of lesson step k, computing up to it if needed."""
+    def frame_at(self, k: int, variant: str | None = None, cursor: int | None = -1) -> Frame:
+        """The frame of lesson step k, computing up to it if needed.
+
+        `variant`: the one shown (default: the step's). `cursor`: stop it right after that
+        call; -1 (the default) is where the step lands: a step that runs `until` a call
+        stops right after that call, any other at its end (None).
+        """
         run = self._ensure()
         k = max(0, min(run.total, k))
         sims, notes = self._snapshot(k)
         prev = run.snapshot(k - 1)[0] if k else {}
         reached = notes[-1].reached if notes else True
-        return Frame(self.lesson, k, run.total, 0, run.shown(k), sims,
-                     {v: s.rec.counts for v, s in prev.items()}, reached)
+        landing = variant is None and cursor == -1
+        shown = variant or run.shown(k)
+        if cursor == -1:
+            cursor = notes[-1].at if notes and k and shown == run.shown(k) and notes[-1].at else None
+        calls = {v: run.call_range(k, v, reachable=False)[:2] for v in sims}
+        if cursor is not None and cursor >= calls[shown][1]:
+            cursor = None
+        if cursor is not None:
+            sims = {**sims, shown: run.at_call(k, shown, cursor)}
+            cursor = sims[shown].rec.seq
+        return Frame(self.lesson, k, run.total, 0, shown, sims,
+                     {v: s.rec.counts for v, s in prev.items()}, reached, cursor, calls, landing)
+
+    def step_call(self, k: int, variant: str, at: int, delta: int, follow: str | None = None,
+                  cancelled=lambda: False) -> tuple[Frame | None, str]:
+        frame, why = self._step_call(k, variant, at, delta, follow, cancelled)
+        if frame is not None:
+            self.step = frame.step
+        return frame, why
+
+    def _step_call(self, k, variant, at, delta, follow, cancelled) -> tuple[Frame | None, str]:
+        """One kernel call forward (delta 1) or back (-1) from call `at` of step k, across step ends.
+
+        With `follow`, the next (previous) call that moves that object instead. Returns the
+        frame and "" or, when there is nowhere to go, None and why.
+        """
+        run = self._ensure()
+        self.extra, self._ff = 0, None
+        k = max(0, min(run.total, k))
+        if follow:
+            return self._follow(run, k, variant, at, delta, follow, cancelled)
+        first, last, reachable = run.call_range(k, variant)
+        target = at + delta
+        if k and reachable <= target <= last:
+            return self.frame_at(k, variant, target), ""
+        if delta < 0 and k and first < reachable <= at:
+            return None, (f"the calls before this one ran untraced (a long step: only its last "
+                          f"{TRACED_TAIL} frames are recorded): ← goes to the step before")
+        j = k + delta
+        while 1 <= j <= run.total and not cancelled():
+            f, lst, r = run.call_range(j, variant)
+            if lst >= r:
+                return self.frame_at(j, variant, r if delta > 0 else None), ""
+            j += delta
+        return None, "the last call of the lesson" if delta > 0 else "the first call of the lesson"
+
+    def _follow(self, run, k, variant, at, delta, follow, cancelled) -> tuple[Frame | None, str]:
+        trail = self._trails.setdefault((variant, follow), {})
+        j = max(1, k)
+        while 1 <= j <= run.total and not cancelled():
+            found = run.moves_of(j, variant, follow)
+            trail.update((e.seq, e) for e in found)
+            seqs = [e.seq for e in found]
+            if j == k:
+                seqs = [q for q in seqs if (q > at if delta > 0 else q < at)]
+            if seqs:
+                frame = self.frame_at(j, variant, seqs[0] if delta > 0 else seqs[-1])
+                return replace(frame, earlier=tuple(trail[q] for q in sorted(trail))), ""
+            j += delta
+        return None, (f"{follow} makes no {'further' if delta > 0 else 'earlier'} move in this lesson's "
+                      f"recorded calls")
 
     def goto(self, k: int, cancelled=lambda: False, progress=quiet) -> Frame | None:
         """Go to lesson step k, clean (any fast-forward is dropped); None if cancelled on the way.

@@ -5,7 +5,8 @@ This theme keeps the background black and the panels near-black, and sets every
 text variable the app's styles use (`$text-*`, `$foreground-muted`, the
 `-muted` backgrounds under code and warnings) to a colour whose WCAG contrast
 ratio against every background it is drawn on is at least 4.5:1
-(tests/ui/test_contrast.py computes it for every component style on screen).
+(tests/ui/test_presenter.py, test_every_text_colour_of_the_presenter_theme_has_contrast,
+computes it for every component style on screen).
 Colours keep their meaning from the default theme: blue the device, yellow
 in flight, green recycled, red dropped.
 """

@@ -72,10 +72,10 @@ class LessonNotFound(Exception):
 
 @dataclass(frozen=True)
 class Patch:
-    """The driver patch a lesson teaches; at least one of message_id / commit is set."""
+    """The driver patch a lesson teaches; at least one of message_id / commit / url / seed is set."""
     subject: str
     author: str
-    date: str                 # ISO YYYY-MM-DD
+    date: str = ""            # ISO YYYY-MM-DD when it was posted; "" when the copy kept no date
     message_id: str = ""
     commit: str = ""
     url: str = ""
@@ -123,6 +123,9 @@ class Fitted:
     # value outside it says the parameter absorbs what the model does not have.
     plausible: tuple[float, float] | None = None
     basis: str = ""
+    # What the value stands for beyond its name, said plainly, when a fit is the rest of a path
+    # the model does not itemise (`rxviz run` prints it beside the range).
+    absorbs: str = ""
 
 
 @dataclass(frozen=True)
@@ -216,6 +219,8 @@ class Lesson:
     expect: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # variant -> faults (models.calls.FAULTS) its driver has on purpose, as `--inject` would add them
     inject: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the two variants the end screen sums up, when the lesson names them (else the headline pair)
+    end_pair: tuple[str, ...] = ()
     # control or bidi characters found in the lesson's text (each `file:line:col: field: ...`);
     # the strings themselves were cleaned when loaded (models.lesson.sanitize)
     problems: tuple[str, ...] = ()
@@ -251,3 +256,20 @@ class Lesson:
             return ""
         return (f"{n} of its {len(answers)} answers are choice {top + 1}: vary the position of the right "
                 f"choice (at most half of the answers in one place)")
+
+    def answer_lengths(self) -> str:
+        """A warning when the right choice is the longest in more than half of the questions, else ''.
+
+        "The longest" is longer than every other choice of its question (choices of one length
+        give nothing away). A learner who notices that the right answer is the one that
+        explains most picks it without predicting; like positions, one question is no pattern.
+        """
+        asks = [s.ask for s in self.steps if s.ask is not None]
+        if len(asks) < 2:
+            return ""
+        n = sum(1 for a in asks
+                if all(len(a.choices[a.answer]) > len(c) for i, c in enumerate(a.choices) if i != a.answer))
+        if n * 2 <= len(asks):
+            return ""
+        return (f"in {n} of its {len(asks)} questions the right choice is the longest: shorten it or lengthen "
+                f"a wrong one (the longest in at most half of the questions)")

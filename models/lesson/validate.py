@@ -226,7 +226,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
     v = _V(loader, path)
     _no_internal_notes(v, root)
     top = _Map(v, root, "", ("id", "title", "driver", "summary", "scenario", "variants", "steps"),
-               ("patch", "paper", "headline", "fitted", "pseudocode", "checks"))
+               ("patch", "paper", "headline", "end_pair", "fitted", "pseudocode", "checks"))
     lid = top.get("id", "text")
     if not _ID.fullmatch(lid):
         top.fail("id", f"expected lowercase letters, digits and '-' (2 to 64), got {lid!r}")
@@ -261,16 +261,18 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
 
     patch = None
     if (node := top.opt("patch")) is not None:
-        p = _Map(v, node, "patch", ("subject", "author", "date"), ("message_id", "commit", "url", "seed"))
+        p = _Map(v, node, "patch", ("subject", "author"), ("date", "message_id", "commit", "url", "seed"))
         s = {k: p.get(k, "text") for k in p.vals}
-        try:   # read as written, so that YAML's own date reading never fails on 2024-02-30
-            ok = bool(_DATE.fullmatch(s["date"])) and bool(datetime.date.fromisoformat(s["date"]))
-        except ValueError:
-            ok = False
-        if not ok:
-            p.fail("date", f"expected a date YYYY-MM-DD, got {s['date']!r}")
-        if not (s.get("message_id") or s.get("commit")):
-            v.fail(node, "patch", "needs a message_id or a commit (or both)")
+        if "date" in s:   # unknown dates are left out, never guessed
+            try:   # read as written, so that YAML's own date reading never fails on 2024-02-30
+                ok = bool(_DATE.fullmatch(s["date"])) and bool(datetime.date.fromisoformat(s["date"]))
+            except ValueError:
+                ok = False
+            if not ok:
+                p.fail("date", f"expected a date YYYY-MM-DD, got {s['date']!r}")
+        if not any(s.get(k) for k in ("message_id", "commit", "url", "seed")):
+            v.fail(node, "patch", "needs a message_id, a commit or a url to find it by (a patch known only "
+                   "from a copy without mail headers: its seed)")
         patch = Patch(**s)
 
     paper = None
@@ -296,9 +298,16 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
         top.fail("paper", "needs a headline pair: name variants before/after or set headline.before/after")
     headline = Headline(h.get("frames", "integer", 1, 5_000_000, default=100_000) if h else 100_000, hb, ha)
 
+    end_pair: tuple[str, ...] = ()   # the two variants the end screen sums up
+    if (node := top.opt("end_pair")) is not None:
+        end_pair = tuple(v.choice(n, f"end_pair[{i}]", variants, "variant")
+                         for i, n in enumerate(v.seq(node, "end_pair", 2, 2)))
+        if end_pair[0] == end_pair[1]:
+            top.fail("end_pair", "needs two different variants")
+
     fitted = []
     for i, node in enumerate(v.seq(top.opt("fitted"), "fitted", 0, 1000)):
-        p = _Map(v, node, f"fitted[{i}]", ("param", "to"), ("note", "target", "plausible", "basis"))
+        p = _Map(v, node, f"fitted[{i}]", ("param", "to"), ("note", "target", "plausible", "basis", "absorbs"))
         name = p.get("param", "choice", params.PARAMS, "parameter")
         if name not in scenario and not any(name in o for o in variants.values()):
             p.fail("param", f"{name!r} is not set in scenario or variants")
@@ -322,6 +331,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
             if "basis" not in p:
                 p.fail("plausible", "a plausible range needs its basis: where the range comes from")
         target["basis"] = p.get("basis", "text", default="")
+        target["absorbs"] = p.get("absorbs", "text", default="")
         fitted.append(Fitted(name, to, p.get("note", "text", default=""), **target))
 
     node = top.opt("pseudocode")   # variant -> lines, numbered from 1 by step `code`
@@ -340,7 +350,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
     checks = tuple(_check(v, i, n, variants) for i, n in enumerate(v.seq(top.opt("checks"), "checks", 0, 1000)))
     return Lesson(lid, top.get("title", "text"), top.get("driver", "text"), summary, patch,
                   scenario, scenario_raw, variants, paper, headline, tuple(fitted), pseudocode, steps, checks,
-                  None if path == "<string>" else path, expect=expect, inject=inject,
+                  None if path == "<string>" else path, expect=expect, inject=inject, end_pair=end_pair,
                   problems=tuple(str(e) for e in sorted(v.problems, key=lambda e: (e.line, e.column))))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from contextlib import redirect_stdout
 
 import pytest
@@ -64,7 +65,7 @@ async def test_every_text_colour_of_the_presenter_theme_has_contrast():
     for lesson, step, keys in (("rx-basics", 4, ()), ("rx-basics", 5, ("c",)), ("ath11k-36bit-dma-mask", 1, ()),
                                ("ath9k-page-pool", 7, ()), ("ath10k-sdio-napi", 1, ()),
                                ("bgmac-napi-skb-cache", 2, ()), (None, 0, ()), ("rx-basics", 0, ("question_mark",)),
-                               ("rx-basics", 13, ("right",)), ("rx-basics", 13, ("s",))):
+                               ("rx-basics", 14, ("right",)), ("rx-basics", 14, ("s",))):
         app = make_app(lesson=lesson, step=step, present=True, remember=False)
         async with app.run_test(size=(160, 50)) as pilot:
             await settle(app, pilot)
@@ -116,7 +117,7 @@ async def test_notes_follow_each_presenter_and_two_do_not_mix():
             await press(p1, "right", "right", "right")         # rx-basics step 4 asks a question
             mine = notes.pick(one.notes.session)
             assert (mine["lesson"], mine["step"]) == ("rx-basics", 4)
-            assert "Let the room guess" in mine["notes"] and mine["next_title"]
+            assert "A prediction before anything reaches TCP" in mine["notes"] and mine["next_title"]
             printed: list[str] = []
             for _ in notes.follow(two.notes.session, printed.append, once=True):
                 pass
@@ -124,7 +125,7 @@ async def test_notes_follow_each_presenter_and_two_do_not_mix():
             out = io.StringIO()
             with redirect_stdout(out):
                 assert main(["notes", "--session", one.notes.session, "--once"]) == 0
-            assert "rx-basics · step 4/13" in out.getvalue()
+            assert "rx-basics · step 4/14" in out.getvalue()
         assert not two.notes.path.exists()                      # a presenter that quits removes its file
     assert notes.sessions() == []
 
@@ -146,4 +147,39 @@ def test_notes_follower_waits_for_a_presenter_then_prints_each_step(tmp_path):
         if len(printed) >= 3:
             break
     assert printed[0].startswith("waiting for a presenter")
-    assert "step 2/13" in printed[1] and "step 3/13" in printed[2]
+    assert "step 2/14" in printed[1] and "step 3/14" in printed[2]
+
+
+def test_notes_without_a_session_stay_with_one_presenter_of_two(tmp_path):
+    """Two presenters, no --session: the follower locks onto the most recent one and never jumps."""
+    from models.lesson import find_lesson
+    basics, ath11k = find_lesson("rx-basics"), find_lesson("ath11k-36bit-dma-mask")
+    first, second = notes.NotesPublisher("first", tmp_path), notes.NotesPublisher("second", tmp_path)
+    first.publish(basics, 1)
+    time.sleep(0.01)
+    second.publish(ath11k, 1)                               # the most recently active at start
+    printed: list[str] = []
+    ticks = iter(range(10))
+
+    def step(_):
+        k = next(ticks)
+        if k == 0:
+            first.publish(basics, 2)                        # now the other one is the most recent...
+        elif k == 1:
+            second.publish(ath11k, 2)                       # ...and the followed one moves on
+        elif k == 2:
+            first.publish(basics, 3)
+        elif k == 3:
+            second.close()                                  # the followed presenter quits
+        elif k == 5:
+            first.publish(basics, 4)
+    for _ in notes.follow(None, printed.append, directory=tmp_path, sleep=step, limit=5):
+        if len(printed) >= 6:
+            break
+    assert printed[0].startswith("following presenter second") and "--session" in printed[0] \
+        and "--list" in printed[0]
+    assert printed[1].startswith("── ath11k-36bit-dma-mask · step 1/")
+    assert printed[2].startswith("── ath11k-36bit-dma-mask · step 2/")   # never rx-basics while second runs
+    assert printed[3].startswith("presenter second has ended")
+    assert printed[4].startswith("── rx-basics · step 3/")              # then the one still running
+    assert printed[5].startswith("── rx-basics · step 4/")

@@ -77,3 +77,18 @@ async def test_fast_forward_reports_each_chunk(monkeypatch):
         await settle(app, pilot)
         assert app.screen.frame.extra == 3 * FF_CHUNK
     assert [(d, t) for d, t, _ in seen] == [(FF_CHUNK * i, 3 * FF_CHUNK) for i in (1, 2, 3)]
+
+
+async def test_only_the_end_screen_finishes_a_lesson():
+    from models.lesson import find_lesson
+    from viz.screens.end import EndScreen
+    app = make_app(lesson="rx-basics", step=len(find_lesson("rx-basics").steps), remember=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.frame.step == len(screen.lesson.steps)            # --step to the last step
+        assert "rx-basics" not in app.finished and not app.store.get("rx-basics").finished
+        await pilot.press("right")
+        await settle(app, pilot)
+        assert isinstance(app.screen, EndScreen)
+        assert "rx-basics" in app.finished and app.store.get("rx-basics").finished

@@ -6,8 +6,12 @@ For every question step of every lesson, in the player at 160x50:
   exactly what they drew at the step before (the issue's test: the screen
   before answering is the previous step's screen, view by view);
 - no text on screen outside the question itself (heading, narration, status
-  line, every view of every variant, the pseudo-code) contains the words that
-  set the right choice apart from the others (`giveaway`).
+  line, every view of every variant, the pseudo-code), nor the lesson's title
+  and summary (on the home screen and the player's header), contains the words
+  that set the right choice apart from the others (`giveaway`);
+- a number in the right choice shows up in no view as this step's delta
+  (`+4`), a per-skb figure (`4.0 segments per skb`) or a run of ACKs (`4t`)
+  (`number_tells`): the views count what the question asks to predict.
 
 Then answering shows the step's own frame.
 """
@@ -42,8 +46,12 @@ def words(text: str) -> set[str]:
 
 
 def taught(lesson, step: int) -> set[str]:
-    """The words the lesson used before this step: vocabulary a learner already has, no giveaway."""
-    out = words(lesson.title) | words(lesson.summary)
+    """The words the lesson's steps used before this one: vocabulary a learner already has, no giveaway.
+
+    Not the title or the summary: they are on screen (home, header) before any question, so
+    they are checked like the narration, never taken as taught.
+    """
+    out: set[str] = set()
     for spec in lesson.steps[:step - 1]:
         out |= words(spec.title) | words(spec.text(True))
         if spec.ask is not None:
@@ -65,8 +73,40 @@ def giveaway(lesson, step: int) -> set[str]:
             # a number is a giveaway with what it counts ("60 s", "32 heads"), not as any 60 on screen
             m = re.search(rf"(?<![\w]){w}\s+([a-z]+)", right.lower())
             out.add(f"{w} {m.group(1)}" if m else w)
+        elif w.isdigit():
+            continue                 # one digit: number_tells looks for it where views count
         elif "_" in w or (w.isalpha() and len(w) >= 6):
             out.add(w)
+    return out
+
+
+NUMBER = re.compile(r"(?<![\w.,])(\d+)(?![\w.,%])")
+# a size, a time or a rate is not a count: "2 KiB", "60 s"
+UNIT = re.compile(r"\s*(b|bytes?|[kmgt]i?b|[kmg]bit|bits?|s|ms|us|µs|ns|hz|[kmg]hz|seconds?)\b", re.I)
+
+
+def counts_in(text: str) -> set[str]:
+    return {m.group(1) for m in NUMBER.finditer(text) if not UNIT.match(text, m.end())}
+
+
+def number_tells(lesson, step: int) -> list[str]:
+    """Patterns by which a view would count out the right choice's number (one digit or more).
+
+    Only a count ("4", "about 16"), not a size or a time ("2 KiB", "60 s"); a number the
+    other choices or the question also have tells nothing. Otherwise the answer
+    leaks when a view shows it as what this step changed (`+4`), as a per-skb or per-segment
+    figure (`4.0 segments per skb`, `4 ACK`), or as a run on the bus timeline (`4t`).
+    """
+    ask = lesson.steps[step - 1].ask
+    others = " ".join([c for i, c in enumerate(ask.choices) if i != ask.answer] + [ask.question])
+    mine = counts_in(ask.choices[ask.answer]) - set(NUMBER.findall(others))
+    out = []
+    for n in sorted(mine):
+        out += [rf"\+{n}(?![\d.,])", rf"(?<![\w.,]){n}(\.\d+)? (segments?|skbs?|acks?)\b",
+                rf"(?<![\w.,]){n}t(?![\w])"]
+    if re.search(r"how many skbs", ask.question, re.I):
+        # whatever the choices say, a segments-per-skb figure answers it (0.0: nothing went up yet)
+        out.append(r"(?<![\d.])(?!0\.0 )\d+(\.\d+)? segments per skb")
     return out
 
 
@@ -93,8 +133,8 @@ async def screen_views(app) -> dict[str, list[str]]:
 async def screen_text(app) -> str:
     screen = app.screen
     narration = screen.query_one(Narration)
-    parts = [narration.heading(*narration.step[:2]), screen.query_one("#n-say", Prose).plain,
-             screen.query_one(StatusLine).render().plain]
+    parts = [screen.lesson.title, screen.lesson.summary, narration.heading(*narration.step[:2]),
+             screen.query_one("#n-say", Prose).plain, screen.query_one(StatusLine).render().plain]
     for lines in (await screen_views(app)).values():
         parts.extend(lines)
     return "\n".join(parts)
@@ -127,13 +167,17 @@ async def test_a_question_holds_the_previous_screen_and_names_no_answer(lesson, 
             await settle(app, pilot)
             assert screen.frame.step == step and screen.holding()
             tell = giveaway(screen.lesson, step)
+            counts = number_tells(screen.lesson, step)
             async for variant in each_variant(app, pilot):
                 now = await screen_views(app)
                 for key, lines in now.items():
                     assert lines == before[variant][key], (variant, key)
+                    shown = "\n".join(lines).lower()
+                    counted = [p for p in counts if re.search(p, shown)]
+                    assert not counted, f"{lesson} step {step} ({variant}, {key}) counts the answer: {counted}"
                 if not compare:
                     text = (await screen_text(app)).lower()
-                    found = sorted(w for w in tell if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text))
+                    found = sorted(w for w in tell if re.search(rf"(?<![\w.,]){re.escape(w)}(?![\w%]|[.,]\d)", text))
                     assert not found, f"{lesson} step {step} ({variant}) shows {found} before the answer"
             await pilot.press(str(spec.ask.answer + 1))
             await settle(app, pilot)

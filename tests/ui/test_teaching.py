@@ -53,7 +53,7 @@ async def test_v_cycles_every_variant_and_the_next_step_brings_its_own():
 
 @pytest.mark.slow
 async def test_the_counters_view_pins_and_marks_what_the_step_watches():
-    app = app_for("rx-basics", step=10)            # watch: napi_gro_receive, netif_receive_skb, tcp_ack, ...
+    app = app_for("rx-basics", step=11)            # watch: napi_gro_receive, netif_receive_skb, tcp_ack, ...
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
         view = app.screen.query_one("#v-counters", CountersView)
@@ -68,7 +68,7 @@ async def test_the_counters_view_pins_and_marks_what_the_step_watches():
 
 @pytest.mark.slow
 async def test_compare_summary_starts_with_the_watched_counters():
-    app = app_for("rx-basics", step=10, compare=True)
+    app = app_for("rx-basics", step=11, compare=True)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
         line = app.screen.query_one(DiffLine).render().plain
@@ -141,7 +141,7 @@ async def test_narration_pages_with_the_arrow_keys_shown_in_the_footer():
 
 
 async def test_a_question_and_its_view_both_fit_at_80x24():
-    app = app_for("rx-basics", step=4)
+    app = app_for("rx-basics", step=5)                  # the GRO question, on the NAPI view
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         ask = app.screen.query_one("#ask")
@@ -220,7 +220,7 @@ async def test_a_model_error_is_one_line_with_the_lesson_and_step_and_the_app_st
         await press(pilot, "right")
         status = app.screen.query_one(StatusLine)
         text = status.render().plain
-        assert "model error in rx-basics, step 3/13: IllegalTransition" in text and "\n" not in text
+        assert "model error in rx-basics, step 3/14: IllegalTransition" in text and "\n" not in text
         assert not app.screen.waiting and not app.screen.moves.busy
         await press(pilot, "left")                                   # still usable
         assert app.screen.frame.step == 1 and status.error == ""
@@ -239,7 +239,7 @@ async def test_progress_survives_the_app_and_the_lessons_screen_resumes_it():
         await settle(tomorrow, pilot)
         assert isinstance(tomorrow.screen, HomeScreen)
         prompt = str(tomorrow.screen.query_one("#lessons").get_option_at_index(0).prompt)
-        assert "seen 4/13" in prompt and "answered 1/2" in prompt
+        assert "seen 4/14" in prompt and "answered 1/2" in prompt
         await press(pilot, "enter")
         assert tomorrow.screen.frame.step == 4 and not tomorrow.screen.holding()   # resumed, answer kept
 
@@ -256,3 +256,29 @@ async def test_a_corrupt_progress_file_is_one_notice_and_a_fresh_start():
         await settle(app, pilot)
     assert len(notices) == 1 and "kept as progress.json.corrupt-" in notices[0]
     assert any(p.name.startswith("progress.json.corrupt-") for p in path.parent.iterdir())
+
+
+def test_end_summary_is_the_lessons_point_and_only_what_changed():
+    from models.lesson import find_lesson
+    from viz.session import Session
+    lesson = find_lesson("dma-bugs")
+    frame = Session(lesson).goto(len(lesson.steps))
+    names, rows = summary(lesson, frame)
+    assert names == ("clean", "missing-unmap")                  # its end_pair, not the first two variants
+    got = {name: (a, b) for name, a, b in rows}
+    assert "rx_dropped" in got and all(a != b for a, b in got.values())
+    assert "page_pool_release_retry" not in got                 # 0 in both: dropped
+
+
+async def test_the_end_screen_shows_its_scroll_keys():
+    from models.lesson import find_lesson
+    app = app_for("rx-basics", step=len(find_lesson("rx-basics").steps))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "right")
+        assert isinstance(app.screen, EndScreen)
+        keys = {b.key_display for _, b, enabled, _ in app.screen.active_bindings.values() if b.show}
+        assert "↑↓" in keys
+        box = app.screen.query_one("VerticalScroll")
+        await press(pilot, "down")
+        assert box.max_scroll_y == 0 or box.scroll_y > 0

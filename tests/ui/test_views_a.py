@@ -181,6 +181,18 @@ async def test_pool_shows_fill_bars_pages_and_pp_ref_counts():
     assert "F" + "■" * per in text            # a page with every fragment out
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)])
+async def test_pool_shows_every_page_pool_statistic_the_kernel_keeps_even_at_zero(size):
+    st = state("ath9k-page-pool", "after", 300)
+    stats = st.sim.pool.stats
+    text, _ = await render(PoolView, st, size)
+    for name in ("alloc_refill", "alloc_waive", "recycle_ring", "recycle_released_refcnt"):
+        head, _, short = name.partition("_")
+        assert f"{short} {stats[name]:,}" in text, name
+    assert stats["alloc_waive"] == 0 and stats["recycle_released_refcnt"] == 0
+    assert text.index("waive") < text.index("recycle:") < text.index("released_refcnt")
+
+
 async def test_pool_page_flip_shows_slices_and_page_refs():
     st = state("atlantic-page-pool", "before", 200)
     text, _ = await render(PoolView, st)

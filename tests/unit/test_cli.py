@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cli_message import message, messages
 
 from models import lifecycle
 from models.calls import CALLS, FAULT_SHOWS
@@ -46,14 +48,6 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     out, err = capsys.readouterr()
     assert code != cli.EXIT_INTERNAL, err
     return code, out, err
-
-
-def one_line(err: str) -> str:
-    """stderr is exactly one `rxviz: ...` line; returns it."""
-    assert err.startswith("rxviz: "), err
-    assert err.count("\n") == 1 and err.endswith("\n"), err
-    assert "Traceback" not in err
-    return err.strip()
 
 
 # -- no arguments, list --------------------------------------------------------
@@ -98,7 +92,7 @@ def test_list_reports_a_broken_lesson_and_lists_the_rest(capsys, monkeypatch, tm
     code, out, err = run(capsys, "list", "--json")
     assert code == 1
     assert [x["id"] for x in json.loads(out)] == ["cli-demo"]
-    line = one_line(err)
+    line = message(err)
     assert "unknown-key.yaml:12:11: steps[1].run: unknown key 'frame'" in line
 
 
@@ -121,13 +115,13 @@ def test_graph_formats(capsys, fmt, render):
 def test_graph_unknown_machine(capsys):
     code, out, err = run(capsys, "graph", "rx_bufer")
     assert code == 2 and out == ""
-    line = one_line(err)
+    line = message(err)
     assert "unknown machine 'rx_bufer'" in line and "pp_page" in line and "did you mean 'rx_buffer'" in line
 
 
 def test_graph_unknown_format(capsys):
     code, _, err = run(capsys, "graph", "napi", "--format", "svg")
-    assert code == 2 and "invalid choice: 'svg'" in one_line(err)
+    assert code == 2 and "invalid choice: 'svg'" in message(err)
 
 
 # -- run -------------------------------------------------------------------------------
@@ -174,11 +168,11 @@ def test_run_set_applies_to_every_variant(capsys):
      "ring_size 100: a generic 10GbE NIC (ixgbe-like) takes 64 to 4096 RX descriptors in multiples of 8"),
     ("budget=128", "expected a NAPI budget from 1 to 64 (NAPI_POLL_WEIGHT is 64"),
     ("page_order=11", "MAX_PAGE_ORDER, 10 on x86-64"),
-    ("bundle=2", "bundle is the SDIO/USB RX bundle"),
+    ("bundle=2", "bundle 2: the RX bundle is HTC's over SDIO or USB (HTC_HOST_MAX_MSG_PER_RX_BUNDLE)"),
 ])
 def test_run_refuses_what_the_kernel_would(capsys, setting, expect):
     code, out, err = run(capsys, "run", DEMO, "--frames", "100", "--set", setting)
-    line = one_line(err)
+    line = message(err)
     assert code == 2 and expect in line and out == ""
 
 
@@ -191,14 +185,15 @@ def test_run_refuses_what_the_kernel_would(capsys, setting, expect):
 def test_run_bad_set(capsys, setting, expect):
     code, out, err = run(capsys, "run", DEMO, "--set", setting)
     assert code == 2 and out == ""
-    assert expect in one_line(err)
+    assert expect in message(err)
 
 
 def test_run_unknown_variant(capsys):
     code, _, err = run(capsys, "run", DEMO, "--variant", "aftr")
     assert code == 2
-    assert one_line(err) == ("rxviz: lesson 'cli-demo' has no variant 'aftr'; its variants are before, after "
-                             "(did you mean 'after'?)")
+    assert err == ("rxviz: lesson 'cli-demo' has no variant 'aftr' (did you mean 'after'?);\n"
+                   "  its variants are before, after\n")
+    assert message(err).endswith("; its variants are before, after")
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -208,7 +203,7 @@ def test_run_each_fault_is_reported_never_a_traceback(capsys, fault):
     found = [v for r in result["variants"].values() for v in r["violations"]]
     assert code == (3 if found else 0)
     if found:
-        assert "the checker reported" in one_line(err) and FAULT_SHOWS[fault] in err
+        assert "the checker reported" in message(err) and FAULT_SHOWS[fault] in err
     else:
         assert err == ""
 
@@ -217,18 +212,18 @@ def test_run_violations_table(capsys):
     code, out, err = run(capsys, "run", DEMO, "--frames", "300", "--variant", "before", "--inject", "double-unmap")
     assert code == 3
     assert "Violations reported by the checker" in out and "double-unmap" in out
-    assert one_line(err).startswith("rxviz: the checker reported")
+    assert message(err).startswith("rxviz: the checker reported")
 
 
 def test_run_unknown_fault(capsys):
     code, _, err = run(capsys, "run", DEMO, "--inject", "double-free")
-    line = one_line(err)
+    line = message(err)
     assert code == 2 and "--inject double-free: unknown fault" in line and "double-unmap" in line
 
 
 def test_run_unknown_lesson_suggests(capsys, lessons):
     code, _, err = run(capsys, "run", "cli-dmeo")
-    line = one_line(err)
+    line = message(err)
     assert code == 2 and "unknown lesson 'cli-dmeo'" in line and "did you mean 'cli-demo'" in line
 
 
@@ -239,25 +234,26 @@ def test_broken_lesson_run_exits_2_check_exits_1(capsys, bad):
     path = str(BAD / bad)
     code, out, err = run(capsys, "run", path)
     assert code == 2 and out == ""
-    line = one_line(err)
+    line = message(err)
     assert line.startswith(f"rxviz: {path}:")
     code, out, err = run(capsys, "check", path)
     assert code == 1 and err == ""
-    assert out.count("\n") == 1 and out.startswith(f"{path}:") and line.endswith(out.strip())
+    (said,) = messages(out)
+    assert said.startswith(f"{path}:") and line.endswith(said)
 
 
 @pytest.mark.parametrize("command", ["run", "trace"])
 def test_directory_and_missing_path(capsys, command, tmp_path):
     code, _, err = run(capsys, command, str(tmp_path))
-    assert code == 2 and "is a directory" in one_line(err)
+    assert code == 2 and "is a directory" in message(err)
     code, _, err = run(capsys, command, str(tmp_path / "nope.yaml"))
-    assert code == 2 and "no such file" in one_line(err)
+    assert code == 2 and "no such file" in message(err)
 
 
 @pytest.mark.parametrize("frames", ["0", "x", "-3", "1.5", ""])
 def test_frames_must_be_a_positive_int(capsys, frames):
     code, _, err = run(capsys, "run", DEMO, "--frames", frames)
-    line = one_line(err)
+    line = message(err)
     assert code == 2 and "--frames: expected a positive whole number" in line and "rxviz run --help" in line
 
 
@@ -294,9 +290,9 @@ def test_trace_variant_and_fault(capsys):
     assert code == 3
     log, _, tail = out.partition("\nviolations reported by the checker in cli-demo / before:\n")
     assert "VIOLATION" in log and "no-sync-for-cpu:" in tail
-    assert one_line(err).startswith("rxviz: the checker reported")
+    assert message(err).startswith("rxviz: the checker reported")
     code, _, err = run(capsys, "trace", DEMO, "--variant", "nope")
-    assert code == 2 and "has no variant 'nope'" in one_line(err)
+    assert code == 2 and "has no variant 'nope'" in message(err)
 
 
 # -- check -------------------------------------------------------------------------------
@@ -308,7 +304,7 @@ def test_check_ok(capsys):
 def test_check_failures_name_the_line(capsys):
     code, out, err = run(capsys, "check", FAILS)
     assert code == 1 and err == ""
-    assert out.splitlines() == [
+    assert messages(out) == [
         f"{FAILS}:11: step 1 (Wait for a bounce): run until swiotlb_bounce (count 1) was not reached "
         "within 50 frames (limit 50)",
         f"{FAILS}:15: check failed: only: dma_map_single == 0 failed: it is 330",
@@ -326,21 +322,23 @@ def test_check_unreadable_input_exits_2_and_goes_on(capsys, tmp_path):
     code, out, err = run(capsys, "check", str(tmp_path), DEMO, str(tmp_path / "nope.yaml"))
     assert code == 2
     assert out == "ok  cli-demo  (3 steps, 3 checks)\n"
-    assert err.splitlines() == [f"rxviz: {tmp_path}: is a directory, expected a .yaml lesson file",
+    assert messages(err) == [f"rxviz: {tmp_path}: is a directory, expected a .yaml lesson file",
                                 f"rxviz: {tmp_path / 'nope.yaml'}: no such file"]
 
 
 # -- usage errors, placeholders and the last resort ----------------------------------------
 @pytest.mark.parametrize("argv,expect", [
-    (["bogus"], "invalid choice: 'bogus'"),
-    (["run"], "run: the following arguments are required: LESSON (see 'rxviz run --help')"),
-    (["run", DEMO, "--bogus"], "run: unrecognized arguments: --bogus (see 'rxviz run --help')"),
+    (["bogus"], "unknown command 'bogus'; the commands are list, check, run,"),
+    (["bogsu"], "; see 'rxviz --help'"),
+    (["graph", "--format", "x"], "graph: argument --format: invalid choice: 'x'; choose from text, dot,"),
+    (["run"], "run: the following arguments are required: LESSON; see 'rxviz run --help'"),
+    (["run", DEMO, "--bogus"], "run: unrecognized arguments: --bogus; see 'rxviz run --help'"),
     (["list", "--jsn"], "list: unrecognized arguments: --jsn"),
     (["run", DEMO, "--seed", "x"], "--seed: expected a whole number"),
 ])
 def test_usage_errors(capsys, argv, expect):
     code, out, err = run(capsys, *argv)
-    assert code == 2 and out == "" and expect in one_line(err)
+    assert code == 2 and out == "" and expect in message(err)
 
 
 @pytest.mark.parametrize("argv, expect", [
@@ -352,7 +350,7 @@ def test_usage_errors(capsys, argv, expect):
 ])
 def test_tui_commands_reject_bad_input_before_the_tui_starts(capsys, argv, expect):
     code, _, err = run(capsys, *argv)
-    assert code == 2 and expect in one_line(err)
+    assert code == 2 and expect in message(err)
 
 
 def test_screenshot_writes_an_svg(capsys, tmp_path):
@@ -360,7 +358,7 @@ def test_screenshot_writes_an_svg(capsys, tmp_path):
     code, stdout, err = run(capsys, "screenshot", "rx-basics", "--step", "2", "--size", "80x24", "-o", str(out))
     assert code == 0 and err == "" and stdout.strip() == str(out)
     svg = out.read_text()
-    assert svg.startswith("<svg") and "step 2/13" in svg.replace("&#160;", " ")
+    assert svg.startswith("<svg") and "step 2/14" in svg.replace("&#160;", " ")
 
 
 def test_internal_error_is_one_line_70(capsys, monkeypatch):
@@ -368,7 +366,7 @@ def test_internal_error_is_one_line_70(capsys, monkeypatch):
         raise RuntimeError("model\nexploded")
     monkeypatch.setitem(cli_commands.COMMANDS, "graph", boom)
     assert cli.main(["graph"]) == 70
-    assert one_line(capsys.readouterr().err) == "rxviz: internal error: RuntimeError: model exploded (please report)"
+    assert message(capsys.readouterr().err) == "rxviz: internal error: RuntimeError: model exploded (please report)"
 
 
 def test_keyboard_interrupt_is_quiet_130(capsys, monkeypatch):
@@ -394,7 +392,107 @@ def _python_m_viz(*argv: str) -> subprocess.CompletedProcess:
 def test_subprocess_exit_codes_and_no_traceback(argv, code, expect):
     p = _python_m_viz(*argv)
     assert p.returncode == code, p.stderr
-    assert expect in one_line(p.stderr)
+    assert expect in message(p.stderr)
+
+
+# -- a `models` that is not rxviz's ----------------------------------------------------------
+@pytest.fixture
+def clashing(tmp_path) -> Path:
+    """A project directory of someone else's, holding a package named `models` (as Django's do)."""
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text('"""Not rxviz\'s."""\n')
+    return tmp_path
+
+
+def _clash_said(p: subprocess.CompletedProcess, found: Path) -> str:
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    said = message(p.stderr)
+    assert said.startswith("rxviz: another package named 'models' hides rxviz's own")
+    assert f"found: {found}" in said and f"expected: {ROOT / 'models' / '__init__.py'}" in said
+    return said
+
+
+def test_a_models_package_in_the_current_directory_is_refused_in_one_message(clashing):
+    # `python -m viz` puts the current directory first on sys.path: before, "internal error: ImportError".
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run([sys.executable, "-m", "viz", "list"], cwd=clashing, capture_output=True, text=True,
+                       env=env, timeout=60)
+    assert "run the `rxviz` command instead of `python -m viz`" in _clash_said(p, clashing / "models" / "__init__.py")
+    shutil.rmtree(clashing / "models")
+    (clashing / "models.py").write_text("x = 1\n")
+    p = subprocess.run([sys.executable, "-m", "viz", "list"], cwd=clashing, capture_output=True, text=True,
+                       env=env, timeout=60)
+    _clash_said(p, clashing / "models.py")
+
+
+def test_a_models_package_on_pythonpath_is_refused(clashing, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(clashing), str(ROOT)])}
+    p = subprocess.run([sys.executable, "-m", "viz", "list"], cwd=elsewhere, capture_output=True, text=True,
+                       env=env, timeout=60)
+    assert f"take {clashing} off PYTHONPATH" in _clash_said(p, clashing / "models" / "__init__.py")
+
+
+def test_served_pages_do_not_import_from_the_current_directory(clashing, monkeypatch):
+    from viz import serve
+    command = serve.app_command(None)
+    assert shlex.split(command)[:4] == [sys.executable, "-P", "-m", "viz"]
+    # The page's command, run from the clashing directory: `list` instead of the home screen.
+    p = subprocess.run(f"{command} list", shell=True, cwd=clashing, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "rx-basics" in p.stdout, p.stderr
+    # A checkout run without installing is found through PYTHONPATH, which -P still reads.
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if Path(p or ".").resolve() != ROOT])
+    command = serve.app_command("rx-basics")
+    assert command.startswith(f"PYTHONPATH={ROOT}") and command.endswith("-P -m viz play rx-basics")
+
+
+# -- shell completion ----------------------------------------------------------------------
+def _complete_in_bash(script: Path, words: list[str], cwd: Path) -> list[str]:
+    """What bash offers at the end of `words` with the script loaded (the last word is being typed)."""
+    probe = (f"source {shlex.quote(str(script))}; COMP_WORDS=({' '.join(shlex.quote(w) for w in words)}); "
+             "COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=(); _shtab_rxviz; printf '%s\\n' \"${COMPREPLY[@]}\"")
+    p = subprocess.run(["bash", "--norc", "-c", probe], cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return [w for w in p.stdout.splitlines() if w]
+
+
+def test_bash_completion_knows_the_commands_the_lessons_and_the_faults(capsys, tmp_path):
+    code, out, err = run(capsys, "completion", "bash")
+    assert code == 0 and err == "" and "_shtab_rxviz" in out
+    script = tmp_path / "rxviz.bash"
+    script.write_text(out)
+    (tmp_path / "mine.yaml").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    commands = set(cli.build_parser()._subparsers._group_actions[0].choices)
+    assert set(_complete_in_bash(script, ["rxviz", ""], tmp_path)) == commands
+    assert _complete_in_bash(script, ["rxviz", "ru"], tmp_path) == ["run"]
+    assert set(_complete_in_bash(script, ["rxviz", "play", "ath1"], tmp_path)) == {"ath10k-sdio-napi",
+                                                                                 "ath11k-36bit-dma-mask"}
+    lessons = _complete_in_bash(script, ["rxviz", "run", ""], tmp_path)
+    assert "rx-basics" in lessons and "mine.yaml" in lessons and "notes.txt" not in lessons
+    assert set(_complete_in_bash(script, ["rxviz", "run", "rx-basics", "--inject", ""], tmp_path)) == set(FAULTS)
+    assert set(_complete_in_bash(script, ["rxviz", "graph", ""], tmp_path)) == set(lifecycle.MACHINES)
+    assert _complete_in_bash(script, ["rxviz", "graph", "--format", "me"], tmp_path) == ["mermaid"]
+    assert "notes.txt" in _complete_in_bash(script, ["rxviz", "stats", ""], tmp_path)
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed (Debian's zsh package)")
+def test_zsh_completion_loads_from_fpath(capsys, tmp_path):
+    code, out, _ = run(capsys, "completion", "zsh")
+    assert code == 0 and out.startswith("#compdef rxviz")
+    (tmp_path / "_rxviz").write_text(out)
+    # compinit finds it in fpath and binds it to rxviz; zsh parses it (completing needs a terminal).
+    probe = (f"fpath=({tmp_path} $fpath); autoload -U compinit; compinit -u -D; "
+             "print -r -- $_comps[rxviz]; zsh -n $^fpath[1]/_rxviz && print parsed")
+    p = subprocess.run(["zsh", "-f", "-c", probe], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["_rxviz", "parsed"]
+    assert "ath11k-36bit-dma-mask" in out and "no-sync-for-cpu" in out and "rx_buffer" in out
+
+
+def test_completion_wants_a_shell_it_knows(capsys):
+    code, out, err = run(capsys, "completion", "fish")
+    assert code == 2 and out == "" and "invalid choice: 'fish'; choose from bash, zsh" in message(err)
 
 
 def test_cli_never_imports_textual():

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_message import messages
 
 from viz import cli
 
@@ -40,12 +41,24 @@ def too_wide(text: str) -> list[str]:
 def test_violation_table_and_exit_line_give_the_full_count(capsys):
     argv = ("run", DEMO, "--frames", "300", "--variant", "before", "--inject", "no-sync-for-cpu")
     code, out, _ = run(capsys, *argv, "--json")
-    total = json.loads(out)["variants"]["before"]["violation_counts"]["no-sync-for-cpu"]
+    before = json.loads(out)["variants"]["before"]
+    total = before["violation_counts"]["no-sync-for-cpu"]
     assert code == 3 and total > 20           # more than the 20 listed in the JSON
+    # ... and the JSON says so next to the list
+    assert len(before["violations"]) == 20 < total == before["violations_total"]
+    assert before["violations_truncated"] is True
     code, out, err = run(capsys, *argv)
     row = next(line for line in out.splitlines() if "no-sync-for-cpu" in line and "│" in line)
     assert f"{total:,}" in row.split("│")[3]
     assert f"reported {total:,} violation(s)" in err
+
+
+@pytest.mark.parametrize("inject,listed", [([], 0), (["--inject", "missing-unmap"], 1)])
+def test_a_list_under_the_cap_says_it_is_whole(capsys, inject, listed):
+    _, out, _ = run(capsys, "run", DEMO, "--frames", "300", "--variant", "before", "--json", *inject)
+    before = json.loads(out)["variants"]["before"]
+    assert len(before["violations"]) == before["violations_total"] == listed
+    assert before["violations_truncated"] is False
 
 
 # -- 5. 80 columns everywhere, no trailing blanks ----------------------------------------
@@ -64,8 +77,85 @@ def test_output_fits_80_columns(capsys, argv):
     assert out and too_wide(out) == []
 
 
+BAD = sorted(p.name for p in (DATA / "lessons" / "bad").glob("*.yaml"))
+TOO_LONG_BEFORE = [      # each of these printed one line of 85 to 290 columns
+    (["play", "rx-basics"], 2),                           # no terminal
+    (["run", "nope"], 2),                                 # every lesson id listed
+    (["run", "ath11k"], 2),
+    (["play", "ath1"], 2),
+    (["run", "rx-basics", "--inject", "nope"], 2),        # every fault listed
+    (["run", "rx-basics", "--set", "iommu=maybe"], 2),
+    (["run", "rx-basics", "--set", "ring_size=3"], 2),
+    (["run", "rx-basics", "--set", "mtu=99999"], 2),
+    (["run", "rx-basics", "--frames", "0"], 2),
+    (["run", "rx-basics", "--seed", "x"], 2),
+    (["bogus"], 2),                                       # every command listed
+    (["graph", "nope"], 2),                               # every machine listed
+    (["graph", "--format", "x"], 2),
+    (["serve", "--port", "0"], 2),
+    (["stats", "minimal.yaml"], 2),
+    (["sweep", "rx-basics"], 2),
+    (["sweep", "rx-basics", "--set", "ram=1GiB,2GiB", "--set", "mtu=1500,9000"], 2),
+    (["sweep", "rx-basics", "--set", "ram=1GiB,2GiB", "--metric", "nope"], 2),   # every metric listed
+    (["run", "../cli/cli-demo.yaml", "--frames", "300", "--inject", "double-unmap"], 3),
+    (["run", "control-chars.yaml", "--frames", "100"], 0),       # the note on control characters
+    (["check", "../cli/cli-fails.yaml"], 1),                      # on stdout
+] + [(["run", f"bad/{name}"], 2) for name in BAD] + [(["check", f"bad/{name}"], 1) for name in BAD]
+ALSO = [
+    (["run", "rx-basics", "--variant", "nope"], 2),
+    (["run", "rx-basics", "--set", "nope=1"], 2),
+    (["run", "rx-basics", "--bogus"], 2),
+    (["run", "ath11k-36bit-dma-mask", "--set", "ram=64MiB"], 2),
+    (["trace", "rx-basics", "--variant", "a", "--variant", "b"], 2),
+    (["play", "rx-basics", "--step", "99"], 2),
+    (["screenshot", "rx-basics", "--size", "huge"], 2),
+    (["screenshot", "rx-basics", "--size", "5x5"], 2),
+    (["export", "rx-basics", "-o", "minimal.yaml"], 2),
+    (["stats", "nope.txt"], 2),
+    (["run", "bad"], 2),
+    (["check", "nope.yaml", "bad"], 2),
+]
+
+
+@pytest.mark.parametrize("argv,code", TOO_LONG_BEFORE + ALSO,
+                         ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_every_error_fits_80_columns_and_says_what_first(capsys, monkeypatch, argv, code):
+    from viz import cli_app
+    monkeypatch.chdir(DATA / "lessons")                   # short relative paths, as a user types them
+    monkeypatch.setattr(cli_app, "has_display", lambda: False)
+    got, out, err = run(capsys, *argv)
+    assert got == code, err
+    said = out if argv[0] == "check" and code == 1 else err
+    assert said
+    assert [line for line in said.splitlines() if len(line) > 80 or line != line.rstrip()] == []
+    messages(said)                                   # each: a first line, then lines indented by two
+    for first in (line for line in said.splitlines() if not line.startswith(" ")):
+        assert len(first.split()) >= 3, first        # the first line says what, not only where
+
+
+def test_a_long_list_goes_below_the_first_line(capsys):
+    code, _, err = run(capsys, "run", "ath11k")
+    lines = err.splitlines()
+    assert code == 2 and lines[0] == "rxviz: unknown lesson 'ath11k' (did you mean 'ath11k-36bit-dma-mask'?);"
+    assert lines[1].startswith("  known lessons (`rxviz list`): ") and "rx-basics" in lines[1]
+    assert all(line.startswith("  ") and len(line) <= 80 for line in lines[1:])
+    code, _, err = run(capsys, "play", "rx-basics")
+    assert err.splitlines()[0] == "rxviz: play needs a terminal (stdin and stdout are not one);"
+
+
+def test_a_message_that_fits_stays_one_line():
+    from viz.cli_errors import layout
+    assert layout("rxviz: nope.yaml: no such file") == ["rxviz: nope.yaml: no such file"]
+    text = ("rxviz: --set ring_size=3: expected a ring size from 8 to 8192 (the model's range; the NIC's "
+            "own limits are checked against the platform), got '3'; try `rxviz run --help and more`")
+    lines = layout(text)
+    assert lines[0].startswith("rxviz: --set ring_size=3: expected") and len(lines) == 3
+    assert lines[-1] == "  try `rxviz run --help and more`"        # a `command` is never cut
+    assert " ".join(line.strip() for line in lines) == text
+
+
 @pytest.mark.parametrize("command", ["", "list", "check", "run", "trace", "graph", "play", "screenshot",
-                                     "export", "serve"])
+                                     "export", "serve", "completion"])
 def test_help_fits_80_columns(command):
     # A real process: argparse reads the width from COLUMNS (or the pipe's default, 80).
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
@@ -110,7 +200,7 @@ def test_the_first_word_of_a_lesson_id_suggests_it(capsys):
     code, _, err = run(capsys, "run", "ath11k")
     assert code == 2 and "(did you mean 'ath11k-36bit-dma-mask'?)" in err
     code, _, err = run(capsys, "run", "ath1")
-    assert "did you mean 'ath10k-sdio-napi' or 'ath11k-36bit-dma-mask'?" in err
+    assert "did you mean 'ath10k-sdio-napi' or 'ath11k-36bit-dma-mask'?" in " ".join(messages(err))
 
 
 def test_bare_rxviz_names_every_command(capsys):
@@ -126,7 +216,8 @@ def test_play_without_a_terminal_says_so_and_exits_2():
                        capture_output=True, text=True, cwd=ROOT, timeout=60,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert p.returncode == 2 and p.stdout == ""
-    assert p.stderr.startswith("rxviz: play needs a terminal") and p.stderr.count("\n") == 1
+    (said,) = messages(p.stderr)
+    assert said.startswith("rxviz: play needs a terminal") and "`rxviz run rx-basics`" in said
 
 
 @pytest.mark.slow
@@ -147,7 +238,7 @@ def test_serve_listens_on_localhost_by_default_and_warns_for_another_host(capsys
     code, _, err = run(capsys, "serve", "rx-basics", "--host", "0.0.0.0", "--port", "8080")
     assert code == 0 and calls[-1] == ("rx-basics", "0.0.0.0", 8080, None)
     assert err.startswith("rxviz: warning: serving on 0.0.0.0:8080: anyone who can reach this address")
-    assert serve.app_command("rx-basics").endswith("-m viz play rx-basics")
+    assert serve.app_command("rx-basics").endswith("-P -m viz play rx-basics")
     assert serve.public_url("0.0.0.0", 8080, None).endswith(":8080")
     assert "0.0.0.0" not in serve.public_url("0.0.0.0", 8080, None)
 

@@ -31,3 +31,26 @@ def test_stored_values_are_the_fit(lesson) -> None:
     for f in lesson.fitted:
         if f.metric:
             assert f.variant != lesson.headline.after
+
+
+@pytest.mark.parametrize("lesson", FITTED, ids=lambda lesson: lesson.id)
+def test_every_fit_is_plausible_or_says_what_it_absorbs(lesson) -> None:
+    """A fitted value outside the range a real machine has must say plainly what it stands for."""
+    for f in lesson.fitted:
+        assert f.plausible is not None and f.basis, f"{lesson.id}: {f.param} has no range a real machine has"
+        assert "before figure" not in f.basis, f"{lesson.id}: {f.param}'s range must not come from the fit's figure"
+        lo, hi = f.plausible
+        value = float(lesson.scenario[f.param])
+        assert lo <= value <= hi or f.absorbs, f"{lesson.id}: {f.param} = {value:g} is outside [{lo:g}, {hi:g}]"
+
+
+def test_the_routed_rest_and_the_segment_rest_are_named_for_what_they_are() -> None:
+    from models.lesson import find_lesson
+    from models.params import PARAMS
+    assert "forward_ns" not in PARAMS and "everything else" in PARAMS["path_rest_ns"].doc
+    for lesson_id, param in (("ath9k-page-pool", "path_rest_ns"), ("bgmac-napi-skb-cache", "stack_seg_ns")):
+        (f,) = find_lesson(lesson_id).fitted
+        assert f.param == param and "everything" in f.absorbs.lower()
+        assert f.plausible[0] <= find_lesson(lesson_id).scenario[param] <= f.plausible[1]
+    swiotlb = {f.param: f for f in find_lesson("ath11k-36bit-dma-mask").fitted}["swiotlb_copy_gbs"]
+    assert "not a memory bandwidth" in swiotlb.absorbs

@@ -101,6 +101,26 @@ def test_answer_balance():
     assert lesson(answers=(1,)).answer_balance() == ""          # one question has one position
 
 
+def test_answer_lengths():
+    longest = STEP.replace('choices: ["x", "y"]', 'choices: ["x", "a longer one"]')
+    two = lambda *steps: load_lesson_text(BASE + "".join(steps))       # noqa: E731
+    assert two(longest.replace("ANSWER", "1"), longest.replace("ANSWER", "1")).answer_lengths() \
+        .startswith("in 2 of its 2 questions the right choice is the longest")
+    assert two(longest.replace("ANSWER", "1"), longest.replace("ANSWER", "0")).answer_lengths() == ""
+    assert two(STEP.replace("ANSWER", "1"), STEP.replace("ANSWER", "0")).answer_lengths() == ""   # "x", "y": a tie
+    assert two(longest.replace("ANSWER", "1")).answer_lengths() == ""          # one question is no pattern
+
+
+def test_rxviz_check_warns_about_the_longest_choice(tmp_path, capsys):
+    path = tmp_path / "fields.yaml"
+    longest = STEP.replace('choices: ["x", "y"]', 'choices: ["x", "a longer one"]')
+    path.write_text(BASE + longest.replace("ANSWER", "1") + longest.replace("ANSWER", "0")
+                    + longest.replace("ANSWER", "1"))
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: answers: in 2 of its 3 questions the right choice is the longest" in out
+
+
 def test_rxviz_check_warns_and_exits_0(tmp_path, capsys):
     path = tmp_path / "fields.yaml"
     path.write_text(BASE + "".join(STEP.replace("ANSWER", "1") for _ in range(2)))
@@ -112,6 +132,7 @@ def test_rxviz_check_warns_and_exits_0(tmp_path, capsys):
 def test_every_shipped_lesson_keeps_the_rules():
     for x in all_lessons():
         assert not x.answer_balance(), x.id
+        assert not x.answer_lengths(), x.id
         for step in x.steps:
             assert all(n in COUNTERS or n in METRICS or n in CALLS for n in step.watch)
         if x.paper is not None:

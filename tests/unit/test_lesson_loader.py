@@ -250,7 +250,10 @@ def test_patch_rules():
     e = error(MINIMAL + patch, text=True)
     assert e.field == "patch.date" and "YYYY-MM-DD" in e.message
     e = error(MINIMAL + patch.replace("2024-02-30, commit: abc", "2024-02-03"), text=True)
-    assert e.field == "patch" and "message_id or a commit" in e.message
+    assert e.field == "patch" and "needs a message_id, a commit or a url" in e.message
+    # a copy that kept no mail headers: no date, found by its seed; nothing is made up
+    bare = load_lesson_text(MINIMAL + "patch: {subject: s, author: a, seed: 003_x.txt}\n").patch
+    assert (bare.date, bare.message_id, bare.commit) == ("", "", "")
     e = error(MINIMAL + patch.replace("subject: s, ", ""), text=True)
     assert e.field == "patch.subject" and e.message == "missing required field"
 
@@ -433,8 +436,26 @@ def test_readme_documents_every_scenario_parameter():
         "lessons/README.md is stale: run `python -m models.param_docs --write lessons/README.md`"
 
 
+def test_readme_names_every_violation_a_check_can_name():
+    from models.calls import VIOLATIONS
+    row = next(line for line in README.read_text().splitlines() if line.startswith("| `violation` |"))
+    assert set(re.findall(r"`([a-z-]+)`", row)) - {"violation"} == set(VIOLATIONS)
+
+
 def test_lessons_dir_prefers_the_packaged_copy(tmp_path, monkeypatch):
     (tmp_path / "lessons").mkdir()
     (tmp_path / "lessons" / "rx-basics.yaml").write_text(MINIMAL.replace("id: minimal", "id: rx-basics"))
     monkeypatch.setattr(loader.importlib.resources, "files", lambda pkg: tmp_path)
     assert lessons_dir() == tmp_path / "lessons"
+
+
+def test_end_pair_rules():
+    two = MINIMAL.replace("  only: {}", "  a: {}\n  b: {}")
+    assert load_lesson_text(two + "end_pair: [b, a]\n").end_pair == ("b", "a")
+    assert load_lesson_text(two).end_pair == ()
+    e = error(two + "end_pair: [a, c]\n", text=True)
+    assert e.field == "end_pair[1]" and "unknown variant 'c'" in e.message
+    e = error(two + "end_pair: [a, a]\n", text=True)
+    assert e.field == "end_pair" and "two different" in e.message
+    e = error(two + "end_pair: [a]\n", text=True)
+    assert e.field == "end_pair"

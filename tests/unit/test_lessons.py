@@ -161,3 +161,23 @@ def test_a_changed_scenario_gets_no_sensitivity():
     out = run_lesson(find_lesson("ath10k-sdio-napi"), variants=["before", "after"], frames=2000,
                      sets={"bundle": 8})
     assert "sensitivity" not in out["headline"]
+
+
+def test_a_capped_sensitivity_point_says_the_factor_really_applied():
+    from models.headline import sensitivity
+    from viz.headline import notes
+    lesson = find_lesson("ath10k-sdio-napi")
+    seen = []
+
+    def run(variant, prm, frames):
+        seen.append(prm["sdio_duty"])
+        return {"throughput_mbps": 500.0 * prm["sdio_duty"]}
+
+    (row,) = sensitivity(lesson, run, 1000)
+    half, up = row["points"]
+    assert "applied_factor" not in half and half["value"] == pytest.approx(0.3515625)
+    # x1.5 of 0.703125 would be 1.05: a share cannot exceed the whole, so 1.0 is applied (x1.42)
+    assert up["value"] == 1.0 and up["capped_at"] == 1.0 and up["applied_factor"] == pytest.approx(1.422, abs=1e-3)
+    assert max(seen) == 1.0
+    text = " ".join(notes({"fitted": [], "sensitivity": [row], "compare": "absolute"}, lesson))
+    assert "x1.5 (applied x1.42, capped at 1.0) gives after 500" in text

@@ -103,3 +103,35 @@ def test_the_tables_are_the_graphs():
         g = lifecycle.graph(name)
         assert set(g.nodes) == set(machine.states)
         assert g.graph["initial"] == machine.states[0]
+
+
+# Paths no lesson variant takes in its first 300 frames: frames dropped for want of a replacement
+# buffer (a leak fills SWIOTLB), and fragments read without a sync for the CPU (the checker's bug).
+FAULTED = [
+    ("dma-bugs", "missing-unmap", {"swiotlb_size": 1 << 20}, (), 1_200),
+    ("ath9k-page-pool", "after", {}, ("no-sync-for-cpu",), 300),
+    ("atlantic-page-pool", "after", {}, ("no-sync-for-cpu",), 300),
+]
+
+
+@pytest.mark.parametrize("lesson_id,variant,sets,faults,frames", FAULTED)
+def test_drops_and_faults_walk_drawn_edges(lesson_id, variant, sets, faults, frames):
+    lesson = next(x for x in all_lessons() if x.id == lesson_id)
+    sim = Sim({**lesson.params_for(variant), **sets}, trace=2_000_000,
+              faults=tuple(lesson.faults_for(variant, faults)))
+    sim.run_frames(frames)
+    assert sim.rec.seq == len(sim.rec.events)
+    assert [v for v in sim.rec.violations if v.name == "illegal-transition"] == []
+    last: dict[tuple[str, str], str] = {}
+    taken = Counter()
+    for e in sim.rec.events:
+        for t in e.transitions:
+            assert (t.src, t.call, t.dst) in EDGES[t.machine], f"{e.seq} {e.call}: {t}"
+            key = (t.machine, t.obj)
+            assert last.get(key, t.src) == t.src, f"{t.obj} was {last[key]}, moves from {t.src} at {e.seq}"
+            last[key] = t.dst
+            taken[t.call] += 1
+    if lesson_id == "dma-bugs":
+        assert sim.dropped > 0 and taken["rx_dropped"] > 0      # the drop path was walked
+    else:
+        assert any(v.name == "no-sync-for-cpu" for v in sim.rec.violations)

@@ -316,3 +316,74 @@ def test_stats_in_run_json_use_the_kernel_names():
     assert r.page_pool_stats["alloc_fast"] > 0
     plain = run_params("y", {}, 500)
     assert plain.page_pool_stats is None
+
+
+def test_every_statistic_by_hand_through_one_sequence():
+    """Each of the eleven counters of struct page_pool_stats, against a sequence counted by hand."""
+    sim, st = _stats_after_fill(64)        # 64 descriptors: 32 order-0 pages of two 2 KiB fragments
+    pool = sim.pool
+    want = {**dict.fromkeys(st, 0), "alloc_empty": 1, "alloc_slow": 1, "alloc_fast": 31}
+    assert st == want
+    assert len(pool.cache) == 32                                   # the bulk of 64 less the 32 used
+    pages = list(dict.fromkeys(d.buf.page for d in sim.ring.descs))
+    # 1. both fragments of the first page come back in NAPI context: into the alloc cache
+    pool.put_frag(pages[0], allow_direct=True)
+    pool.put_frag(pages[0], allow_direct=True)
+    want["recycle_cached"] += 1
+    assert pool.stats == want
+    # 2. the next fragment: the full frag page is drained with both fragments out, so a new page
+    #    is popped from the alloc cache
+    page_b, _ = pool.alloc_frag(2048)
+    want["alloc_fast"] += 1
+    assert pool.stats == want and page_b is not pages[-1]
+    # 3. the frag page's fragments all come back before it is drained: page_pool_alloc_frag reuses
+    #    it at once and counts it as recycled into the cache and allocated from it
+    pool.put_frag(page_b, allow_direct=False)                      # still carving: no recycle
+    again, off = pool.alloc_frag(2048)
+    assert again is page_b and off == 2048 and pool.stats == want  # a fragment of a page with room: nothing
+    pool.put_frag(page_b, allow_direct=False)
+    reused, off = pool.alloc_frag(2048)
+    assert reused is page_b and off == 0
+    want["recycle_cached"] += 1
+    want["alloc_fast"] += 1
+    assert pool.stats == want
+    # 4. a page freed outside NAPI goes to the ptr_ring; a refill takes it back (one refill)
+    pool.put_frag(pages[1], allow_direct=False)
+    pool.put_frag(pages[1], allow_direct=False)
+    want["recycle_ring"] += 1
+    assert pool.stats == want
+    pool.cache.clear()
+    assert pool._get_page() is pages[1]
+    want["alloc_refill"] += 1
+    assert pool.stats == want
+    # 5. cache and ring both empty: alloc_empty, then one bulk slow-path call (alloc_slow)
+    assert pool._get_page() is not None
+    want["alloc_empty"] += 1
+    want["alloc_slow"] += 1
+    assert pool.stats == want
+    # one NUMA node and pages only the pool references: never a waive, never a refcnt release
+    assert pool.stats["alloc_waive"] == 0 and pool.stats["recycle_released_refcnt"] == 0
+
+
+@pytest.mark.parametrize("params", [
+    {},                                                                 # NAPI: direct recycling
+    {"traffic": "udp", "forward": True, "pool_size": 64},               # frees elsewhere: ring, ring full
+    {"page_order": 1, "traffic": "udp"},
+])
+def test_waive_and_released_refcnt_stay_zero_in_long_runs(params):
+    from models.runner import run_params
+    st = run_params("x", {"strategy": "page-pool", **params}, 6000).page_pool_stats
+    assert st["alloc_waive"] == 0 and st["recycle_released_refcnt"] == 0
+    assert st["recycle_cached"] + st["recycle_ring"] > 0 and st["alloc_fast"] + st["alloc_refill"] > 0
+
+
+def test_run_json_gives_every_variant_page_pool_stats_null_without_a_pool():
+    import json
+
+    from models.lesson import find_lesson
+    from models.page_pool import STATS
+    from models.runner import run_lesson
+    out = json.loads(json.dumps(run_lesson(find_lesson("ath9k-page-pool"), frames=300, sensitivity=False)))
+    before, after = out["variants"]["before"], out["variants"]["after"]
+    assert "page_pool_stats" in before and before["page_pool_stats"] is None     # null, not missing
+    assert list(after["page_pool_stats"]) == list(STATS)

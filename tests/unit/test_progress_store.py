@@ -80,3 +80,23 @@ def test_in_memory_only():
 def test_runtime_dir_is_private():
     path = runtime_dir()
     assert path.is_dir() and str(path).startswith(os.environ["RXVIZ_RUNTIME_DIR"])
+
+
+def test_a_file_nested_too_deeply_is_set_aside_not_a_crash(tmp_path):
+    path = tmp_path / "progress.json"
+    path.write_text("[" * 200000)
+    store = ProgressStore(path)
+    assert store.load() == {}
+    assert store.notice.startswith("progress file was unusable (nested too deeply): kept as progress.json.corrupt-")
+    assert "\n" not in store.notice and not path.exists()
+    assert [p.read_text() for p in tmp_path.iterdir()] == ["[" * 200000]      # never lost
+
+
+def test_two_corrupt_files_in_one_second_are_both_kept(tmp_path, monkeypatch):
+    import viz.progress
+    monkeypatch.setattr(viz.progress.time, "strftime", lambda fmt: "20260101-120000")
+    path = tmp_path / "progress.json"
+    for text in ("{one", "{two"):
+        path.write_text(text)
+        ProgressStore(path).load()
+    assert sorted(p.read_text() for p in tmp_path.iterdir()) == ["{one", "{two"]

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from cli_message import messages
 
 from models.lesson import load_lesson, load_lesson_text
 from models.lesson.sanitize import clean, findings
@@ -61,7 +62,7 @@ def test_check_reports_each_character_with_file_line_col(capsys):
     code = cli.main(["check", str(EVIL)])
     out = capsys.readouterr().out
     assert code == 1
-    lines = out.splitlines()
+    lines = messages(out)      # each laid out within 80 columns, joined back here
     # The file's line 6 is the title: `title: "Title \e]0;pwned\a here"`; ESC's backslash is column 15.
     assert f"{EVIL}:6:15: title: control character U+001B in lesson text; it is shown as \\x1b" in lines
     assert f"{EVIL}:7:12: driver: bidi control U+202E in lesson text; it is shown as \\u202e" in lines

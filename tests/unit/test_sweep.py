@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_message import message
 
 from models import sweep as S
 from models.lesson import find_lesson
@@ -35,11 +36,6 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     out, err = capsys.readouterr()
     assert code != cli.EXIT_INTERNAL, err
     return code, out, err
-
-
-def one_line(err: str) -> str:
-    assert err.startswith("rxviz: ") and err.count("\n") == 1 and "Traceback" not in err, err
-    return err.strip()
 
 
 @pytest.fixture
@@ -75,13 +71,13 @@ def test_values_are_parsed_by_the_parameters_own_parser_and_kept_as_written():
 def test_bad_input_is_one_line_and_exit_2_before_anything_runs(capsys, no_runs, argv, says):
     code, out, err = run(capsys, ATH11K, *argv)
     assert code == 2 and out == ""
-    assert says in one_line(err)
+    assert says in message(err)
 
 
 def test_a_value_the_kernel_would_refuse_is_named_before_any_run(capsys, no_runs):
     # 64 MiB of RAM leaves no room in low memory for the default 64 MiB SWIOTLB pool.
     code, out, err = run(capsys, ATH11K, "--set", "ram=8GiB,64MiB")
-    line = one_line(err)
+    line = message(err)
     assert code == 2 and out == ""
     assert "ram=64MiB" in line and "SWIOTLB pool does not fit" in line
     with pytest.raises(ScenarioError, match="ram=64MiB"):
@@ -230,4 +226,4 @@ def test_a_violation_no_variant_expects_exits_3_naming_the_run(capsys, monkeypat
     monkeypatch.setattr(S, "run_params", violating)
     code, out, err = run(capsys, ATH11K, "--set", "ram=2GiB,8GiB", "--frames", FRAMES, "--workers", "1")
     assert code == 3 and "cpu_percent by ram" in out
-    assert one_line(err) == "rxviz: the checker reported 3 violation(s): before at ram=8GiB: mask-violation"
+    assert message(err) == "rxviz: the checker reported 3 violation(s): before at ram=8GiB: mask-violation"

@@ -1,10 +1,11 @@
 """The end of a lesson: the payoff, what changed between the variants, and the next lesson.
 
 Shown when → is pressed on the last step. It sums up the lesson from the
-model's last frame: every counter and metric the lesson's steps watched,
-for the two variants compare mode sets side by side (the headline pair, or
-the first two), and the paper-vs-model headline when the lesson publishes a
-figure. Enter opens the next lesson, Esc goes back to the last step.
+model's last frame: the counters and metrics the lesson's steps watched, for
+the lesson's point (`end_pair` when the lesson names it, else the headline's
+before and after, else the last step's variant beside the first), only those
+that differ between the two, and the paper-vs-model headline when the lesson
+publishes a figure. Enter opens the next lesson, Esc goes back to the last step.
 """
 
 from __future__ import annotations
@@ -32,14 +33,33 @@ def watched(lesson) -> list[str]:
     return list(dict.fromkeys(names or DEFAULT_WATCH))
 
 
+def end_pair(lesson) -> tuple[str, str] | None:
+    """The two variants the lesson's point is about, or None for a lesson of one variant.
+
+    The lesson's own `end_pair`; else its headline pair (the patch's before and after);
+    else the variant its last step shows, beside the first (compare mode's pair there).
+    """
+    if len(lesson.end_pair) == 2:
+        return lesson.end_pair[0], lesson.end_pair[1]
+    if lesson.headline.before and lesson.headline.after:
+        return lesson.headline.before, lesson.headline.after
+    last = lesson.steps[-1].show if lesson.steps else next(iter(lesson.variants))
+    return compare_pair(lesson, last)
+
+
 def summary(lesson, frame) -> tuple[tuple[str, str] | None, list[tuple[str, str, str]]]:
-    """((variant a, variant b) or None, [(name, value in a, value in b)]) at the lesson's last frame."""
-    names = compare_pair(lesson, lesson.headline.after or next(iter(lesson.variants)))
+    """((variant a, variant b) or None, [(name, value in a, value in b)]) at the lesson's last frame.
+
+    With two variants, only the figures that differ between them: a row with the same value
+    twice says nothing about what the lesson changed.
+    """
+    names = end_pair(lesson)
     pair = names or (next(iter(lesson.variants)),) * 2
     rows = []
     for name in watched(lesson):
-        a, b = (value(frame.sims[v], name) for v in pair)
-        rows.append((name, fmt(a), fmt(b)))
+        a, b = (fmt(value(frame.sims[v], name)) for v in pair)
+        if names is None or a != b:
+            rows.append((name, a, b))
     return names, rows
 
 
@@ -57,6 +77,8 @@ class EndScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("enter", "next_lesson", "next lesson", key_display="⏎", priority=True),
         Binding("escape,left,pageup", "back", "back to the last step", key_display="Esc"),
+        Binding("down", "scroll(1)", "scroll", key_display="↑↓", priority=True),
+        Binding("up", "scroll(-1)", "scroll up", show=False, priority=True),
         Binding("l", "lessons", "lessons"),
     ]
     DEFAULT_CSS = """
@@ -88,15 +110,19 @@ class EndScreen(ModalScreen[None]):
             box.border_title = f"end of the lesson · {lesson.title}"
             box.can_focus = True            # ↑ ↓ scroll it on a small screen
             names, rows = summary(lesson, self.player.frame)
-            yield Static("What changed (the counters and metrics the steps watched, at the last step)",
-                         classes="end-head", markup=False)
-            table = Table(box=None, pad_edge=False, padding=(0, 2))
-            table.add_column("")
-            for v in (names or (self.player.frame.shown,)):
-                table.add_column(v, justify="right")
-            for name, a, b in rows:
-                table.add_row(Text(name, style="bold"), *((a, b) if names else (a,)))
-            yield Static(table, id="end-table")
+            head = (f"What changed from {names[0]} to {names[1]} (what the steps watched, at the last step)"
+                    if names else "What the steps watched, at the last step")
+            yield Static(head, classes="end-head", markup=False)
+            if rows:
+                table = Table(box=None, pad_edge=False, padding=(0, 2))
+                table.add_column("")
+                for v in (names or (self.player.frame.shown,)):
+                    table.add_column(v, justify="right")
+                for name, a, b in rows:
+                    table.add_row(Text(name, style="bold"), *((a, b) if names else (a,)))
+                yield Static(table, id="end-table")
+            else:
+                yield Static("Nothing the steps watched differs between the two.", id="end-table", markup=False)
             if lesson.paper is not None:
                 yield Static("The published figure and the model's", classes="end-head", markup=False)
                 yield HeadlinePanel(lesson, id="end-headline")
@@ -118,6 +144,10 @@ class EndScreen(ModalScreen[None]):
             self.app.action_lessons()
         else:
             self.app.open_lesson(nxt.id)
+
+    def action_scroll(self, lines: int) -> None:
+        box = self.query_one(VerticalScroll)
+        box.scroll_to(y=box.scroll_y + lines, animate=False)
 
     def action_back(self) -> None:
         self.dismiss()

@@ -20,6 +20,7 @@ NAMES = {
     "right": "→", "left": "←", "pagedown": "PgDn", "pageup": "PgUp", "space": "space",
     "plus": "+", "equals_sign": "=", "minus": "−", "question_mark": "?", "escape": "Esc",
     "shift+tab": "shift+tab", "ctrl+p": "ctrl+p", "home": "Home", "end": "End", "up": "↑", "down": "↓",
+    "right_square_bracket": "]", "left_square_bracket": "[",
 }
 
 NOTES = """\
@@ -38,6 +39,11 @@ again from this step and says what moved; ctrl+x in it returns to the
 lesson's own run. z gives the active view the whole screen, b blanks it.
 With --present: a talk timer (t restarts it), and `rxviz notes` in a
 second terminal shows the speaker notes. Progress is saved between runs.
+] and [ move one kernel call forward and back, within a step and across
+its ends: the model stops right after that call and every view shows that
+moment (status: step 4/13 · call 17/212). o follows the object the call
+moved (a buffer, page, slot, head): ] and [ then jump to its next and
+previous move, across steps, and space plays call by call. o again stops.
 The machine view draws the followed object's lifecycle; on a wide screen
 it takes the whole deck (and, compared, the narration steps aside).
 """

@@ -15,6 +15,12 @@ responsive while a slow step computes, and a burst of PageDowns from a
 presenter's clicker lands on the right step. Steps the worker has already
 computed (behind the reader, and one ahead) arrive as ready frames and are
 shown at once, without a round trip through the worker.
+
+`]` and `[` move one kernel call instead of one step: the worker runs the
+step again and stops it right after that call (models.replay.LessonRun.at_call),
+so every view shows that moment. `o` follows the object the current call
+moved; `]` and `[` then jump to that object's next and previous move, across
+steps, so one buffer can be walked from its allocation to its free.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from textual.worker import get_current_worker
 from models.lesson.schema import Lesson
 from viz.moves import MoveQueue
 from viz.screens.presenting import Presenting
-from viz.session import Frame, Session, compare_pair, views_for
+from viz.session import Frame, Session, compare_pair, object_of, views_for
 from viz.views.all import view_class
 from viz.views.base import ViewState
 from viz.widgets import headline
@@ -49,6 +55,7 @@ from viz.widgets.status import StatusLine
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 STEP_SECONDS = 2.0          # auto-advance interval at 1x
+CALL_SECONDS = 0.6          # the same, one kernel call at a time (after ] or [, or while following)
 FF_MAX = 1_000_000
 BUSY_AFTER = 0.15           # say "computing…" only when a move takes longer than this
 
@@ -58,8 +65,12 @@ class PlayerScreen(Presenting, Screen):
 
     AUTO_FOCUS = ""       # every key is a screen binding; a focused view would only add a second highlight
     BINDINGS = [
-        Binding("right,pagedown,n", "next", "next", key_display="→", priority=True),
-        Binding("left,pageup,p", "prev", "back", key_display="←", priority=True),
+        # The footer must fit 80 columns: ← and → share one entry, as [ and ] do.
+        Binding("right,pagedown,n", "next", "step", key_display="←→", priority=True),
+        Binding("left,pageup,p", "prev", "back", key_display="←", priority=True, show=False),
+        Binding("right_square_bracket", "call(1)", "call", key_display="[ ]"),
+        Binding("left_square_bracket", "call(-1)", "previous call", key_display="[", show=False),
+        Binding("o", "follow", "follow the call's object", show=False),
         Binding("space", "toggle_play", "play/pause", priority=True, show=False),
         Binding("plus,equals_sign", "speed(1)", "faster", key_display="+", show=False),
         Binding("minus", "speed(-1)", "slower", key_display="−", show=False),
@@ -95,6 +106,11 @@ class PlayerScreen(Presenting, Screen):
         self.want = (max(0, min(len(lesson.steps), step)), 0)     # (step, extra frames) asked for
         self.compare = compare
         self.frame: Frame | None = None
+        self.seen: Frame | None = None           # what the views show (the step before, while a question waits)
+        self.call_pending = False                # a "call" move is computing: its frame is the next to show
+        self.call_mode = False                   # ] or [ was used: space plays call by call
+        self.follow: str | None = None           # `o`: the object ] and [ walk ("buf#5")
+        self.trail: tuple = ()                   # its events the worker found in earlier steps
         self.playing = False
         self.speed = 1.0
         self._timer: Timer | None = None
@@ -139,7 +155,16 @@ class PlayerScreen(Presenting, Screen):
         def mine(fn):        # a queue the sandbox replaced may still finish a step: drop what it hands over
             return lambda *args: fn(*args) if queue is self.moves else None
         queue.drain(self.app.call_from_thread, mine(self._on_frame), mine(self._on_ready),
-                    lambda: worker.is_cancelled, mine(self._on_progress), mine(self._on_error))
+                    lambda: worker.is_cancelled, mine(self._on_progress), mine(self._on_error),
+                    mine(self._on_note))
+
+    def _on_note(self, why: str) -> None:
+        """A call move found nowhere to go: stay, and say why."""
+        self.call_pending = False
+        self.query_one(StatusLine).busy = ""
+        if self.playing:
+            self._set_playing(False)
+        self.notify(why, timeout=4)
 
     def _on_error(self, kind: str, step: int, exc: BaseException) -> None:
         """The model failed: one line with the lesson and step, and the player stays usable."""
@@ -148,6 +173,7 @@ class PlayerScreen(Presenting, Screen):
         if self._busy_timer is not None:
             self._busy_timer.stop()
         self._set_playing(False)
+        self.call_pending = False
         status = self.query_one(StatusLine)
         status.busy, status.progress = "", None
         status.error = f"model error in {self.lesson.id}, {where}: {what}"
@@ -162,19 +188,23 @@ class PlayerScreen(Presenting, Screen):
 
     def _on_ready(self, frame: Frame) -> None:
         self.ready[frame.step] = frame
-        if self.waiting and self.want == (frame.step, 0):     # asked for while it was computing ahead
-            self._show(frame)
+        if self.waiting and not self.call_pending and self.want == (frame.step, 0):
+            self._show(frame)                   # asked for while it was computing ahead
 
     def _on_frame(self, frame: Frame) -> None:
-        if not frame.extra:
+        if frame.landing and not frame.extra:
             self.ready[frame.step] = frame
-        if self.waiting and (frame.step, frame.extra) == self.want:    # else moved on, or already shown
+        if self.call_pending and not frame.landing:
+            self.call_pending = False           # the call asked for: that is where we are now
+            self.want = (frame.step, 0)
+            self._show(frame)
+        elif self.waiting and (frame.step, frame.extra) == self.want:    # else moved on, or already shown
             self._show(frame)
 
     @property
     def waiting(self) -> bool:
         """The position asked for is not on screen yet."""
-        return self.frame is None or (self.frame.step, self.frame.extra) != self.want
+        return self.frame is None or self.call_pending or (self.frame.step, self.frame.extra) != self.want
 
     def _say_busy_later(self) -> None:
         """Say "computing…" if the frame asked for has not come within BUSY_AFTER."""
@@ -185,6 +215,7 @@ class PlayerScreen(Presenting, Screen):
             if self.waiting:
                 step, extra = self.want
                 label = (f"fast-forwarding {extra:,} frames…".replace(",", " ") if extra
+                         else "running the step to that call…" if self.call_pending
                          else f"computing step {step}/{len(self.lesson.steps)}…")
                 self.query_one(StatusLine).busy = label
 
@@ -222,6 +253,8 @@ class PlayerScreen(Presenting, Screen):
         if self.frame is not None and moved_step:
             self.variant = None                     # `v` picks a variant for this step only
         self.frame = frame
+        if frame.earlier:
+            self.trail = frame.earlier
         step = frame.step
         spec = self.lesson.steps[step - 1] if step else None
         hold = self.holding(frame)
@@ -230,6 +263,7 @@ class PlayerScreen(Presenting, Screen):
         base = self.ready[step - 1] if hold else frame
         shown = self.variant or frame.shown
         seen = replace(base, shown=shown)
+        self.seen = seen
         self.query_one(Narration).step = (step, frame.extra, not hold)
         ask = spec.ask if spec is not None else None
         self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)))
@@ -243,6 +277,8 @@ class PlayerScreen(Presenting, Screen):
             pair = (a, b)
         deck = self.query_one(ViewDeck)
         lead = (spec or self.lesson.steps[0]).focus if self.lesson.steps else ""
+        if self.follow and "machine" in self.keys:
+            lead = "machine"                # walking one object: its machine, with it lit, in front
         deck.show(state, pair, lead)
         deck.compare = pair is not None
         for view in self.query("#side-code"):
@@ -258,9 +294,11 @@ class PlayerScreen(Presenting, Screen):
         status.hint = (f"predict first (views: step {step - 1}) · 1–{len(spec.ask.choices)} to answer, "
                        f"→ to reveal") if hold and spec else ""
         status.frame = seen
+        status.follow = self.follow or ""
         self._sandbox_moved(frame)
         if not frame.extra:
-            self.app.record(self.lesson.id, step, frame.total, finished=step >= frame.total and not hold)
+            # only the end screen finishes a lesson: a jump to the last step (--step, End) does not
+            self.app.record(self.lesson.id, step, frame.total)
         if moved_step:
             self.publish_step(step)
         if self.playing and step >= frame.total and not frame.extra:
@@ -271,7 +309,8 @@ class PlayerScreen(Presenting, Screen):
         return ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
                          code_line=frame.code_line, prev_counts=frame.prev_counts.get(variant, {}),
                          watch=spec.watch if spec is not None else (),
-                         hidden_code=self.hidden_code(variant, frame.step))
+                         hidden_code=self.hidden_code(variant, frame.step), follow=self.follow,
+                         earlier=self.trail if self.follow else ())
 
     # -- the payoff ---------------------------------------------------------------------
     def _show_headline(self, step: int, hold: bool) -> None:
@@ -336,6 +375,9 @@ class PlayerScreen(Presenting, Screen):
         """Go to lesson step k (clamped), dropping any fast-forward."""
         k = max(0, min(len(self.lesson.steps), k))
         self.want = (k, 0)
+        self.call_pending = False
+        if not self.playing:
+            self.call_mode = False
         frame = self.ready.get(k)
         if frame is None:
             self._request("goto", k)
@@ -357,6 +399,7 @@ class PlayerScreen(Presenting, Screen):
     def action_end(self) -> None:
         from viz.screens.end import EndScreen
         if self.frame is not None:
+            self.app.record(self.lesson.id, self.frame.step, self.frame.total, finished=True)
             self.app.push_screen(EndScreen(self))
 
     def action_prev(self) -> None:
@@ -385,12 +428,57 @@ class PlayerScreen(Presenting, Screen):
             self._timer.stop()
             self._timer = None
         if on:
-            self._timer = self.set_interval(STEP_SECONDS / self.speed, self._tick)
+            every = CALL_SECONDS if self.call_mode else STEP_SECONDS
+            self._timer = self.set_interval(every / self.speed, self._tick)
         self.query_one(StatusLine).playing = on
 
     def _tick(self) -> None:
-        if not self.waiting:           # a slow step is still computing: let it land before the next
+        if self.waiting:               # a slow step is still computing: let it land before the next
+            return
+        if self.call_mode:
+            self.action_call(1)
+        else:
             self.action_next()
+
+    # -- one kernel call at a time ----------------------------------------------------------
+    def action_call(self, delta: int) -> None:
+        """] / [: one kernel call forward or back (the followed object's next or previous move)."""
+        frame = self.frame
+        if frame is None or self.waiting:
+            return                      # the previous move is still computing: keys do not pile up
+        if frame.extra:
+            self.notify("stepping by call works on the lesson's steps: → or ← leaves the fast-forward", timeout=3)
+            return
+        if self.holding():
+            spec = self.lesson.steps[frame.step - 1]
+            n = len(spec.ask.choices) if spec.ask else 0
+            self.notify(f"answer first (1–{n}), or → to see what happened", timeout=3)
+            return
+        variant = self.variant or frame.shown
+        at = frame.sims[variant].rec.seq          # the call the shown variant is at
+        self.call_mode = True
+        self.call_pending = True
+        self._request("call", (frame.step, variant, at, delta, self.follow))
+
+    def action_follow(self) -> None:
+        """o: follow the object the current call moved (o again: stop following)."""
+        self.trail = ()
+        if self.follow is not None:
+            self.follow = None
+            self.notify("following nothing: ] and [ move one call", timeout=2)
+        else:
+            seen = self.seen
+            sim = seen.sims.get(seen.shown) if seen is not None else None
+            recent = sim.rec.recent(1) if sim is not None else []
+            obj = object_of(recent[-1] if recent else None)
+            if obj is None:
+                self.notify("this call moves no object: step to one with ] first", timeout=3)
+                return
+            self.follow = obj
+            self.call_mode = True
+            self.notify(f"following {obj}: ] and [ go to its next and previous move", timeout=3)
+        if self.frame is not None:
+            self._show(self.frame)
 
     def action_speed(self, delta: int) -> None:
         i = min(range(len(SPEEDS)), key=lambda j: abs(SPEEDS[j] - self.speed))

@@ -36,6 +36,7 @@ class ViewState:
     watch: tuple[str, ...] = ()                     # counters and metrics the step is about (pinned, lit)
     hidden_code: frozenset[int] = frozenset()       # pseudocode lines a question still ahead hides
     follow: str | None = None                       # the object followed ("buf#513"), None: the views pick
+    earlier: tuple = ()                             # its events before the trace buffer's (models.trace.Event)
 
 
 class ModelView(OnePass, can_focus=True):

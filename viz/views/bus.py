@@ -211,7 +211,9 @@ class BusView(ModelView):
         if width < 60:
             return [key]
         xfer = _BUS.get(self.state.sim.bus, ("", "one transfer"))[1] or "one transfer"
-        return [key, self._text((f"each is {xfer}; 32 = frames in a bundle, 16t = ACKs in a row", "muted"))]
+        # the numbers in words, not an example figure: a lesson may ask how many ACKs a bundle costs
+        return [key, self._text((f"each is {xfer}; numbers: frames in a bundle (under R), ACK writes in a row (Nt)",
+                                 "muted"))]
 
     def _pcie(self) -> list[Text]:
         return [

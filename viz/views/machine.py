@@ -118,7 +118,7 @@ class MachineView(ModelView):
 
     def data(self) -> RxData:
         st = self.state
-        return from_sim(st.sim, getattr(st, "follow", None), self.machine if self.machine in MACHINES else None)
+        return from_sim(st.sim, st.follow, self.machine if self.machine in MACHINES else None, st.earlier)
 
     # -- content ----------------------------------------------------------------------
     def build_lines(self, width: int, height: int) -> list[Text]:

@@ -144,23 +144,40 @@ def _aliases(o: _Obj) -> set[str]:
     names = {o.name}
     if getattr(ref, "map", None) is not None:
         names.add(f"map#{ref.map.id}")
-    if o.machine in ("rx_buffer", "pp_frag"):
+    if o.machine in ("rx_buffer", "pp_frag") and ref is not None:
         names.add(f"buf#{ref.id}")
     if o.machine == "gro_flow":
         names = {"flow"}
     return names
 
 
-def _history(sim, o: _Obj) -> list[Transition]:
-    """The object's transitions in the trace buffer, as the model recorded them, oldest first."""
+def _history(sim, o: _Obj, earlier=()) -> list[Transition]:
+    """The object's transitions as the model recorded them, oldest first: `earlier` events (the
+    player's search of earlier steps for a followed object), then the trace buffer's."""
     machine = o.machine
     aliases = _aliases(o)
     out = []
-    for ev in sim.rec.events or ():
+    seen = set()
+    for ev in (*earlier, *(sim.rec.events or ())):
+        if ev.seq in seen or ev.seq > sim.rec.seq:
+            continue
+        seen.add(ev.seq)
         for t in ev.transitions:
             if t.machine == machine and t.obj in aliases:
                 out.append(Transition(ev.seq, ev.t_ns, t.call, machine, o.name, t.src, t.dst))
     return out
+
+
+def _gone(sim, name: str, earlier=()) -> _Obj | None:
+    """A followed object the model no longer holds (a buffer freed): known by its last transition."""
+    for ev in reversed((*earlier, *(sim.rec.events or ()))):
+        if ev.seq > sim.rec.seq:
+            continue
+        for t in reversed(ev.transitions):
+            if t.obj == name:
+                freed = t.dst in ("free", "returned", "buddy", "slab")
+                return _Obj(name, t.machine, None, "freed" if freed else "in the driver's hands")
+    return None
 
 
 def _counts(sim, machine: str) -> dict[tuple[str, str, str], int]:
@@ -214,13 +231,17 @@ def _path(sim) -> PathFacts:
                      socket=sim.stack.tcp and not sim.stack.forward)
 
 
-def build(sim, follow: str | None, machine: str | None) -> RxData:
+def build(sim, follow: str | None, machine: str | None, earlier=()) -> RxData:
     index = _index(sim)
+    if follow and follow not in index:
+        gone = _gone(sim, follow, earlier)
+        if gone is not None:
+            index[follow] = gone
     if machine is None:
         picked = index.get(follow) if follow else None
         machine = picked.machine if picked is not None and picked.machine in MACHINES else default_machine(sim)
     o = _follow(sim, index, machine, follow)
-    history = _history(sim, o) if o is not None else []
+    history = _history(sim, o, earlier) if o is not None else []
     state = o.state if o is not None else None
     if o is not None and state is None and history:
         state = history[-1].dst

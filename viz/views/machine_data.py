@@ -118,19 +118,21 @@ class RxData:
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def from_sim(sim, follow: str | None = None, machine: str | None = None) -> RxData:
+def from_sim(sim, follow: str | None = None, machine: str | None = None, earlier: tuple = ()) -> RxData:
     """The views' data for one Sim: `follow` an object (default: the one the last calls touched);
     `machine` the one to draw (default: the followed object's, else the variant's RX buffers').
+    `earlier`: the followed object's events from before the trace buffer (models.trace.Event),
+    which the player finds by running earlier steps again.
 
     Cached per Sim and moment: the three views of a frame ask for the same data.
     """
     from .machine_adapter import build, stamp
 
-    key = (stamp(sim), follow, machine)
+    key = (stamp(sim), follow, machine, len(earlier), earlier[-1].seq if earlier else 0)
     per_sim = _CACHE.setdefault(sim, {})
     got = per_sim.get(key)
     if got is None:
         if len(per_sim) > 8:
             per_sim.clear()
-        got = per_sim[key] = build(sim, follow, machine)
+        got = per_sim[key] = build(sim, follow, machine, earlier)
     return got

@@ -60,7 +60,7 @@ class PassportView(ModelView):
 
     def build_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
-        p = from_sim(st.sim, getattr(st, "follow", None)).passport
+        p = from_sim(st.sim, st.follow, None, st.earlier).passport
         if p is None:
             return [self._text(("no object to follow yet", "muted"))]
         return self._passport(p, width, height)

@@ -22,7 +22,8 @@ _OWNER = {
 }
 _KIND = {"frag": "RX buffer from netdev_alloc_frag", "skb": "RX buffer from __netdev_alloc_skb",
          "kmalloc": "RX buffer from kmalloc", "pp": "page_pool fragment", "slice": "page slice"}
-_MACHINE_KIND = {"pp_page": "page_pool page", "flip_page": "RX page (page flip)", "skb_head": "sk_buff head",
+_MACHINE_KIND = {"rx_buffer": "RX buffer", "pp_frag": "page_pool fragment", "pp_page": "page_pool page",
+                 "flip_page": "RX page (page flip)", "skb_head": "sk_buff head",
                  "napi": "NAPI instance", "tasklet": "RX tasklet", "gro_flow": "GRO hold of the flow",
                  "swiotlb_slot": "SWIOTLB bounce slots", "iova": "IOMMU mapping (IOVA range)",
                  "tx_buffer": "TX buffer (a TCP ACK)"}
@@ -41,11 +42,13 @@ def passport_of(sim, o, state: str | None, history: list[Transition]) -> Passpor
     bounce = sim.swiotlb.addr(slot) if slot is not None and sim.swiotlb is not None else None
     refs: list[tuple[str, int]] = []
     related: list[str] = []
-    if machine == "flip_page":
+    if ref is None:
+        pass                              # no longer held: only its history is known
+    elif machine == "flip_page":
         refs.append(("page_ref_count", ref.refs))
     elif machine == "pp_page":
         refs.append(("pp_ref_count", ref.outstanding()))
-    elif machine == "pp_frag" and ref.page is not None:
+    elif machine == "pp_frag" and getattr(ref, "page", None) is not None:
         refs.append(("pp_ref_count", ref.page.outstanding()))
         related.append(f"page#{ref.page.id}")
     if m is not None:

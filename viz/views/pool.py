@@ -24,6 +24,7 @@ STATES = {"alloc-cache": ("A", "cache"), "ptr_ring": ("R", "ring"), "carving": (
           "in-flight": ("F", "flight"), "mapped": ("M", "mapped"), "allocated": ("M", "mapped")}
 CURRENT = Style(reverse=True)
 MAX_CELLS = 4        # a page with more fragments than this shows a count instead of cells
+ALWAYS = ("fast", "cached", "ring", "waive", "released_refcnt")     # statistics shown even at 0
 
 
 def bar(n: int, total: int, width: int) -> tuple[str, str]:
@@ -88,16 +89,16 @@ class PoolView(ModelView):
             full, empty = bar(n, cap, bar_w)
             out.append(Text(f"{label:<11} ▕").append(full, self._s(style)).append(empty, self._s("muted"))
                        .append(f"▏ {n}/{cap}"))
-        # struct page_pool_stats, named as ethtool -S and page-pool-stats-get name them
+        # struct page_pool_stats, named as ethtool -S and page-pool-stats-get name them. waive and
+        # released_refcnt are always shown: they stay 0 in this model (one NUMA node, and a pool
+        # page is only ever referenced by the pool; models/page_pool.py says where the kernel counts them).
         st = pool.stats
-        for head, names in (("alloc", ("fast", "slow", "slow_high_order", "refill", "empty")),
-                            ("recycle", ("cached", "ring", "ring_full", "cache_full"))):
-            parts = [Text(f"{n} {st[f'{head}_{n}']:,}") for n in names
-                     if st[f"{head}_{n}"] or n in ("fast", "cached", "ring")]
-            line = Text(f"{head}: ")
-            for i, part in enumerate(parts):
-                line.append(" · " if i else "").append_text(part)
-            out.append(line)
+        for head, names in (("alloc", ("fast", "slow", "slow_high_order", "refill", "empty", "waive")),
+                            ("recycle", ("cached", "ring", "ring_full", "cache_full", "released_refcnt"))):
+            shown = [n for n in names if st[f"{head}_{n}"] or n in ALWAYS]
+            parts = [Text(f"{head}:" if not i else "").append(f"{' ' if not i else ''}{n} {st[f'{head}_{n}']:,}")
+                     for i, n in enumerate(shown)]
+            out += _wrap_dot(parts, width, 2)
         if height >= 8:
             legend = Text()
             for glyph, style, what in (("A", "cache", "cache"), ("R", "ring", "ptr_ring"),

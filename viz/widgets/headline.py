@@ -14,7 +14,7 @@ runs the panel shows how far it got.
     error    +0.1%            -2.1%
     kind    fitted  predicted
     after is predicted: only the before figure was used to fit
-    fitted: forward_ns = 58330, to paper.before (...)
+    fitted: path_rest_ns = 58330, to paper.before (...)
 
 In presenter mode the model's two figures are also drawn large (Digits).
 """

@@ -143,7 +143,7 @@ class PathStrip(Widget):
         return self.get_component_rich_style(f"pathstrip--{name}", partial=True)
 
     def line(self, st: ViewState, width: int, prefix: str = "") -> Text:
-        data = from_sim(st.sim, getattr(st, "follow", None))
+        data = from_sim(st.sim, st.follow, None, st.earlier)
         lit = STAGE_OF.get(data.call.call) if data.call is not None else None
         path = stages(data.path)
         # Long names ("no IOMMU", skipped ones in italics), else the short ones (skipped ones struck

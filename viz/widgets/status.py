@@ -1,6 +1,6 @@
-"""The status line: the last kernel call of the shown variant, in its context, and where we are.
+"""The status line: where we are, the kernel call the shown variant is at, in its context.
 
-    ▶ 1x  before  softirq · napi_complete_done · work 12 < budget 64      1 234 frames · 3.456 ms
+    ‖ 1x  gro  step 4/13 · call 17/212  softirq · napi_complete_done · work 12 < 64   1 234 frames · 3.456 ms
 
 It reads the frame the player published (never the live model), so it is
 as exact as the views. When the model is busy computing, that is said here
@@ -80,6 +80,7 @@ class StatusLine(Widget):
     hint: reactive[str] = reactive("")          # said instead of the last call (a question waits)
     error: reactive[str] = reactive("")         # a model error: said instead of everything else
     clock: reactive[str] = reactive("")         # presenter mode: the talk timer, at the right
+    follow: reactive[str] = reactive("")        # the object ] and [ walk, when one is followed
 
     def _s(self, name: str):
         return self.get_component_rich_style(f"status--{name}", partial=True)
@@ -119,6 +120,13 @@ class StatusLine(Widget):
                 left.append_text(self._bar(width - cell_len(left.plain) - 2))
             return left
         left.append(f"  {frame.shown}", self._s("variant"))
+        if not self.hint:           # a question's hint names the step the views hold, and must fit
+            left.append(f"  step {frame.step}/{frame.total}", self._s("muted"))
+        where = frame.call_index()
+        if where is not None and not self.hint:
+            left.append(f" · call {fmt_int(where[0])}/{fmt_int(where[1])}", self._s("muted"))
+        if self.follow and not self.hint:
+            left.append(f"  ◎ {self.follow}", self._s("play"))
         if self.hint:
             left.append(f"  {self.hint}", self._s("ctx"))
             left.truncate(width, overflow="ellipsis")
