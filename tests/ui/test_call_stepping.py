@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from viz.app import make_app, settle
 from viz.widgets.deck import ViewDeck
 from viz.widgets.status import StatusLine
@@ -56,6 +58,7 @@ async def test_the_status_line_counts_calls_and_brackets_move_one():
         assert where(app) == (2, seq - 1) and f"call {here - 1}/{total}" in status(app)
 
 
+@pytest.mark.slow
 async def test_brackets_there_and_back_give_the_same_screen_across_a_step_end():
     app = app_for("rx-basics", 7)                       # steps 7 and 8 ask nothing
     async with app.run_test(size=(160, 50)) as pilot:
@@ -84,6 +87,7 @@ async def test_a_question_holds_against_brackets():
         assert app.export_screenshot() == held        # nothing moved: the answer stays hidden
 
 
+@pytest.mark.slow
 async def test_follow_visits_exactly_the_objects_moves_in_order():
     app = app_for("rx-basics", 2)
     async with app.run_test(size=(160, 50)) as pilot:

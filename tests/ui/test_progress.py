@@ -79,6 +79,7 @@ async def test_fast_forward_reports_each_chunk(monkeypatch):
     assert [(d, t) for d, t, _ in seen] == [(FF_CHUNK * i, 3 * FF_CHUNK) for i in (1, 2, 3)]
 
 
+@pytest.mark.slow
 async def test_only_the_end_screen_finishes_a_lesson():
     from models.lesson import find_lesson
     from viz.screens.end import EndScreen

@@ -258,6 +258,7 @@ async def test_a_corrupt_progress_file_is_one_notice_and_a_fresh_start():
     assert any(p.name.startswith("progress.json.corrupt-") for p in path.parent.iterdir())
 
 
+@pytest.mark.slow
 def test_end_summary_is_the_lessons_point_and_only_what_changed():
     from models.lesson import find_lesson
     from viz.session import Session
@@ -270,6 +271,7 @@ def test_end_summary_is_the_lessons_point_and_only_what_changed():
     assert "page_pool_release_retry" not in got                 # 0 in both: dropped
 
 
+@pytest.mark.slow
 async def test_the_end_screen_shows_its_scroll_keys():
     from models.lesson import find_lesson
     app = app_for("rx-basics", step=len(find_lesson("rx-basics").steps))

@@ -32,6 +32,7 @@ def basics() -> LessonRun:
     return run
 
 
+@pytest.mark.slow
 def test_a_step_stops_right_after_the_call_asked_for(basics):
     for k in range(1, basics.total + 1):
         v = basics.shown(k)
@@ -70,6 +71,7 @@ def test_a_step_run_again_in_chunks_is_the_same_run(basics):
                                                                           ref.rec.t)
 
 
+@pytest.mark.slow
 def test_moves_of_an_object_are_its_transitions_in_a_whole_trace(basics, monkeypatch):
     """buf#257 (the first refill) across the lesson, against the same lesson traced whole."""
     import models.replay as replay
@@ -86,7 +88,12 @@ def test_moves_of_an_object_are_its_transitions_in_a_whole_trace(basics, monkeyp
     assert calls[:3] == ["netdev_alloc_frag", "dma_map_single", "post"] and calls[-1] == "skb_release_data"
 
 
-@pytest.mark.parametrize("lesson", [x.id for x in all_lessons()])
+# a second or more of CPU each (make test-all): the lessons with long until-steps
+UNTIL_SLOW = {"dma-bugs", "rx-basics", "atlantic-page-pool", "ath11k-36bit-dma-mask"}
+
+
+@pytest.mark.parametrize("lesson", [pytest.param(x.id, marks=pytest.mark.slow if x.id in UNTIL_SLOW else ())
+                                    for x in all_lessons()])
 def test_until_steps_land_on_the_call_they_ran_until(lesson):
     """The step's frame shows the moment its narration is about: right after that call."""
     spec = find_lesson(lesson)
