@@ -13,22 +13,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_app import app_for, press
 
-from viz.app import make_app, settle
+from viz.app import settle
 from viz.widgets.deck import ViewDeck
 from viz.widgets.status import StatusLine
-
-
-def app_for(lesson: str, step: int):
-    app = make_app(lesson=lesson, step=step)
-    app.animation_level = "none"
-    return app
-
-
-async def press(pilot, *keys: str) -> None:
-    for key in keys:
-        await pilot.press(key)
-        await settle(pilot.app, pilot)
 
 
 def status(app) -> str:
