@@ -1,0 +1,59 @@
+"""Model speed as issue 10 measures it: frames/s by CPU time, whole process, checker on.
+
+    python tests/bench/frames_per_s.py [--frames N] [--repeat R] [LESSON:VARIANT ... | all]
+
+Each run is a fresh process (so the figure includes start-up and the Sim's construction),
+timed with time.process_time(): CPU time, so other load on a shared machine moves it
+little. Prints the median of R runs per variant; `all` runs every lesson variant.
+Not a test: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+ONE = """
+import sys, time
+from models.lesson import find_lesson
+from models.sim import Sim
+lesson = find_lesson(sys.argv[1])
+sim = Sim(lesson.params_for(sys.argv[2]), faults=lesson.faults_for(sys.argv[2]))
+sim.run_frames(int(sys.argv[3]))
+print(sim.processed, time.process_time())
+"""
+
+
+def targets(names: list[str]) -> list[tuple[str, str]]:
+    if names and names != ["all"]:
+        return [tuple(n.split(":", 1)) for n in names]      # type: ignore[misc]
+    sys.path.insert(0, str(ROOT))
+    from models.lesson import all_lessons
+    return [(lesson.id, v) for lesson in all_lessons() for v in lesson.variants]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=1_000_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("names", nargs="*", default=["atlantic-page-pool:after"])
+    args = ap.parse_args()
+    for lesson, variant in targets(args.names):
+        rates = []
+        done = 0
+        for _ in range(args.repeat):
+            out = subprocess.run([sys.executable, "-c", ONE, lesson, variant, str(args.frames)], cwd=ROOT,
+                                 capture_output=True, text=True, check=True).stdout.split()
+            done, cpu = int(out[0]), float(out[1])
+            rates.append(done / cpu)
+        print(f"{lesson}:{variant:<16} {statistics.median(rates):>10,.0f} frames/s  "
+              f"({done} frames; runs {', '.join(f'{r:,.0f}' for r in rates)})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
