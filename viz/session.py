@@ -22,6 +22,7 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field, replace
 
+from models.call_cursor import CallCursor
 from models.lesson.schema import Lesson
 from models.replay import TRACED_TAIL, LessonRun
 from models.sim import Sim
@@ -137,6 +138,7 @@ class Session:
         self.trace = trace
         self.sets = dict(sets or {})               # sandbox: parameters changed in every variant
         self.run: LessonRun | None = None      # built lazily: set-up itself can take a second
+        self.cursor: CallCursor | None = None  # the same run, a kernel call at a time
         self.step = 0                          # the lesson step last gone to
         self.extra = 0                         # frames fast-forwarded beyond it
         self._ff: dict[str, Sim] | None = None
@@ -145,8 +147,14 @@ class Session:
     def _ensure(self) -> LessonRun:
         if self.run is None:
             self.run = LessonRun(self.lesson, sets=self.sets, trace=self.trace)
+            self.cursor = CallCursor(self.run)
             gc.freeze()                        # see _snapshot
         return self.run
+
+    def _cursor(self) -> CallCursor:
+        self._ensure()
+        assert self.cursor is not None
+        return self.cursor
 
     @property
     def computed(self) -> int:
@@ -182,11 +190,12 @@ class Session:
         shown = variant or run.shown(k)
         if cursor == -1:
             cursor = notes[-1].at if notes and k and shown == run.shown(k) and notes[-1].at else None
-        calls = {v: run.call_range(k, v, reachable=False)[:2] for v in sims}
+        cur = self._cursor()
+        calls = {v: cur.call_range(k, v, reachable=False)[:2] for v in sims}
         if cursor is not None and cursor >= calls[shown][1]:
             cursor = None
         if cursor is not None:
-            sims = {**sims, shown: run.at_call(k, shown, cursor)}
+            sims = {**sims, shown: cur.at_call(k, shown, cursor)}
             cursor = sims[shown].rec.seq
         return Frame(self.lesson, k, run.total, 0, shown, sims,
                      {v: s.rec.counts for v, s in prev.items()}, reached, cursor, calls, landing)
@@ -209,7 +218,8 @@ class Session:
         k = max(0, min(run.total, k))
         if follow:
             return self._follow(run, k, variant, at, delta, follow, cancelled)
-        first, last, reachable = run.call_range(k, variant)
+        cur = self._cursor()
+        first, last, reachable = cur.call_range(k, variant)
         target = at + delta
         if k and reachable <= target <= last:
             return self.frame_at(k, variant, target), ""
@@ -218,7 +228,7 @@ class Session:
                           f"{TRACED_TAIL} frames are recorded): ← goes to the step before")
         j = k + delta
         while 1 <= j <= run.total and not cancelled():
-            f, lst, r = run.call_range(j, variant)
+            f, lst, r = cur.call_range(j, variant)
             if lst >= r:
                 return self.frame_at(j, variant, r if delta > 0 else None), ""
             j += delta
@@ -228,7 +238,7 @@ class Session:
         trail = self._trails.setdefault((variant, follow), {})
         j = max(1, k)
         while 1 <= j <= run.total and not cancelled():
-            found = run.moves_of(j, variant, follow)
+            found = self._cursor().moves_of(j, variant, follow)
             trail.update((e.seq, e) for e in found)
             seqs = [e.seq for e in found]
             if j == k:

@@ -86,8 +86,9 @@ async def test_follow_visits_exactly_the_objects_moves_in_order():
         await press(pilot, "o")
         assert "◎ buf#257" in status(app)
         assert app.screen.query_one(ViewDeck).lead == "machine"
-        run = app.screen.moves.session.run
-        want = [(k, e.seq) for k in range(2, run.total + 1) for e in run.moves_of(k, "gro", "buf#257")]
+        session = app.screen.moves.session
+        cursor, total = session.cursor, session.run.total
+        want = [(k, e.seq) for k in range(2, total + 1) for e in cursor.moves_of(k, "gro", "buf#257")]
         want = [w for w in want if w > where(app)]
         seen = []
         for _ in want:

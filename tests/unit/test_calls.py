@@ -1,6 +1,6 @@
 """One kernel call at a time: a step stopped right after any of its calls, exactly.
 
-`LessonRun.at_call` runs a step again from the snapshot before it and stops
+`CallCursor.at_call` (models/call_cursor.py) runs a step again from the snapshot before it and stops
 it right after one call (trace.Halt), so the player can show that moment;
 `moves_of` finds every move of one object in a step, traced whole. These
 tests hold them to the model: the stopped run's last event is the call asked
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from models.call_cursor import CallCursor
 from models.lesson import all_lessons, find_lesson
 from models.replay import LessonRun
 from models.snapshot import clone
@@ -26,16 +27,16 @@ def accounted(sim) -> int:
 
 
 @pytest.fixture(scope="module")
-def basics() -> LessonRun:
+def basics() -> CallCursor:
     run = LessonRun(find_lesson("rx-basics"))
     run.snapshot(run.total)
-    return run
+    return CallCursor(run)
 
 
 @pytest.mark.slow
 def test_a_step_stops_right_after_the_call_asked_for(basics):
-    for k in range(1, basics.total + 1):
-        v = basics.shown(k)
+    for k in range(1, basics.run.total + 1):
+        v = basics.run.shown(k)
         first, last, reachable = basics.call_range(k, v)
         if last < first:
             continue
@@ -45,12 +46,12 @@ def test_a_step_stops_right_after_the_call_asked_for(basics):
             sim = basics.at_call(k, v, e.seq)
             assert sim.rec.events[-1].seq == e.seq and sim.rec.events[-1].call == e.call
             assert accounted(sim) == e.seq             # the next call is not counted
-        assert basics.at_call(k, v, last) is basics.snapshot(k)[0][v]
+        assert basics.at_call(k, v, last) is basics.run.snapshot(k)[0][v]
 
 
 def test_a_long_steps_untraced_head_can_be_stopped_in(basics):
-    k = next(i for i in range(1, basics.total + 1) if basics._head_frames(i))
-    v = basics.shown(k)
+    k = next(i for i in range(1, basics.run.total + 1) if basics.head_frames(i))
+    v = basics.run.shown(k)
     first, last, reachable = basics.call_range(k, v)
     assert first < reachable <= last
     for seq in (first, (first + reachable) // 2, reachable - 1):
@@ -59,14 +60,14 @@ def test_a_long_steps_untraced_head_can_be_stopped_in(basics):
 
 
 def test_a_step_run_again_in_chunks_is_the_same_run(basics):
-    for k in range(1, basics.total + 1):
-        if not basics._head_frames(k):
+    for k in range(1, basics.run.total + 1):
+        if not basics.head_frames(k):
             continue
-        v = basics.shown(k)
-        sim = clone(basics.snapshot(k - 1)[0][v])
-        for part in basics._parts(k, v, sim, chunk=97):
+        v = basics.run.shown(k)
+        sim = clone(basics.run.snapshot(k - 1)[0][v])
+        for part in basics.parts(k, v, sim, chunk=97):
             part()
-        ref = basics.snapshot(k)[0][v]
+        ref = basics.run.snapshot(k)[0][v]
         assert (sim.rec.cnt, sim.rec.moves, sim.processed, sim.rec.t) == (ref.rec.cnt, ref.rec.moves, ref.processed,
                                                                           ref.rec.t)
 
@@ -77,7 +78,7 @@ def test_moves_of_an_object_are_its_transitions_in_a_whole_trace(basics, monkeyp
     import models.replay as replay
 
     v = "gro"
-    found = [e.seq for k in range(1, basics.total + 1) for e in basics.moves_of(k, v, "buf#257")]
+    found = [e.seq for k in range(1, basics.run.total + 1) for e in basics.moves_of(k, v, "buf#257")]
     monkeypatch.setattr(replay, "TRACED_TAIL", 10**9)          # trace every frame of every step
     whole = LessonRun(find_lesson("rx-basics"), trace=10**7)
     whole.snapshot(whole.total)

@@ -17,7 +17,7 @@ computed (behind the reader, and one ahead) arrive as ready frames and are
 shown at once, without a round trip through the worker.
 
 `]` and `[` move one kernel call instead of one step: the worker runs the
-step again and stops it right after that call (models.replay.LessonRun.at_call),
+step again and stops it right after that call (models.call_cursor),
 so every view shows that moment. `o` follows the object the current call
 moved; `]` and `[` then jump to that object's next and previous move, across
 steps, so one buffer can be walked from its allocation to its free.
@@ -39,7 +39,8 @@ from textual.worker import get_current_worker
 from models.lesson.schema import Lesson
 from viz.moves import MoveQueue
 from viz.screens.presenting import Presenting
-from viz.session import Frame, Session, compare_pair, object_of, views_for
+from viz.screens.stepping import CALL_SECONDS, CallStepping
+from viz.session import Frame, Session, compare_pair, views_for
 from viz.views.all import view_class
 from viz.views.base import ViewState
 from viz.widgets import headline
@@ -55,12 +56,11 @@ from viz.widgets.status import StatusLine
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 STEP_SECONDS = 2.0          # auto-advance interval at 1x
-CALL_SECONDS = 0.6          # the same, one kernel call at a time (after ] or [, or while following)
 FF_MAX = 1_000_000
 BUSY_AFTER = 0.15           # say "computing…" only when a move takes longer than this
 
 
-class PlayerScreen(Presenting, Screen):
+class PlayerScreen(Presenting, CallStepping, Screen):
     """One lesson, played step by step."""
 
     AUTO_FOCUS = ""       # every key is a screen binding; a focused view would only add a second highlight
@@ -107,10 +107,7 @@ class PlayerScreen(Presenting, Screen):
         self.compare = compare
         self.frame: Frame | None = None
         self.seen: Frame | None = None           # what the views show (the step before, while a question waits)
-        self.call_pending = False                # a "call" move is computing: its frame is the next to show
-        self.call_mode = False                   # ] or [ was used: space plays call by call
-        self.follow: str | None = None           # `o`: the object ] and [ walk ("buf#5")
-        self.trail: tuple = ()                   # its events the worker found in earlier steps
+        self.start_stepping()                    # ] [ o: viz.screens.stepping
         self.playing = False
         self.speed = 1.0
         self._timer: Timer | None = None
@@ -157,14 +154,6 @@ class PlayerScreen(Presenting, Screen):
         queue.drain(self.app.call_from_thread, mine(self._on_frame), mine(self._on_ready),
                     lambda: worker.is_cancelled, mine(self._on_progress), mine(self._on_error),
                     mine(self._on_note))
-
-    def _on_note(self, why: str) -> None:
-        """A call move found nowhere to go: stay, and say why."""
-        self.call_pending = False
-        self.query_one(StatusLine).busy = ""
-        if self.playing:
-            self._set_playing(False)
-        self.notify(why, timeout=4)
 
     def _on_error(self, kind: str, step: int, exc: BaseException) -> None:
         """The model failed: one line with the lesson and step, and the player stays usable."""
@@ -428,7 +417,7 @@ class PlayerScreen(Presenting, Screen):
             self._timer.stop()
             self._timer = None
         if on:
-            every = CALL_SECONDS if self.call_mode else STEP_SECONDS
+            every = CALL_SECONDS if self.call_mode else STEP_SECONDS    # viz.screens.stepping
             self._timer = self.set_interval(every / self.speed, self._tick)
         self.query_one(StatusLine).playing = on
 
@@ -439,46 +428,6 @@ class PlayerScreen(Presenting, Screen):
             self.action_call(1)
         else:
             self.action_next()
-
-    # -- one kernel call at a time ----------------------------------------------------------
-    def action_call(self, delta: int) -> None:
-        """] / [: one kernel call forward or back (the followed object's next or previous move)."""
-        frame = self.frame
-        if frame is None or self.waiting:
-            return                      # the previous move is still computing: keys do not pile up
-        if frame.extra:
-            self.notify("stepping by call works on the lesson's steps: → or ← leaves the fast-forward", timeout=3)
-            return
-        if self.holding():
-            spec = self.lesson.steps[frame.step - 1]
-            n = len(spec.ask.choices) if spec.ask else 0
-            self.notify(f"answer first (1–{n}), or → to see what happened", timeout=3)
-            return
-        variant = self.variant or frame.shown
-        at = frame.sims[variant].rec.seq          # the call the shown variant is at
-        self.call_mode = True
-        self.call_pending = True
-        self._request("call", (frame.step, variant, at, delta, self.follow))
-
-    def action_follow(self) -> None:
-        """o: follow the object the current call moved (o again: stop following)."""
-        self.trail = ()
-        if self.follow is not None:
-            self.follow = None
-            self.notify("following nothing: ] and [ move one call", timeout=2)
-        else:
-            seen = self.seen
-            sim = seen.sims.get(seen.shown) if seen is not None else None
-            recent = sim.rec.recent(1) if sim is not None else []
-            obj = object_of(recent[-1] if recent else None)
-            if obj is None:
-                self.notify("this call moves no object: step to one with ] first", timeout=3)
-                return
-            self.follow = obj
-            self.call_mode = True
-            self.notify(f"following {obj}: ] and [ go to its next and previous move", timeout=3)
-        if self.frame is not None:
-            self._show(self.frame)
 
     def action_speed(self, delta: int) -> None:
         i = min(range(len(SPEEDS)), key=lambda j: abs(SPEEDS[j] - self.speed))
