@@ -51,11 +51,10 @@ class CallCursor:
         and gives `first`). Step 0, the set-up, happens before the lesson starts and
         cannot be stopped in (first > last).
         """
-        after = self.run.snapshot(k)[0][variant]
+        last = self.run.stored(k).seq[variant]
         if k <= 0:
             return 1, 0, 1
-        before = self.run.snapshot(k - 1)[0][variant]
-        first, last = before.rec.seq + 1, after.rec.seq
+        first = self.run.stored(k - 1).seq[variant] + 1
         start = self._tail(k, variant)[1] if reachable and self.head_frames(k) else first
         return first, last, min(start, last)
 
@@ -75,7 +74,7 @@ class CallCursor:
             sim, rest = self._rerun(k, variant)
             parts = [rest]
         else:                   # in a long step's untraced head: run it again traced from its start
-            sim = clone(self.run.snapshot(k - 1)[0][variant])
+            sim = self.run.fresh(k - 1, variant)
             parts = self.parts(k, variant, sim)
         sim.rec.halt_at = seq + 1
         try:
@@ -98,7 +97,7 @@ class CallCursor:
         if got is None:
             got = []
             if k > 0:
-                sim = clone(self.run.snapshot(k - 1)[0][variant])
+                sim = self.run.fresh(k - 1, variant)
                 first, last, _ = self.call_range(k, variant, reachable=False)
                 sim.rec.keep(first, last)
                 for part in self.parts(k, variant, sim):
@@ -123,7 +122,7 @@ class CallCursor:
             start, end = sim.processed, sim.processed + run.limit
             return [partial(sim.run_until, run.call, goal=goal, stop=min(end, start + i + chunk))
                     for i in range(0, run.limit, chunk)]
-        frames = run.frames if run.kind == "frames" else self.run.snapshot(k)[1][-1].frames
+        frames = run.frames if run.kind == "frames" else self.run.stored(k).notes[-1].frames
         return [partial(sim.run_frames, min(chunk, frames - i)) for i in range(0, frames, chunk)]
 
     def step_events(self, k: int, variant: str) -> list[Event]:
@@ -149,7 +148,7 @@ class CallCursor:
         run = self.run.lesson.steps[k - 1].run
         if run is None or run.kind == "teardown":
             return 0
-        frames = run.frames if run.kind == "frames" else self.run.snapshot(k)[1][-1].frames
+        frames = run.frames if run.kind == "frames" else self.run.stored(k).notes[-1].frames
         return max(0, frames - TRACED_TAIL)
 
     def _tail(self, k: int, variant: str) -> tuple[Sim, int]:
@@ -157,7 +156,7 @@ class CallCursor:
         key = (k, variant)
         got = self._tails.get(key)
         if got is None:
-            sim = clone(self.run.snapshot(k - 1)[0][variant])
+            sim = self.run.fresh(k - 1, variant)
             head = self.head_frames(k)
             step = self.run.lesson.steps[k - 1]
             if step.run is not None and step.run.kind == "until" and variant == self.run.lead(step):
@@ -177,7 +176,7 @@ class CallCursor:
         """(a fresh copy of the model, what runs the rest of step k on it): from the start of the
         step, or from the start of its traced end when it has an untraced head."""
         if not self.head_frames(k):
-            sim = clone(self.run.snapshot(k - 1)[0][variant])
+            sim = self.run.fresh(k - 1, variant)
             return sim, lambda: self.run._run_step(k - 1, {variant: sim})
         base, _ = self._tail(k, variant)
         sim = clone(base)
@@ -185,8 +184,8 @@ class CallCursor:
         assert step.run is not None
         run = step.run
         if run.kind == "until" and variant == self.run.lead(step):
-            start = self.run.snapshot(k - 1)[0][variant]
-            goal = start.rec.cnt[CALL_ID[run.call]] + run.count
-            stop = start.processed + run.limit
+            start = self.run.stored(k - 1)
+            goal = start.cnt[variant][CALL_ID[run.call]] + run.count
+            stop = start.processed[variant] + run.limit
             return sim, lambda: sim.run_until(run.call, goal=goal, stop=stop)
         return sim, lambda: sim.run_frames(TRACED_TAIL)

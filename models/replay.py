@@ -3,8 +3,14 @@
 All variants receive the same number of frames at every step (the step's
 `run` decides how many, on the variant the step shows), so a compare view
 is always fair. Going back is exact: after each step the whole model is
-snapshotted (a deep copy); going to step k restores the nearest snapshot at
-or before k and replays forward deterministically.
+snapshotted; going to step k restores the nearest snapshot at or before k
+and replays forward deterministically.
+
+A snapshot is kept as bytes, one blob per variant (models.snapshot.freeze),
+with the few figures read without the model (each variant's call counters
+and event number). It is thawed when something reads it, and the last few
+thawed are kept: running ahead many steps (a jump, `End`) thaws only the
+one it lands on, and a re-run of one variant thaws only that variant.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any
 
 from .lesson.schema import Check, Lesson, Step
 from .sim import Sim
-from .snapshot import clone
+from .snapshot import freeze, thaw
 
 _OPS = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
@@ -66,6 +72,27 @@ def untraced(sim: Sim, run: Callable[[], object]) -> None:
         sim.rec.set_tracing(True)
 
 
+class Snapshot:
+    """The model after one lesson step: every variant frozen, thawed (and kept a while) when read."""
+    __slots__ = ("blobs", "notes", "seq", "cnt", "processed", "sims")
+
+    def __init__(self, sims: dict[str, Sim], notes: list[StepNote]) -> None:
+        self.blobs = {name: freeze(sim) for name, sim in sims.items()}
+        self.notes = notes
+        self.seq = {name: sim.rec.seq for name, sim in sims.items()}            # events numbered so far
+        self.cnt = {name: list(sim.rec.cnt) for name, sim in sims.items()}      # call counters, by id
+        self.processed = {name: sim.processed for name, sim in sims.items()}
+        self.sims: dict[str, Sim] | None = None                                 # thawed, while kept
+
+    def fresh(self, variant: str) -> Sim:
+        """A new copy of one variant, to run on."""
+        sim: Sim = thaw(self.blobs[variant])
+        return sim
+
+
+THAWED = 3          # snapshots kept thawed: the step shown, the one before it (deltas), one more
+
+
 class LessonRun:
     def __init__(self, lesson: Lesson, *, sets: dict[str, Any] | None = None, trace: int = 400,
                  faults: tuple[str, ...] = ()) -> None:
@@ -77,7 +104,8 @@ class LessonRun:
         self.step = 0                      # steps applied so far (0 = the scenario as set up)
         self.sims = self._fresh()
         self.notes: list[StepNote] = []
-        self._snaps: dict[int, tuple[dict[str, Sim], list[StepNote]]] = {0: (clone(self.sims), [])}
+        self._snaps: dict[int, Snapshot] = {0: Snapshot(self.sims, [])}
+        self._thawed: list[int] = []            # steps whose snapshot is thawed, the latest read last
 
     def _fresh(self) -> dict[str, Sim]:
         out = {}
@@ -120,7 +148,7 @@ class LessonRun:
                         # frame's calls follow it in the same step).
                         note.at = next((e.seq for e in reversed(lead.rec.events) if e.call == run.call), 0)
                 else:                       # a re-run of another variant alone: the lead decided
-                    note.frames = self._snaps[index + 1][1][-1].frames
+                    note.frames = self._snaps[index + 1].notes[-1].frames
                 for name, sim in sims.items():
                     if name != lead_name:
                         _run_traced_tail(sim, note.frames)
@@ -134,7 +162,7 @@ class LessonRun:
         self.notes.append(note)
         self.step = index + 1
         if self.step not in self._snaps:     # a replay reaches the same state: keep the first copy
-            self._snaps[self.step] = (clone(self.sims), list(self.notes))
+            self._snaps[self.step] = Snapshot(self.sims, list(self.notes))
 
     def forward(self) -> bool:
         if self.step >= self.total:
@@ -146,9 +174,9 @@ class LessonRun:
         """Go to step k (0..total): restore the nearest snapshot, replay the rest."""
         k = max(0, min(self.total, k))
         base = max(i for i in self._snaps if i <= k)
-        sims, notes = self._snaps[base]
-        self.sims = clone(sims)
-        self.notes = list(notes)
+        snap = self._snaps[base]
+        self.sims = {name: snap.fresh(name) for name in self.names}
+        self.notes = list(snap.notes)
         self.step = base
         while self.step < k:
             self._apply(self.step)
@@ -162,19 +190,37 @@ class LessonRun:
         """Steps snapshotted so far: every step up to this one can be read back without running."""
         return max(self._snaps)
 
-    def snapshot(self, k: int) -> tuple[dict[str, Sim], list[StepNote]]:
-        """The model as it was after step k, running forward to it first if needed.
-
-        The sims returned are the stored snapshot itself, shared, not a copy:
-        callers must only read them (a view, a frame on screen). Reading never
-        changes a Sim, and `goto` copies a snapshot before running it on.
-        """
+    def stored(self, k: int) -> Snapshot:
+        """Step k's snapshot (frozen), running forward to it first if needed."""
         k = max(0, min(self.total, k))
         while k not in self._snaps:
             if self.step != self.computed:
                 self.goto(self.computed)
             self.forward()
         return self._snaps[k]
+
+    def snapshot(self, k: int) -> tuple[dict[str, Sim], list[StepNote]]:
+        """The model as it was after step k, running forward to it first if needed.
+
+        The sims returned are shared with the run, not a copy: callers must only
+        read them (a view, a frame on screen). Reading never changes a Sim, and
+        `goto` and `fresh` thaw a copy of their own to run on.
+        """
+        k = max(0, min(self.total, k))
+        snap = self.stored(k)
+        if snap.sims is None:
+            snap.sims = {name: snap.fresh(name) for name in self.names}
+            self._thawed.append(k)
+            if len(self._thawed) > THAWED:
+                self._snaps[self._thawed.pop(0)].sims = None
+        elif self._thawed[-1] != k:
+            self._thawed.remove(k)
+            self._thawed.append(k)
+        return snap.sims, snap.notes
+
+    def fresh(self, k: int, variant: str) -> Sim:
+        """A new copy of `variant` as it was after step k, to run on."""
+        return self.stored(k).fresh(variant)
 
     def back(self) -> bool:
         if self.step == 0:

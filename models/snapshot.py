@@ -7,24 +7,49 @@ three to four times faster than copy.deepcopy on these graphs, more with the
 cyclic collector held off while the copy is built: a copy allocates tens of
 thousands of objects at once, which would trigger full collections that
 find nothing to free.
+
+A copy is two halves: `freeze` (to bytes) and `thaw` (back). A lesson's
+step snapshots are kept frozen and thawed when read, so running ahead
+several steps (a jump, `End`) pays only the first half at each step, and a
+re-run from a snapshot only the second.
 """
 
 from __future__ import annotations
 
 import gc
 import pickle
-from typing import TypeVar
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
+def freeze(obj: object) -> bytes:
+    """obj as bytes, for `thaw` to rebuild: half a copy's cost, and a tenth of its memory."""
+    with _no_collector():
+        return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def thaw(blob: bytes) -> Any:
+    """A new, independent object graph from `freeze`'s bytes."""
+    with _no_collector():
+        return pickle.loads(blob)
+
+
 def clone(obj: T) -> T:
     """An independent copy of obj (a Sim, or a dict of them): running it gives what running obj would."""
+    with _no_collector():
+        copy: T = pickle.loads(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+        return copy
+
+
+@contextmanager
+def _no_collector() -> Iterator[None]:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        copy: T = pickle.loads(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
-        return copy
+        yield
     finally:
         if enabled:
             gc.enable()

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .calls import CALL_ID, CALL_NAMES, CATEGORIES, CATEGORY_OF, COUNTERS, NCALLS
 from .lifecycle import NTRANSITIONS
@@ -35,8 +34,7 @@ CONTEXTS = ("hardirq", "softirq", "process", "app", "device")
 LOOKBACK = 6               # events searched back for the call that caused a transition (its own sub-calls)
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
+class Transition(NamedTuple):
     """One object moving along one edge of its machine (models/lifecycle.py)."""
     machine: str
     obj: str
@@ -45,9 +43,13 @@ class Transition:
     call: str
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One kernel call: what ran, where, when, what it cost, what it touched and moved."""
+class Event(NamedTuple):
+    """One kernel call: what ran, where, when, what it cost, what it touched and moved.
+
+    A tuple, like the other records here: a trace buffer holds hundreds of them and every
+    snapshot copies it, and tuples are created and pickled in C (a frozen dataclass runs
+    Python code for both).
+    """
     seq: int
     t_ns: int
     call: str
@@ -56,7 +58,7 @@ class Event:
     category: str
     obj: str
     detail: str
-    transitions: list[Transition] = field(default_factory=list)   # filled in as the call moves objects
+    transitions: list[Transition]          # filled in as the call moves objects
 
     def line(self) -> str:
         cost = f"{self.cost_ns:8.0f}ns" if self.cost_ns else " " * 10
@@ -92,8 +94,7 @@ class Halt(Exception):
                 rec.extra[self.cid] -= self.cost - rec.unit[self.cid]
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+class Violation(NamedTuple):
     """What a DMA-API-debug-style check (or a teardown audit) reported."""
     name: str
     message: str
@@ -188,7 +189,7 @@ class Recorder:
         obj, _, detail = (fmt % args if args else fmt).partition("|")
         assert self.events is not None
         self.events.append(Event(self.seq, (self.t if t < 0 else t) // PS, CALL_NAMES[cid], ctx or self.ctx,
-                                 cost / PS, CATEGORY_OF[cid], obj, detail))
+                                 cost / PS, CATEGORY_OF[cid], obj, detail, []))
 
     def calls_made(self) -> int:
         """Events a fully traced run would have numbered so far: one per counted call, violation, warning."""
@@ -277,7 +278,7 @@ class Recorder:
             if not self.keep_from <= self.seq <= self.keep_to:
                 return
             self.events.append(Event(self.seq, self.t // PS, kind, self.ctx, 0.0, "driver", obj,
-                                     f"{name}: {message}"))
+                                     f"{name}: {message}", []))
 
     def counters(self) -> dict[str, int]:
         """The documented counters first (present even when zero), then every other call seen."""

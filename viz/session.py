@@ -27,6 +27,7 @@ from models.lesson.schema import Lesson
 from models.replay import TRACED_TAIL, LessonRun
 from models.sim import Sim
 from models.snapshot import clone
+from models.trace import Counts
 
 FF_CHUNK = 2_000          # frames per variant between two looks at the cancel flag
 
@@ -184,7 +185,7 @@ class Session:
         run = self._ensure()
         k = max(0, min(run.total, k))
         sims, notes = self._snapshot(k)
-        prev = run.snapshot(k - 1)[0] if k else {}
+        prev = run.stored(k - 1).cnt if k else {}
         reached = notes[-1].reached if notes else True
         landing = variant is None and cursor == -1
         shown = variant or run.shown(k)
@@ -198,7 +199,7 @@ class Session:
             sims = {**sims, shown: cur.at_call(k, shown, cursor)}
             cursor = sims[shown].rec.seq
         return Frame(self.lesson, k, run.total, 0, shown, sims,
-                     {v: s.rec.counts for v, s in prev.items()}, reached, cursor, calls, landing)
+                     {v: Counts(cnt) for v, cnt in prev.items()}, reached, cursor, calls, landing)
 
     def step_call(self, k: int, variant: str, at: int, delta: int, follow: str | None = None,
                   cancelled=lambda: False) -> tuple[Frame | None, str]:
