@@ -7,15 +7,16 @@ snapshotted; going to step k restores the nearest snapshot at or before k
 and replays forward deterministically.
 
 A snapshot is kept as bytes, one blob per variant (models.snapshot.freeze),
-with the few figures read without the model (each variant's call counters
-and event number). It is thawed when something reads it, and the last few
-thawed are kept: running ahead many steps (a jump, `End`) thaws only the
-one it lands on, and a re-run of one variant thaws only that variant.
+with the few figures read without the model (each variant's call counters,
+event number and frames). A variant is thawed the first time something
+reads it and kept: running ahead many steps (a jump, `End`) thaws only the
+variant shown where it lands, and a re-run of one variant (call stepping)
+thaws a copy of that variant alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,7 +74,7 @@ def untraced(sim: Sim, run: Callable[[], object]) -> None:
 
 
 class Snapshot:
-    """The model after one lesson step: every variant frozen, thawed (and kept a while) when read."""
+    """The model after one lesson step: every variant frozen, each thawed once when first read."""
     __slots__ = ("blobs", "notes", "seq", "cnt", "processed", "sims")
 
     def __init__(self, sims: dict[str, Sim], notes: list[StepNote]) -> None:
@@ -82,7 +83,7 @@ class Snapshot:
         self.seq = {name: sim.rec.seq for name, sim in sims.items()}            # events numbered so far
         self.cnt = {name: list(sim.rec.cnt) for name, sim in sims.items()}      # call counters, by id
         self.processed = {name: sim.processed for name, sim in sims.items()}
-        self.sims: dict[str, Sim] | None = None                                 # thawed, while kept
+        self.sims = Thawed(self)
 
     def fresh(self, variant: str) -> Sim:
         """A new copy of one variant, to run on."""
@@ -90,7 +91,38 @@ class Snapshot:
         return sim
 
 
-THAWED = 3          # snapshots kept thawed: the step shown, the one before it (deltas), one more
+class Thawed(Mapping[str, Sim]):
+    """A snapshot's variants by name, each thawed the first time it is read and kept, shared.
+
+    The player shows one variant (two in compare): the others of a step it jumped to are
+    never thawed. `replace` gives the same variants with one read as another Sim (a step
+    stopped mid-way), sharing what is thawed.
+    """
+    __slots__ = ("_snap", "_got", "_over")
+
+    def __init__(self, snap: Snapshot, got: dict[str, Sim] | None = None,
+                 over: dict[str, Sim] | None = None) -> None:
+        self._snap = snap
+        self._got: dict[str, Sim] = {} if got is None else got
+        self._over: dict[str, Sim] = over or {}
+
+    def __getitem__(self, name: str) -> Sim:
+        sim = self._over.get(name) or self._got.get(name)
+        if sim is None:
+            sim = self._got[name] = self._snap.fresh(name)
+        return sim
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._snap.blobs)
+
+    def __len__(self) -> int:
+        return len(self._snap.blobs)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._snap.blobs
+
+    def replace(self, name: str, sim: Sim) -> Thawed:
+        return Thawed(self._snap, self._got, {**self._over, name: sim})
 
 
 class LessonRun:
@@ -105,7 +137,6 @@ class LessonRun:
         self.sims = self._fresh()
         self.notes: list[StepNote] = []
         self._snaps: dict[int, Snapshot] = {0: Snapshot(self.sims, [])}
-        self._thawed: list[int] = []            # steps whose snapshot is thawed, the latest read last
 
     def _fresh(self) -> dict[str, Sim]:
         out = {}
@@ -199,23 +230,14 @@ class LessonRun:
             self.forward()
         return self._snaps[k]
 
-    def snapshot(self, k: int) -> tuple[dict[str, Sim], list[StepNote]]:
+    def snapshot(self, k: int) -> tuple[Thawed, list[StepNote]]:
         """The model as it was after step k, running forward to it first if needed.
 
         The sims returned are shared with the run, not a copy: callers must only
         read them (a view, a frame on screen). Reading never changes a Sim, and
         `goto` and `fresh` thaw a copy of their own to run on.
         """
-        k = max(0, min(self.total, k))
         snap = self.stored(k)
-        if snap.sims is None:
-            snap.sims = {name: snap.fresh(name) for name in self.names}
-            self._thawed.append(k)
-            if len(self._thawed) > THAWED:
-                self._snaps[self._thawed.pop(0)].sims = None
-        elif self._thawed[-1] != k:
-            self._thawed.remove(k)
-            self._thawed.append(k)
         return snap.sims, snap.notes
 
     def fresh(self, k: int, variant: str) -> Sim:

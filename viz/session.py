@@ -20,6 +20,7 @@ frame is never mutated. Any goto drops the fast-forward.
 from __future__ import annotations
 
 import gc
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from models.call_cursor import CallCursor
@@ -102,7 +103,7 @@ class Frame:
     total: int
     extra: int                      # frames fast-forwarded beyond the step
     shown: str                      # variant the step shows
-    sims: dict[str, Sim]            # every variant, read-only (shared with the run's snapshots)
+    sims: Mapping[str, Sim]         # every variant, read-only (shared with the run's snapshots)
     prev_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     reached: bool = True            # the step's `run: until` happened within its limit
     cursor: int | None = None       # `shown` is stopped right after this call (event number); None: the step's end
@@ -196,8 +197,11 @@ class Session:
         if cursor is not None and cursor >= calls[shown][1]:
             cursor = None
         if cursor is not None:
-            sims = {**sims, shown: cur.at_call(k, shown, cursor)}
+            sims = sims.replace(shown, cur.at_call(k, shown, cursor))
             cursor = sims[shown].rec.seq
+        else:
+            sims.get(shown)             # thawed here, off the UI thread (other variants when read)
+            gc.freeze()                 # and kept out of full collections, as _snapshot explains
         return Frame(self.lesson, k, run.total, 0, shown, sims,
                      {v: Counts(cnt) for v, cnt in prev.items()}, reached, cursor, calls, landing)
 
