@@ -199,9 +199,11 @@ class Session:
         if cursor is not None:
             sims = sims.replace(shown, cur.at_call(k, shown, cursor))
             cursor = sims[shown].rec.seq
-        else:
-            sims.get(shown)             # thawed here, off the UI thread (other variants when read)
-            gc.freeze()                 # and kept out of full collections, as _snapshot explains
+        # Thawed here, off the UI thread: the variant shown and the one compare mode sets beside
+        # it (others when `v` shows them); then kept out of full collections (see _snapshot).
+        for v in compare_pair(self.lesson, shown) or (shown,):
+            sims.get(v)
+        gc.freeze()
         return Frame(self.lesson, k, run.total, 0, shown, sims,
                      {v: Counts(cnt) for v, cnt in prev.items()}, reached, cursor, calls, landing)
 
