@@ -280,7 +280,8 @@ class Session:
         """
         run = self._ensure()
         base, notes = run.snapshot(self.step)
-        sims = clone(self._ff or base)      # a published frame is never run on
+        # a published frame is never run on: a copy of the last fast-forward, or fresh from the step
+        sims = clone(self._ff) if self._ff else {v: run.fresh(self.step, v) for v in base}
         done = 0
         while done < n and not cancelled():
             chunk = min(FF_CHUNK, n - done)
@@ -289,6 +290,6 @@ class Session:
             done += chunk
             progress(done, n)
         self._ff, self.extra = sims, self.extra + done
-        prev = {v: s.rec.counts for v, s in base.items()}
+        prev = {v: Counts(cnt) for v, cnt in run.stored(self.step).cnt.items()}
         reached = notes[-1].reached if notes else True
         return Frame(self.lesson, self.step, run.total, self.extra, run.shown(self.step), sims, prev, reached)
