@@ -256,7 +256,12 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         self.query_one(Narration).step = (step, frame.extra, not hold)
         ask = spec.ask if spec is not None else None
         self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)))
-        self.query_one("#side").set_class(ask is not None, "-asking")
+        # Two rules of app.tcss read `-asking`, each under classes of the screen; where neither can
+        # apply, restyling the whole column for it (some twenty widgets, ~10 ms) changes nothing and
+        # is skipped. The class is kept right all the same: the screen's own class changes (a
+        # breakpoint, -deck-wide) restyle the column with it.
+        asking_styled = self.has_class("-deck-wide") or self.has_class("-narrow", "-normal")
+        self.query_one("#side").set_class(ask is not None, "-asking", update=asking_styled)
         state = self._state(seen, shown)
         pair = None
         names = compare_pair(self.lesson, shown)
