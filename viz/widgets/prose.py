@@ -82,6 +82,7 @@ class Prose(ScrollView, can_focus=False):
     DEFAULT_CSS = """
     Prose {
         height: 1fr;
+        overflow-y: hidden;
         scrollbar-size-vertical: 0;
         & > .prose--code { color: $text-warning; background: $warning-muted; }
         & > .prose--strong { text-style: bold; }
@@ -99,6 +100,14 @@ class Prose(ScrollView, can_focus=False):
         super().__init__(**kw)
         self.set_reactive(Prose.source, source)
         self._lines: tuple[tuple, list[Strip]] | None = None
+
+    @property
+    def allow_vertical_scroll(self) -> bool:
+        # The text scrolls (wheel, keys) whenever it is longer than the widget. Textual ties that to
+        # a vertical ScrollBar widget; Prose draws its own indicator and has none (overflow-y:
+        # hidden), since showing or hiding that zero-width bar asks for a second layout pass, and a
+        # second write to the terminal, each time a step's text starts or stops overflowing.
+        return self.is_scrollable and self.max_scroll_y > 0 and not self._check_disabled()
 
     def watch_source(self) -> None:
         self._lines = None
