@@ -118,6 +118,8 @@ class CountersView(ModelView):
     """
 
 
+    PREPARE = False         # the sparklines draw the history watch_state keeps: not known ahead
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._history: dict[tuple[str, int], tuple[float, float]] = {}

@@ -129,6 +129,10 @@ class ViewDeck(Widget):
             self.query_one(DiffLine).pair = pair
             self._relayout()            # compare's columns may have just been mounted
 
+    def views(self) -> list[ModelView]:
+        """The deck's views (not compare's columns)."""
+        return list(self.query_one("#deck-views").query_children(ModelView))
+
     def pool(self) -> list[str]:
         """The views the deck itself shows in its current layout."""
         if self.screen.size.width >= WIDE and not self.zoomed:
