@@ -27,6 +27,7 @@ from viz.widgets.ask import AskPanel
 from viz.widgets.compare import DiffLine
 from viz.widgets.deck import ViewDeck
 from viz.widgets.narration import Narration
+from viz.widgets.prose import Prose
 from viz.widgets.status import StatusLine
 
 LESSONS = [lesson.id for lesson in all_lessons()]
@@ -138,8 +139,9 @@ async def test_a_wide_grid_moves_only_the_lead_and_the_view_it_replaces():
 
 @pytest.mark.slow
 async def test_lines_built_ahead_are_the_lines_a_fresh_build_draws():
-    """The views build the next step's lines while the reader reads (ModelView.prepare): at every
-    step, questions and revealed outcomes included, each view shows what building it now gives."""
+    """The views and the narration build the next step's lines while the reader reads (ModelView.prepare,
+    Prose.prepare): at every step, questions and revealed outcomes included, each shows what building
+    it now gives."""
     app = app_for("atlantic-page-pool")
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
@@ -151,6 +153,8 @@ async def test_lines_built_ahead_are_the_lines_a_fresh_build_draws():
                 if view.is_on_screen and view._lines is not None:
                     assert view._lines == view._make(*view.size)[0], (screen.frame.step, view.id)
                     used += view._ahead[0] is view.state
+            prose = screen.query_one("#n-say", Prose)
+            assert prose._strips(prose.text_width) == prose._make(prose.source, prose.text_width)
         assert used            # the lines built ahead were used
 
 

@@ -341,6 +341,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             if nxt is None or self.holding(nxt):
                 return              # a question first shows the step before: what is on screen now
             state = self._state(nxt, nxt.shown)
+        self.call_later(self.query_one(Narration).prepare, (state.step, 0, True))
         for view in [*self.query_one(ViewDeck).views(), *self.query("#side-code")]:
             self.call_later(view.prepare, state)
 

@@ -69,7 +69,7 @@ class ModelView(OnePass, can_focus=True):
     _strips: dict[tuple, Strip] = {}        # last build's lines by content (see _build)
     _drawn: ViewState | None = None         # the state _lines were built for
     _sizes: tuple[tuple[int, int], ...] = ()    # the sizes it was last drawn at, latest first (see prepare)
-    _ahead: tuple = (None, {}, {})          # (state, styles used, {size: (lines, strips)}): built by prepare
+    _ahead: tuple = (None, {}, None, {})    # (state, styles used, ahead_inputs, {size: (lines, strips)})
 
     def watch_state(self, state: ViewState | None) -> None:
         if state is not None and state is self._drawn and self._lines is not None \
@@ -112,9 +112,14 @@ class ModelView(OnePass, can_focus=True):
         self.set_reactive(ModelView.state, state)       # build_lines reads self.state; no watcher runs
         try:
             made = {size: self._make(*size) for size in self._sizes}
-            self._ahead = (state, dict(self._styles), made)
+            self._ahead = (state, dict(self._styles), self.ahead_inputs(), made)
         finally:
             self.set_reactive(ModelView.state, current)
+
+    def ahead_inputs(self) -> object:
+        """What its lines read besides the state, the size and the styles (a view's own history):
+        lines built ahead are used only if this is still the same."""
+        return None
 
     def forget(self) -> None:
         """Drop the built lines: the next paint rebuilds them all (the view is moving or resizing)."""
@@ -132,11 +137,12 @@ class ModelView(OnePass, can_focus=True):
         return [Text("no model yet")]
 
     def _build(self, width: int, height: int) -> list[Strip]:
-        state, styles, ready = self._ahead
+        state, styles, inputs, ready = self._ahead
         made = ready.get((width, height)) if state is self.state else None
         # Built ahead with the styles of then: still right if every style it used is the same now
         # (a class change for the active view's border leaves them; a theme change does not).
-        if made is not None and not all(self._s(name) == style for (name, _), style in styles.items()):
+        if made is not None and (inputs != self.ahead_inputs()
+                                 or not all(self._s(name) == style for (name, _), style in styles.items())):
             made = None
         lines, strips = made or self._make(width, height)
         self._lines, self._built_for, self._strips, self._drawn = lines, (width, height), strips, self.state
