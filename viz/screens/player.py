@@ -274,10 +274,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             a.other, b.other = b, a
             pair = (a, b)
         deck = self.query_one(ViewDeck)
-        lead = (spec or self.lesson.steps[0]).focus if self.lesson.steps else ""
-        if self.follow and "machine" in self.keys:
-            lead = "machine"                # walking one object: its machine, with it lit, in front
-        deck.show(state, pair, lead)
+        deck.show(state, pair, self._lead(step))
         deck.compare = pair is not None
         for view in self.query("#side-code"):
             view.state = state
@@ -324,6 +321,13 @@ class PlayerScreen(Presenting, CallStepping, Screen):
                 self._states = {**dict(list(self._states.items())[-3:]), key: state}
         return state
 
+    def _lead(self, step: int) -> str:
+        """The view the deck puts first at `step`: the one the step focuses."""
+        if self.follow and "machine" in self.keys:
+            return "machine"                # walking one object: its machine, with it lit, in front
+        spec = self.lesson.steps[step - 1] if step else None
+        return (spec or self.lesson.steps[0]).focus if self.lesson.steps else ""
+
     def _prepare_next(self) -> None:
         """While the reader reads: the views build the lines of the step → shows next, if it is computed.
 
@@ -342,7 +346,12 @@ class PlayerScreen(Presenting, CallStepping, Screen):
                 return              # a question first shows the step before: what is on screen now
             state = self._state(nxt, nxt.shown)
         self.call_later(self.query_one(Narration).prepare, (state.step, 0, True))
-        for view in [*self.query_one(ViewDeck).views(), *self.query("#side-code")]:
+        deck = self.query_one(ViewDeck)
+        sizes = deck.next_sizes(self._lead(state.step))
+        for view in deck.views():           # at the size it will have, and not at all if it will be hidden
+            key = (view.id or "")[2:]
+            self.call_later(view.prepare, state, None if sizes is None else (sizes[key],) if key in sizes else ())
+        for view in self.query("#side-code"):   # its height follows the narration's: the sizes it had
             self.call_later(view.prepare, state)
 
     # -- the payoff ---------------------------------------------------------------------

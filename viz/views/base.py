@@ -97,21 +97,22 @@ class ModelView(OnePass, can_focus=True):
         if changed:
             self.refresh(*(Region(0, y, size[0], 1) for y in changed))
 
-    def prepare(self, state: ViewState) -> None:
-        """Build now the lines `state` will show, at the sizes the view was last drawn at.
+    def prepare(self, state: ViewState, sizes: tuple[tuple[int, int], ...] | None = None) -> None:
+        """Build now the lines `state` will show, at `sizes` (default: those it was last drawn at).
 
         The player calls this while the reader reads, with the state its next step
-        will set; when that state comes, building its lines (the model reads and the
-        text, the costliest part of a step on the UI thread) is already done, at the
-        view's present size and at the other one it had lately (a view moving between
-        the lead's slot and another). Nothing is drawn or refreshed here.
+        will set and, when the deck knows it, the size the view will have then; when
+        that state comes, building its lines (the model reads and the text, the
+        costliest part of a step on the UI thread) is already done. Nothing is drawn
+        or refreshed here.
         """
-        if not self.PREPARE or state is self.state or not self._sizes:
+        sizes = self._sizes if sizes is None else sizes
+        if not self.PREPARE or state is self.state or not sizes:
             return
         current = self.state
         self.set_reactive(ModelView.state, state)       # build_lines reads self.state; no watcher runs
         try:
-            made = {size: self._make(*size) for size in self._sizes}
+            made = {size: self._make(*size) for size in sizes}
             self._ahead = (state, dict(self._styles), self.ahead_inputs(), made)
         finally:
             self.set_reactive(ModelView.state, current)
