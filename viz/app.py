@@ -87,6 +87,8 @@ class RxvizApp(App[int]):
             self.notify(self.store.notice, severity="warning", timeout=10)
 
     def on_unmount(self) -> None:
+        if self._save_pending:              # a step recorded just before quitting
+            self._save()
         if self.notes is not None:
             self.notes.close()
 
@@ -101,14 +103,21 @@ class RxvizApp(App[int]):
         self.progress[lesson_id] = (step, total)
         if done:
             self.finished.add(lesson_id)
-        self._save()
+        # After the paint: the store writes with an fsync, which on a busy disk can hold a step's
+        # repaint for milliseconds. Steps recorded meanwhile are saved in one write.
+        if not self._save_pending:
+            self._save_pending = True
+            self.call_after_refresh(self._save)
 
     def record_answer(self, lesson_id: str, step: int, choice: int) -> None:
         self.answers[(lesson_id, step)] = choice
         self.store.get(lesson_id).answers[step] = choice
         self._save()
 
+    _save_pending = False
+
     def _save(self) -> None:
+        self._save_pending = False
         had = self.store.notice
         self.store.save()
         if self.store.notice and self.store.notice != had:

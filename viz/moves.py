@@ -142,7 +142,9 @@ class MoveQueue:
                     continue
             else:
                 known = session.computed
-                frame = session.goto(n, cancelled, progress if kind == "goto" else quiet)
+                # "seen": the UI shows that step's frame already; building it again would only
+                # compete with the repaint for the GIL (Session.goto)
+                frame = session.goto(n, cancelled, progress if kind == "goto" else quiet, frame=kind == "goto")
                 for k in range(max(0, known + 1), min(n, session.computed + 1)):
                     call(on_ready, session.frame_at(k))
                 if kind == "seen":

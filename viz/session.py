@@ -257,10 +257,13 @@ class Session:
         return None, (f"{follow} makes no {'further' if delta > 0 else 'earlier'} move in this lesson's "
                       f"recorded calls")
 
-    def goto(self, k: int, cancelled=lambda: False, progress=quiet) -> Frame | None:
+    def goto(self, k: int, cancelled=lambda: False, progress=quiet, frame: bool = True) -> Frame | None:
         """Go to lesson step k, clean (any fast-forward is dropped); None if cancelled on the way.
 
-        `progress(done, total)` is told after each step computed on the way.
+        `progress(done, total)` is told after each step computed on the way. `frame=False`
+        only moves there and returns None: the UI already shows that step's ready frame, and
+        building it again (a step that runs `until` a call re-runs itself to stop there) would
+        take the GIL from the repaint it is doing.
         """
         run = self._ensure()
         k = max(0, min(run.total, k))
@@ -271,7 +274,7 @@ class Session:
                 return None
             self._snapshot(run.computed + 1)
             progress(run.computed - start, k - start)
-        return self.frame_at(k)
+        return self.frame_at(k) if frame else None
 
     def fast_forward(self, n: int, cancelled=lambda: False, progress=quiet) -> Frame | None:
         """Run every variant n more frames beyond the current step (not snapshotted).

@@ -22,10 +22,12 @@ from viz.screens.player import PlayerScreen
 from viz.screens.prompt import NumberPrompt
 from viz.screens.too_small import TooSmallScreen
 from viz.session import compare_pair, views_for
+from viz.views.base import ModelView
 from viz.widgets.ask import AskPanel
 from viz.widgets.compare import DiffLine
 from viz.widgets.deck import ViewDeck
 from viz.widgets.narration import Narration
+from viz.widgets.prose import Prose
 from viz.widgets.status import StatusLine
 
 LESSONS = [lesson.id for lesson in all_lessons()]
@@ -133,6 +135,27 @@ async def test_a_wide_grid_moves_only_the_lead_and_the_view_it_replaces():
         assert after[0] == "napi" and before[0] == "ring"
         moved = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
         assert len(moved) == 2 and after[before.index("napi")] == "ring"
+
+
+@pytest.mark.slow
+async def test_lines_built_ahead_are_the_lines_a_fresh_build_draws():
+    """The views and the narration build the next step's lines while the reader reads (ModelView.prepare,
+    Prose.prepare): at every step, questions and revealed outcomes included, each shows what building
+    it now gives."""
+    app = app_for("atlantic-page-pool")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        used = 0
+        while screen.frame.step < len(screen.lesson.steps) or screen.holding():
+            await press(pilot, "right")
+            for view in screen.query(ModelView):
+                if view.is_on_screen and view._lines is not None:
+                    assert view._lines == view._make(*view.size)[0], (screen.frame.step, view.id)
+                    used += view._ahead[0] is view.state
+            prose = screen.query_one("#n-say", Prose)
+            assert prose._strips(prose.text_width) == prose._make(prose.source, prose.text_width)
+        assert used            # the lines built ahead were used
 
 
 @pytest.mark.parametrize("lesson,step", [("rx-basics", 4), ("ath10k-sdio-napi", 5)])

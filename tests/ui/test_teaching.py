@@ -244,6 +244,19 @@ async def test_progress_survives_the_app_and_the_lessons_screen_resumes_it():
         assert tomorrow.screen.frame.step == 4 and not tomorrow.screen.holding()   # resumed, answer kept
 
 
+async def test_a_step_recorded_just_before_quitting_is_saved():
+    """Progress is written after the paint (its fsync must not hold a step's repaint), even when quitting next."""
+    from viz.progress import ProgressStore
+    app = make_app(lesson="rx-basics")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        total = app.screen.frame.total
+        app.record("rx-basics", 3, total)
+        assert app._save_pending                      # not written yet: after the next paint
+        app.exit()
+    assert ProgressStore().load()["rx-basics"].step == 3
+
+
 async def test_a_corrupt_progress_file_is_one_notice_and_a_fresh_start():
     from viz.state import state_dir
     path = state_dir() / "progress.json"

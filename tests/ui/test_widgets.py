@@ -58,6 +58,7 @@ async def test_prose_scrolls_and_draws_its_own_indicator():
         await pilot.pause()
         prose = app.query_one(Prose)
         assert prose.virtual_size.height == 40
+        assert prose.allow_vertical_scroll                            # the wheel scrolls it, with no ScrollBar
         column = [prose.render_line(y).text[-1] for y in range(10)]
         assert column[0] == "┃" and column[-1] == "│"                 # thumb at the top
         prose.scroll_relative(y=100, animate=False)
@@ -68,6 +69,7 @@ async def test_prose_scrolls_and_draws_its_own_indicator():
         await pilot.pause()
         assert prose.scroll_offset.y == 0 and prose.render_line(0).text.startswith("short")
         assert prose.render_line(0).text[-1] == " "                   # nothing to scroll: no indicator
+        assert not prose.allow_vertical_scroll
 
 
 class _StripHost(App):

@@ -112,6 +112,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         self.speed = 1.0
         self._timer: Timer | None = None
         self._busy_timer: Timer | None = None
+        self._states: dict[tuple, ViewState] = {}   # the last few views' states, by their inputs (see _state)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -179,6 +180,8 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         self.ready[frame.step] = frame
         if self.waiting and not self.call_pending and self.want == (frame.step, 0):
             self._show(frame)                   # asked for while it was computing ahead
+        elif self.frame is not None and frame.step == self.frame.step + 1:
+            self.call_after_refresh(self._prepare_next)
 
     def _on_frame(self, frame: Frame) -> None:
         if frame.landing and not frame.extra:
@@ -226,12 +229,13 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         return (spec is None or spec.ask is None or step in self.revealed
                 or (self.lesson.id, step) in self.app.answers)
 
-    def hidden_code(self, variant: str, step: int) -> frozenset[int]:
-        """Pseudocode lines of `variant` blanked at `step`: those a question still ahead would give away."""
+    def hidden_code(self, variant: str, step: int, revealing: int = 0) -> frozenset[int]:
+        """Pseudocode lines of `variant` blanked at `step`: those a question still ahead would give away
+        (`revealing`: as they will be once that step's outcome is shown)."""
         out: set[int] = set()
         for spec in self.lesson.steps[max(0, step - 1):]:
             if spec.ask is not None and spec.ask.hide_code and spec.show == variant \
-                    and not self.answered(spec.index + 1):
+                    and spec.index + 1 != revealing and not self.answered(spec.index + 1):
                 out.update(spec.ask.hide_code)
         return frozenset(out)
 
@@ -256,19 +260,21 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         self.query_one(Narration).step = (step, frame.extra, not hold)
         ask = spec.ask if spec is not None else None
         self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)))
-        self.query_one("#side").set_class(ask is not None, "-asking")
+        # Two rules of app.tcss read `-asking`, each under classes of the screen; where neither can
+        # apply, restyling the whole column for it (some twenty widgets, ~10 ms) changes nothing and
+        # is skipped. The class is kept right all the same: the screen's own class changes (a
+        # breakpoint, -deck-wide) restyle the column with it.
+        asking_styled = self.has_class("-deck-wide") or self.has_class("-narrow", "-normal")
+        self.query_one("#side").set_class(ask is not None, "-asking", update=asking_styled)
         state = self._state(seen, shown)
         pair = None
         names = compare_pair(self.lesson, shown)
         if self.compare and names and all(v in seen.sims for v in names):
-            a, b = (self._state(seen, v) for v in names)
+            a, b = (self._state(seen, v, reuse=False) for v in names)     # each gets its `other`
             a.other, b.other = b, a
             pair = (a, b)
         deck = self.query_one(ViewDeck)
-        lead = (spec or self.lesson.steps[0]).focus if self.lesson.steps else ""
-        if self.follow and "machine" in self.keys:
-            lead = "machine"                # walking one object: its machine, with it lit, in front
-        deck.show(state, pair, lead)
+        deck.show(state, pair, self._lead(step))
         deck.compare = pair is not None
         for view in self.query("#side-code"):
             view.state = state
@@ -290,16 +296,63 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             self.app.record(self.lesson.id, step, frame.total)
         if moved_step:
             self.publish_step(step)
+        if frame.step + 1 in self.ready or hold:
+            self.call_after_refresh(self._prepare_next)      # after this step is on screen
         if self.playing and step >= frame.total and not frame.extra:
             self._set_playing(False)
 
-    def _state(self, frame: Frame, variant: str) -> ViewState:
+    def _state(self, frame: Frame, variant: str, reuse: bool = True, revealing: int = 0) -> ViewState:
+        """The views' state for `variant` of `frame`: the very object built before for the same
+        inputs (`reuse`), so the lines the views built ahead for it (`_prepare_next`) are used."""
         spec = self.lesson.steps[frame.step - 1] if frame.step else None
-        return ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
-                         code_line=frame.code_line, prev_counts=frame.prev_counts.get(variant, {}),
-                         watch=spec.watch if spec is not None else (),
-                         hidden_code=self.hidden_code(variant, frame.step), follow=self.follow,
-                         earlier=self.trail if self.follow else ())
+        prev = frame.prev_counts.get(variant, {})
+        hidden = self.hidden_code(variant, frame.step, revealing)
+        earlier = self.trail if self.follow else ()
+        # By identity for the model's objects: a state holds them, so their ids stay theirs.
+        key = (id(frame.sims[variant]), variant, frame.step, frame.code_line, id(prev), hidden, self.follow,
+               id(earlier))
+        state = self._states.get(key) if reuse else None
+        if state is None:
+            state = ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
+                              code_line=frame.code_line, prev_counts=prev,
+                              watch=spec.watch if spec is not None else (),
+                              hidden_code=hidden, follow=self.follow, earlier=earlier)
+            if reuse:
+                self._states = {**dict(list(self._states.items())[-3:]), key: state}
+        return state
+
+    def _lead(self, step: int) -> str:
+        """The view the deck puts first at `step`: the one the step focuses."""
+        if self.follow and "machine" in self.keys:
+            return "machine"                # walking one object: its machine, with it lit, in front
+        spec = self.lesson.steps[step - 1] if step else None
+        return (spec or self.lesson.steps[0]).focus if self.lesson.steps else ""
+
+    def _prepare_next(self) -> None:
+        """While the reader reads: the views build the lines of the step → shows next, if it is computed.
+
+        Building them is most of what a step costs the UI thread; done here, the step
+        itself only compares lines and paints the changed ones. One view per callback,
+        so a key pressed meanwhile is not kept waiting for all of them.
+        """
+        frame = self.frame
+        if frame is None or self.waiting or frame.extra or self.compare:
+            return
+        if self.holding(frame):     # → first shows what this step did: its own frame
+            state = self._state(frame, self.variant or frame.shown, revealing=frame.step)
+        else:
+            nxt = self.ready.get(frame.step + 1)
+            if nxt is None or self.holding(nxt):
+                return              # a question first shows the step before: what is on screen now
+            state = self._state(nxt, nxt.shown)
+        self.call_later(self.query_one(Narration).prepare, (state.step, 0, True))
+        deck = self.query_one(ViewDeck)
+        sizes = deck.next_sizes(self._lead(state.step))
+        for view in deck.views():           # at the size it will have, and not at all if it will be hidden
+            key = (view.id or "")[2:]
+            self.call_later(view.prepare, state, None if sizes is None else (sizes[key],) if key in sizes else ())
+        for view in self.query("#side-code"):   # its height follows the narration's: the sizes it had
+            self.call_later(view.prepare, state)
 
     # -- the payoff ---------------------------------------------------------------------
     def _show_headline(self, step: int, hold: bool) -> None:

@@ -62,11 +62,19 @@ class ModelView(OnePass, can_focus=True):
     def on_mount(self) -> None:
         self.border_title = self.TITLE
 
+    PREPARE = True          # False: its lines depend on more than the state and size (never built ahead)
+
     _lines: list[Strip] | None = None       # the content, built for _built_for = (width, height)
     _built_for: tuple[int, int] = (0, 0)
     _strips: dict[tuple, Strip] = {}        # last build's lines by content (see _build)
+    _drawn: ViewState | None = None         # the state _lines were built for
+    _sizes: tuple[tuple[int, int], ...] = ()    # the sizes it was last drawn at, latest first (see prepare)
+    _ahead: tuple = (None, {}, None, {})    # (state, styles used, ahead_inputs, {size: (lines, strips)})
 
     def watch_state(self, state: ViewState | None) -> None:
+        if state is not None and state is self._drawn and self._lines is not None \
+                and self._built_for == tuple(self.size):
+            return              # the same state again (a question shows the step before): the same lines
         self.redraw()
 
     def redraw(self) -> None:
@@ -89,6 +97,31 @@ class ModelView(OnePass, can_focus=True):
         if changed:
             self.refresh(*(Region(0, y, size[0], 1) for y in changed))
 
+    def prepare(self, state: ViewState, sizes: tuple[tuple[int, int], ...] | None = None) -> None:
+        """Build now the lines `state` will show, at `sizes` (default: those it was last drawn at).
+
+        The player calls this while the reader reads, with the state its next step
+        will set and, when the deck knows it, the size the view will have then; when
+        that state comes, building its lines (the model reads and the text, the
+        costliest part of a step on the UI thread) is already done. Nothing is drawn
+        or refreshed here.
+        """
+        sizes = self._sizes if sizes is None else sizes
+        if not self.PREPARE or state is self.state or not sizes:
+            return
+        current = self.state
+        self.set_reactive(ModelView.state, state)       # build_lines reads self.state; no watcher runs
+        try:
+            made = {size: self._make(*size) for size in sizes}
+            self._ahead = (state, dict(self._styles), self.ahead_inputs(), made)
+        finally:
+            self.set_reactive(ModelView.state, current)
+
+    def ahead_inputs(self) -> object:
+        """What its lines read besides the state, the size and the styles (a view's own history):
+        lines built ahead are used only if this is still the same."""
+        return None
+
     def forget(self) -> None:
         """Drop the built lines: the next paint rebuilds them all (the view is moving or resizing)."""
         self._lines = None
@@ -105,6 +138,21 @@ class ModelView(OnePass, can_focus=True):
         return [Text("no model yet")]
 
     def _build(self, width: int, height: int) -> list[Strip]:
+        state, styles, inputs, ready = self._ahead
+        made = ready.get((width, height)) if state is self.state else None
+        # Built ahead with the styles of then: still right if every style it used is the same now
+        # (a class change for the active view's border leaves them; a theme change does not).
+        if made is not None and (inputs != self.ahead_inputs()
+                                 or not all(self._s(name) == style for (name, _), style in styles.items())):
+            made = None
+        lines, strips = made or self._make(width, height)
+        self._lines, self._built_for, self._strips, self._drawn = lines, (width, height), strips, self.state
+        if width > 0 and height > 0:
+            self._sizes = ((width, height), *(s for s in self._sizes if s != (width, height)))[:2]
+        return lines
+
+    def _make(self, width: int, height: int) -> tuple[list[Strip], dict[tuple, Strip]]:
+        """The view's lines for its state at this size, and the Strips by content (for the next build)."""
         base = self._s("")
         console = self.app.console
         texts = self.build_lines(width, height) if self.state is not None else [Text("no model yet")]
@@ -121,8 +169,7 @@ class ModelView(OnePass, can_focus=True):
             strips[key] = strip
             lines.append(strip)
         lines += [Strip.blank(width, base)] * (height - len(lines))
-        self._lines, self._built_for, self._strips = lines, (width, height), strips
-        return lines
+        return lines, strips
 
     def render_line(self, y: int) -> Strip:
         width, height = self.size

@@ -125,13 +125,25 @@ class CountersView(ModelView):
     # -- Line API -----------------------------------------------------------------
     def watch_state(self, state) -> None:
         if state is not None:
-            m = state.sim.metrics()
             # Forget the future of this variant: after a step back, the next step forward
             # re-adds the same value, so back+forward draws the same screen.
             for key in [k for k in self._history if k[0] == state.variant and k[1] > state.step]:
                 del self._history[key]
-            self._history[(state.variant, state.step)] = (m["throughput_mbps"], m["cpu_percent"])
+            self._history[(state.variant, state.step)] = self._point(state)
         super().watch_state(state)
+
+    @staticmethod
+    def _point(state) -> tuple[float, float]:
+        m = state.sim.metrics()
+        return m["throughput_mbps"], m["cpu_percent"]
+
+    def _earlier(self, state) -> list:
+        """The variant's history before the state's step, oldest first: with its own point, all
+        the sparklines draw (what watch_state keeps, without waiting for it: see ahead_inputs)."""
+        return sorted((k, v) for k, v in self._history.items() if k[0] == state.variant and k[1] < state.step)
+
+    def ahead_inputs(self) -> object:
+        return self._earlier(self.state) if self.state is not None else None
 
     # -- content ------------------------------------------------------------------
     def build_lines(self, width: int, height: int) -> list[Text]:
@@ -192,7 +204,7 @@ class CountersView(ModelView):
 
     def _sparks(self, width: int) -> list[Text]:
         st = self.state
-        hist = [v for (variant, _), v in sorted(self._history.items()) if variant == st.variant]
+        hist = [v for _, v in self._earlier(st)] + [self._point(st)]
         thr = [t for t, _ in hist]
         cpu = [c for _, c in hist]
         n = len(hist)

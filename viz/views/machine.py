@@ -105,6 +105,8 @@ class MachineView(ModelView):
     MachineView > .machineview--prev { color: $text-accent; text-style: underline; }
     """
 
+    PREPARE = False         # its drawing may still be laid out by a worker, which then redraws it
+
     machine: reactive[str | None] = reactive(None)
     """A key of models.lifecycle.MACHINES, or None for the followed object's machine."""
 

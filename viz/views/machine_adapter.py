@@ -248,11 +248,19 @@ def build(sim, follow: str | None, machine: str | None, earlier=()) -> RxData:
     last = history[-1] if history and history[-1].dst == state else None
     ms = MachineState(machine, o.name if o else None, o.where if o else "", state, last, _counts(sim, machine),
                       True, _population(sim, index, machine))
-    recent = sim.rec.recent(1)
-    call = None
-    if recent:
-        ev = recent[-1]
-        call = Call(ev.seq, ev.t_ns, ev.call, ev.ctx, ev.obj, ev.detail)
     from .passport_adapter import passport_of
 
-    return RxData(call, _path(sim), ms, passport_of(sim, o, state, history) if o is not None else None)
+    return RxData(last_call(sim), _path(sim), ms, passport_of(sim, o, state, history) if o is not None else None)
+
+
+def last_call(sim) -> Call | None:
+    recent = sim.rec.recent(1)
+    if not recent:
+        return None
+    ev = recent[-1]
+    return Call(ev.seq, ev.t_ns, ev.call, ev.ctx, ev.obj, ev.detail)
+
+
+def path(sim) -> tuple[Call | None, PathFacts]:
+    """Only the call and the path facts: no index of the model's objects (tens of ms on a big ring)."""
+    return last_call(sim), _path(sim)

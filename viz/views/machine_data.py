@@ -136,3 +136,15 @@ def from_sim(sim, follow: str | None = None, machine: str | None = None, earlier
             per_sim.clear()
         got = per_sim[key] = build(sim, follow, machine, earlier)
     return got
+
+
+def path_of(sim) -> tuple[Call | None, PathFacts]:
+    """What the RX path strip reads: the call the screen is at and the scenario's path facts.
+
+    The same values as `from_sim(sim).call` and `.path`, without indexing every object the
+    model holds for the machine and the passport (35-50 ms for ath11k's thousands of buffers,
+    paid at every step by a strip that shows one line).
+    """
+    from .machine_adapter import path
+
+    return path(sim)

@@ -129,6 +129,33 @@ class ViewDeck(Widget):
             self.query_one(DiffLine).pair = pair
             self._relayout()            # compare's columns may have just been mounted
 
+    def views(self) -> list[ModelView]:
+        """The deck's views (not compare's columns)."""
+        return list(self.query_one("#deck-views").query_children(ModelView))
+
+    def next_sizes(self, lead: str) -> dict[str, tuple[int, int]] | None:
+        """The size of each view once `show()` makes `lead` the lead, for the views built ahead.
+
+        When the layout keeps its shape (as many slots), every slot keeps its size and
+        only the views in them change, as `_arrange` moves them. None when the shape
+        changes (a view that fills the deck, compare) or is not known yet.
+        """
+        if not self._laid_out or self.compare or self.zoomed or self.tabbed:
+            return None
+        lead = lead if lead in self.keys else self.keys[0]
+        size = self.screen.size
+        fills = size.width >= WIDE and getattr(view_class(lead), "FILLS_DECK", False)
+        if (1 if fills else capacity(size.width, size.height)) != self.cap:
+            return None
+        keys = self.pool()
+        lead = lead if lead in keys else keys[0]
+        now = sorted(self._laid_out, key=lambda k: self._laid_out[k][0])
+        later = ([lead] + self._arrange(lead, keys))[: self.cap]
+        if len(later) != len(now):
+            return None
+        grid = self.query_one("#deck-views")
+        return {key: tuple(grid.query_one(f"#v-{was}").size) for key, was in zip(later, now, strict=True)}
+
     def pool(self) -> list[str]:
         """The views the deck itself shows in its current layout."""
         if self.screen.size.width >= WIDE and not self.zoomed:

@@ -119,10 +119,18 @@ class Narration(Vertical, OnePass, can_focus=False):
         more = f" +{extra:,} frames".replace(",", " ") if extra else ""
         return f"step {step}/{total}{more} · {title}"
 
+    def say(self, step: int, answered: bool) -> str:
+        return cover(self.lesson) if step == 0 else self.lesson.steps[step - 1].text(answered)
+
+    def prepare(self, value: tuple[int, int, bool]) -> None:
+        """Wrap the text of `value` now, for when it comes down (see Prose.prepare)."""
+        step, _, answered = value
+        self.query_one("#n-say", Prose).prepare(self.say(step, answered))
+
     def watch_step(self, value: tuple[int, int, bool]) -> None:
         step, extra, answered = value
         self.query_one("#n-head", Static).update(Content(self.heading(step, extra)))
-        say = cover(self.lesson) if step == 0 else self.lesson.steps[step - 1].text(answered)
+        say = self.say(step, answered)
         prose = self.query_one("#n-say", Prose)
         if prose.source != say:
             prose.source = say

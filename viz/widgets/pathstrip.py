@@ -8,7 +8,7 @@ checks that none is missing) and `stages(facts)`, which says from a
 variant's scenario which stages it skips (no IOMMU, no bounce, no GRO, a
 socket that is not there because the frames are forwarded) and which it
 replaces (a tasklet or a workqueue instead of a NAPI poll, an SDIO or USB
-bus instead of a ring). The facts come from `machine_data.from_sim`, never
+bus instead of a ring). The facts come from `machine_data.path_of`, never
 the model itself.
 
 One line at 80 columns (short names); at 160 the long ones. In compare
@@ -25,7 +25,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from viz.views.base import ViewState
-from viz.views.machine_data import PathFacts, from_sim
+from viz.views.machine_data import PathFacts, path_of
 
 # (key, long label, short label), in the order a received frame meets them.
 STAGES = (
@@ -116,6 +116,16 @@ def skipped(facts: PathFacts) -> set[str]:
     return {s.key for s in stages(facts) if s.status != "on"}
 
 
+def _look(st: ViewState) -> tuple[str, str | None, PathFacts]:
+    """All a variant's line depends on: its name, the stage lit (the current call's) and its path."""
+    call, facts = path_of(st.sim)
+    return st.variant, STAGE_OF.get(call.call) if call is not None else None, facts
+
+
+def _looks(states: tuple[ViewState, ...]) -> tuple:
+    return tuple(_look(st) for st in states)
+
+
 class PathStrip(Widget):
     """One line per variant shown: the RX path with the current call's stage lit."""
 
@@ -137,15 +147,23 @@ class PathStrip(Widget):
     }
     """
 
-    states: reactive[tuple[ViewState, ...]] = reactive((), always_update=True, layout=True)
+    states: reactive[tuple[ViewState, ...]] = reactive((), always_update=True, repaint=False)
+    _drawn: tuple = ()          # what the strip shows now: `_looks` of the states it drew
+
+    def watch_states(self, old: tuple[ViewState, ...], new: tuple[ViewState, ...]) -> None:
+        # Most steps light the same stage of the same path: then there is nothing to repaint. The
+        # strip's height (one line per variant) is all a layout pass could change.
+        if len(old) != len(new):
+            self.refresh(layout=True)
+        elif _looks(new) != self._drawn:
+            self.refresh()
 
     def _s(self, name: str):
         return self.get_component_rich_style(f"pathstrip--{name}", partial=True)
 
     def line(self, st: ViewState, width: int, prefix: str = "") -> Text:
-        data = from_sim(st.sim, st.follow, None, st.earlier)
-        lit = STAGE_OF.get(data.call.call) if data.call is not None else None
-        path = stages(data.path)
+        _, lit, facts = _look(st)
+        path = stages(facts)
         # Long names ("no IOMMU", skipped ones in italics), else the short ones (skipped ones struck
         # through: "no" does not fit), with ever tighter separators; the DMA stages may be one group.
         forms = ((True, " → ", "RX path  ", " → "), (True, " → ", "", " → "), (True, " › ", "", " › "),
@@ -171,6 +189,7 @@ class PathStrip(Widget):
     def render(self) -> Text:
         width = max(1, self.content_size.width)
         states = self.states
+        self._drawn = _looks(states)
         if not states:
             return Text("")
         out = Text(no_wrap=True, end="")

@@ -82,6 +82,7 @@ class Prose(ScrollView, can_focus=False):
     DEFAULT_CSS = """
     Prose {
         height: 1fr;
+        overflow-y: hidden;
         scrollbar-size-vertical: 0;
         & > .prose--code { color: $text-warning; background: $warning-muted; }
         & > .prose--strong { text-style: bold; }
@@ -99,6 +100,15 @@ class Prose(ScrollView, can_focus=False):
         super().__init__(**kw)
         self.set_reactive(Prose.source, source)
         self._lines: tuple[tuple, list[Strip]] | None = None
+        self._next: tuple[tuple, list[Strip]] | None = None        # see prepare
+
+    @property
+    def allow_vertical_scroll(self) -> bool:
+        # The text scrolls (wheel, keys) whenever it is longer than the widget. Textual ties that to
+        # a vertical ScrollBar widget; Prose draws its own indicator and has none (overflow-y:
+        # hidden), since showing or hiding that zero-width bar asks for a second layout pass, and a
+        # second write to the terminal, each time a step's text starts or stops overflowing.
+        return self.is_scrollable and self.max_scroll_y > 0 and not self._check_disabled()
 
     def watch_source(self) -> None:
         self._lines = None
@@ -119,8 +129,15 @@ class Prose(ScrollView, can_focus=False):
         width = self.text_width
         self.virtual_size = Size(width + 2, len(self._strips(width)))
 
+    def prepare(self, source: str) -> None:
+        """Wrap `source` now, at the present width, for when it is set (the player, while the reader
+        reads): setting it then only swaps the lines in."""
+        width = self.text_width
+        if source != self.source and width > 0:
+            self._next = ((source, width), self._make(source, width))
+
     def notify_style_update(self) -> None:
-        self._lines = None
+        self._lines = self._next = None
         super().notify_style_update()
 
     # -- from tokens to styled, wrapped lines -------------------------------------------
@@ -146,11 +163,11 @@ class Prose(ScrollView, can_focus=False):
                 out.append(tok.content, style)
         return out
 
-    def _wrap(self, width: int) -> list[Text]:
+    def _wrap(self, source: str, width: int) -> list[Text]:
         console = self.app.console
         lines: list[Text] = []
         last = ""
-        for kind, depth, marker, body in parse(self.source):
+        for kind, depth, marker, body in parse(source):
             if lines and not (kind == last == "item"):
                 lines.append(Text())            # a blank line between blocks, not between list items
             last = kind
@@ -173,11 +190,14 @@ class Prose(ScrollView, can_focus=False):
     def _strips(self, width: int) -> list[Strip]:
         key = (self.source, width)
         if self._lines is None or self._lines[0] != key:
-            base = self.rich_style
-            console = self.app.console
-            strips = [text_strip(t, width, base, console) for t in self._wrap(width)]
-            self._lines = (key, strips)
+            made = self._next
+            self._lines = made if made is not None and made[0] == key else (key, self._make(self.source, width))
         return self._lines[1]
+
+    def _make(self, source: str, width: int) -> list[Strip]:
+        base = self.rich_style
+        console = self.app.console
+        return [text_strip(t, width, base, console) for t in self._wrap(source, width)]
 
     # -- the Line API ---------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
