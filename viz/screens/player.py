@@ -318,7 +318,9 @@ class PlayerScreen(Presenting, CallStepping, Screen):
                               watch=spec.watch if spec is not None else (),
                               hidden_code=hidden, follow=self.follow, earlier=earlier)
             if reuse:
-                self._states = {**dict(list(self._states.items())[-3:]), key: state}
+                self._states[key] = state
+                if len(self._states) > 4:           # this step's, the next one's, and a question's
+                    del self._states[next(iter(self._states))]
         return state
 
     def _lead(self, step: int) -> str:
