@@ -16,7 +16,7 @@ thaws a copy of that variant alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,8 +109,16 @@ class Thawed(Mapping[str, Sim]):
     def __getitem__(self, name: str) -> Sim:
         sim = self._over.get(name) or self._got.get(name)
         if sim is None:
-            sim = self._got[name] = self._snap.fresh(name)
+            # setdefault: when two threads thaw the same variant at once, both get the one kept
+            sim = self._got.setdefault(name, self._snap.fresh(name))
         return sim
+
+    def thaw(self, names: Iterable[str]) -> bool:
+        """Thaw these variants now (the caller's thread); True if any was not thawed yet."""
+        new = [name for name in names if name in self._snap.blobs and name not in self._got]
+        for name in new:
+            self[name]
+        return bool(new)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._snap.blobs)

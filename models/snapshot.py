@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import pickle
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -44,12 +45,28 @@ def clone(obj: T) -> T:
         return copy
 
 
+_collector_lock = threading.Lock()
+_collector_off = 0              # copies in progress, in any thread
+_collector_was_on = False
+
+
 @contextmanager
 def _no_collector() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
+    """The cyclic collector off while a copy is made, back as it was when the last copy ends.
+
+    Counted under a lock: the player's worker and its UI thread may both be copying, and
+    a thread that found the collector off because of the other must not leave it off.
+    """
+    global _collector_off, _collector_was_on
+    with _collector_lock:
+        if _collector_off == 0:
+            _collector_was_on = gc.isenabled()
+            gc.disable()
+        _collector_off += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _collector_lock:
+            _collector_off -= 1
+            if _collector_off == 0 and _collector_was_on:
+                gc.enable()

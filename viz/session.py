@@ -150,7 +150,7 @@ class Session:
         if self.run is None:
             self.run = LessonRun(self.lesson, sets=self.sets, trace=self.trace)
             self.cursor = CallCursor(self.run)
-            gc.freeze()                        # see _snapshot
+            gc.freeze()                        # what start-up made lives as long as the session: see frame_at
         return self.run
 
     def _cursor(self) -> CallCursor:
@@ -165,16 +165,7 @@ class Session:
 
     def _snapshot(self, k: int):
         """Step k's stored state (sims, notes), running the model up to it if needed."""
-        run = self._ensure()
-        known = run.computed
-        snap = run.snapshot(k)
-        if run.computed != known:
-            # Snapshots live as long as the session and never change; without this, Python's
-            # full collections walk all of them again and again, pausing a repaint for up to
-            # 50 ms. Frozen objects are skipped by the collector (reference counting still
-            # frees them).
-            gc.freeze()
-        return snap
+        return self._ensure().snapshot(k)
 
     def frame_at(self, k: int, variant: str | None = None, cursor: int | None = -1) -> Frame:
         """The frame of lesson step k, computing up to it if needed.
@@ -190,6 +181,15 @@ class Session:
         reached = notes[-1].reached if notes else True
         landing = variant is None and cursor == -1
         shown = variant or run.shown(k)
+        # Thawed here, off the UI thread: the variant shown and the one compare mode sets beside
+        # it (others when `v` shows them). Thawed snapshots live as long as the session and never
+        # change: frozen, Python's full collections skip them instead of walking them all again
+        # (a repaint paused up to 50 ms). Frozen before anything short-lived is made below (a
+        # step stopped at a call), after the young garbage is collected: frozen objects are never
+        # collected, and a model's objects hold reference cycles.
+        if sims.thaw(compare_pair(self.lesson, shown) or (shown,)):
+            gc.collect(1)
+            gc.freeze()
         if cursor == -1:
             cursor = notes[-1].at if notes and k and shown == run.shown(k) and notes[-1].at else None
         cur = self._cursor()
@@ -199,11 +199,6 @@ class Session:
         if cursor is not None:
             sims = sims.replace(shown, cur.at_call(k, shown, cursor))
             cursor = sims[shown].rec.seq
-        # Thawed here, off the UI thread: the variant shown and the one compare mode sets beside
-        # it (others when `v` shows them); then kept out of full collections (see _snapshot).
-        for v in compare_pair(self.lesson, shown) or (shown,):
-            sims.get(v)
-        gc.freeze()
         return Frame(self.lesson, k, run.total, 0, shown, sims,
                      {v: Counts(cnt) for v, cnt in prev.items()}, reached, cursor, calls, landing)
 

@@ -1,0 +1,81 @@
+"""Step snapshots kept frozen (models/replay.py Snapshot, Thawed) and what reading them leaves behind.
+
+A lesson step's variants are stored as pickles and thawed when first read: a
+jump thaws only what it shows, and a thawed variant is the same object every
+time (whichever thread thawed it). Copies turn the cyclic collector off while
+they run, from the player's worker and its UI thread at once: it must come
+back on. A frame stopped at a call is a throwaway model: once the player
+drops it, it must be freed (the thawed snapshots are frozen out of the
+collector's walks, and nothing short-lived may be frozen with them).
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+import weakref
+
+from models.lesson import find_lesson
+from models.replay import LessonRun
+from models.snapshot import freeze, thaw
+from viz.session import Session
+
+
+def test_a_jump_thaws_only_the_variant_it_reads_and_keeps_it():
+    run = LessonRun(find_lesson("atlantic-page-pool"))
+    sims, _ = run.snapshot(3)
+    assert sims._got == {}                               # nothing thawed on the way, nor here
+    shown = run.shown(3)
+    sim = sims[shown]
+    assert list(sims._got) == [shown] and sims[shown] is sim
+    assert run.stored(3).seq[shown] == sim.rec.seq       # the figures kept beside the blobs
+    assert run.stored(3).cnt[shown] == list(sim.rec.cnt)
+    fresh = run.fresh(3, shown)
+    assert fresh is not sim and fresh.rec.cnt == sim.rec.cnt
+
+
+def test_two_threads_thawing_one_variant_get_the_same_object():
+    run = LessonRun(find_lesson("rx-basics"))
+    sims, _ = run.snapshot(2)
+    got: list[object] = []
+    threads = [threading.Thread(target=lambda: got.append(sims["gro"])) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(g is got[0] for g in got) and sims["gro"] is got[0]
+
+
+def test_copies_in_two_threads_leave_the_collector_on():
+    blob = freeze({"a": list(range(50))})         # small: most of a copy is turning the collector off and on
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)          # switch threads as often as possible: inside the copies
+    try:
+        def copy() -> None:
+            for _ in range(30_000):
+                thaw(blob)
+
+        threads = [threading.Thread(target=copy) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(before)
+    assert gc.isenabled()
+
+
+def test_frames_stopped_at_a_call_are_freed_once_dropped():
+    session = Session(find_lesson("rx-basics"))
+    k = next(k for k in range(1, 15) if (lambda f: f.calls[f.shown][1] - f.calls[f.shown][0] > 10)
+             (session.frame_at(k)))
+    shown = session.frame_at(k).shown
+    first, last = session.frame_at(k).calls[shown]
+    refs = []
+    for seq in range(first, first + 8):
+        frame = session.frame_at(k, shown, seq)
+        refs.append(weakref.ref(frame.sims[shown]))
+        del frame
+    gc.collect()
+    assert sum(r() is not None for r in refs) == 0
