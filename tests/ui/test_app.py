@@ -158,6 +158,30 @@ async def test_lines_built_ahead_are_the_lines_a_fresh_build_draws():
         assert used            # the lines built ahead were used
 
 
+@pytest.mark.slow
+async def test_going_back_reuses_the_lines_drawn_and_they_are_a_fresh_builds(monkeypatch):
+    """← to a step shown a moment ago gets the same views' state (PlayerScreen._state) and each view the
+    lines it drew for it (ModelView.RECENT): they must be what building them now gives."""
+    made = []
+    real = ModelView._make
+    monkeypatch.setattr(ModelView, "_make", lambda view, w, h: made.append(view.id) or real(view, w, h))
+    app = app_for("rx-basics")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        for _ in range(8):
+            await press(pilot, "right")
+        shown = 0
+        made.clear()
+        monkeypatch.setattr(ModelView, "prepare", lambda view, state, sizes=None: None)    # only the steps' builds
+        for _ in range(5):
+            await press(pilot, "left")
+            for view in screen.query(ModelView):
+                if view.is_on_screen and view._lines is not None:
+                    shown += 1
+                    assert view._lines == real(view, *view.size)[0], (screen.frame.step, view.id)
+        assert len(made) < shown / 2, (len(made), shown)     # most views drew nothing new
+
 @pytest.mark.parametrize("lesson,step", [("rx-basics", 4), ("ath10k-sdio-napi", 5)])
 async def test_back_then_forward_is_the_identical_screen(lesson, step):
     app = app_for(lesson, step=step)

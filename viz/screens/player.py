@@ -58,6 +58,9 @@ SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 STEP_SECONDS = 2.0          # auto-advance interval at 1x
 FF_MAX = 1_000_000
 BUSY_AFTER = 0.15           # say "computing…" only when a move takes longer than this
+# Views' states kept by their inputs: a step shown again (←, Home) gets the same state object,
+# so each view finds the lines it drew for it (ModelView.RECENT) and only repaints.
+STATES_KEPT = 8
 
 
 class PlayerScreen(Presenting, CallStepping, Screen):
@@ -112,7 +115,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         self.speed = 1.0
         self._timer: Timer | None = None
         self._busy_timer: Timer | None = None
-        self._states: dict[tuple, ViewState] = {}   # the last few views' states, by their inputs (see _state)
+        self._states: dict[tuple, ViewState] = {}   # views' states lately used, by their inputs (see _state)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -311,15 +314,17 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         # By identity for the model's objects: a state holds them, so their ids stay theirs.
         key = (id(frame.sims[variant]), variant, frame.step, frame.code_line, id(prev), hidden, self.follow,
                id(earlier))
-        state = self._states.get(key) if reuse else None
-        if state is None:
+        state = self._states.pop(key, None) if reuse else None
+        if state is not None:
+            self._states[key] = state               # the latest used last
+        else:
             state = ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
                               code_line=frame.code_line, prev_counts=prev,
                               watch=spec.watch if spec is not None else (),
                               hidden_code=hidden, follow=self.follow, earlier=earlier)
             if reuse:
                 self._states[key] = state
-                if len(self._states) > 4:           # this step's, the next one's, and a question's
+                if len(self._states) > STATES_KEPT:
                     del self._states[next(iter(self._states))]
         return state
 

@@ -70,6 +70,8 @@ class ModelView(OnePass, can_focus=True):
     _drawn: ViewState | None = None         # the state _lines were built for
     _sizes: tuple[tuple[int, int], ...] = ()    # the sizes it was last drawn at, latest first (see prepare)
     _ahead: tuple = (None, {}, None, {})    # (state, styles used, ahead_inputs, {size: (lines, strips)})
+    _recent: dict[tuple[int, int, int], tuple] = {}    # lines drawn lately, for going back (see _build)
+    RECENT = 8              # states whose lines a view keeps: ← to a step shown before repaints only
 
     def watch_state(self, state: ViewState | None) -> None:
         if state is not None and state is self._drawn and self._lines is not None \
@@ -112,7 +114,7 @@ class ModelView(OnePass, can_focus=True):
         current = self.state
         self.set_reactive(ModelView.state, state)       # build_lines reads self.state; no watcher runs
         try:
-            made = {size: self._make(*size) for size in sizes}
+            made = {size: self._drawn_before(*size) or self._make(*size) for size in sizes}
             self._ahead = (state, dict(self._styles), self.ahead_inputs(), made)
         finally:
             self.set_reactive(ModelView.state, current)
@@ -140,16 +142,38 @@ class ModelView(OnePass, can_focus=True):
     def _build(self, width: int, height: int) -> list[Strip]:
         state, styles, inputs, ready = self._ahead
         made = ready.get((width, height)) if state is self.state else None
-        # Built ahead with the styles of then: still right if every style it used is the same now
-        # (a class change for the active view's border leaves them; a theme change does not).
-        if made is not None and (inputs != self.ahead_inputs()
-                                 or not all(self._s(name) == style for (name, _), style in styles.items())):
+        if made is not None and not self._still_right(styles, inputs):
             made = None
-        lines, strips = made or self._make(width, height)
+        made = made or self._drawn_before(width, height) or self._make(width, height)
+        lines, strips = made
         self._lines, self._built_for, self._strips, self._drawn = lines, (width, height), strips, self.state
         if width > 0 and height > 0:
             self._sizes = ((width, height), *(s for s in self._sizes if s != (width, height)))[:2]
+            if self.PREPARE and self.state is not None:
+                self._remember(width, height, made)
         return lines
+
+    def _still_right(self, styles: dict[tuple[str, str], Style], inputs: object) -> bool:
+        """Lines built with these styles and inputs are right now if every style they used is the same
+        (a class change for the active view's border leaves them; a theme change does not)."""
+        return inputs == self.ahead_inputs() and all(self._s(name) == style for (name, _), style in styles.items())
+
+    def _drawn_before(self, width: int, height: int) -> tuple[list[Strip], dict[tuple, Strip]] | None:
+        """The lines drawn lately for this very state at this size, if still right: the player hands
+        back the same state object for a step it shows again, so ← to it repaints only."""
+        if not self.PREPARE:
+            return None
+        state, styles, inputs, made = self._recent.get((id(self.state), width, height), (None, {}, None, None))
+        return made if state is self.state and self._still_right(styles, inputs) else None
+
+    def _remember(self, width: int, height: int, made: tuple[list[Strip], dict[tuple, Strip]]) -> None:
+        """Keep these lines for the state (the entry holds the state, so its id stays its own)."""
+        recent = self.__dict__.setdefault("_recent", {})     # this view's own, not the class default
+        key = (id(self.state), width, height)
+        recent.pop(key, None)
+        recent[key] = (self.state, dict(self._styles), self.ahead_inputs(), made)
+        if len(recent) > self.RECENT:
+            del recent[next(iter(recent))]
 
     def _make(self, width: int, height: int) -> tuple[list[Strip], dict[tuple, Strip]]:
         """The view's lines for its state at this size, and the Strips by content (for the next build)."""
