@@ -152,7 +152,7 @@ async def test_lines_built_ahead_are_the_lines_a_fresh_build_draws():
             for view in screen.query(ModelView):
                 if view.is_on_screen and view._lines is not None:
                     assert view._lines == view._make(*view.size)[0], (screen.frame.step, view.id)
-                    used += view._ahead[0] is view.state
+                    used += view._ahead is view.state
             prose = screen.query_one("#n-say", Prose)
             assert prose._strips(prose.text_width) == prose._make(prose.source, prose.text_width)
         assert used            # the lines built ahead were used

@@ -69,9 +69,11 @@ class ModelView(OnePass, can_focus=True):
     _strips: dict[tuple, Strip] = {}        # last build's lines by content (see _build)
     _drawn: ViewState | None = None         # the state _lines were built for
     _sizes: tuple[tuple[int, int], ...] = ()    # the sizes it was last drawn at, latest first (see prepare)
-    _ahead: tuple = (None, {}, None, {})    # (state, styles used, ahead_inputs, {size: (lines, strips)})
-    _recent: dict[tuple[int, int, int], tuple] = {}    # lines drawn lately, for going back (see _build)
-    RECENT = 8              # states whose lines a view keeps: ← to a step shown before repaints only
+    _ahead: ViewState | None = None         # the state prepare() last built lines for
+    _recent: dict[tuple[int, int, int], tuple] = {}    # lines built lately, by state and size (see _build)
+    # Lines kept: built ahead for the next step (at one or two sizes) and drawn for recent
+    # steps, so → finds its lines built and ← to a step shown a moment ago repaints only.
+    RECENT = 12
 
     def watch_state(self, state: ViewState | None) -> None:
         if state is not None and state is self._drawn and self._lines is not None \
@@ -114,8 +116,10 @@ class ModelView(OnePass, can_focus=True):
         current = self.state
         self.set_reactive(ModelView.state, state)       # build_lines reads self.state; no watcher runs
         try:
-            made = {size: self._drawn_before(*size) or self._make(*size) for size in sizes}
-            self._ahead = (state, dict(self._styles), self.ahead_inputs(), made)
+            for width, height in sizes:
+                if self._drawn_before(width, height) is None:
+                    self._remember(width, height, self._make(width, height))
+            self._ahead = state
         finally:
             self.set_reactive(ModelView.state, current)
 
@@ -140,11 +144,7 @@ class ModelView(OnePass, can_focus=True):
         return [Text("no model yet")]
 
     def _build(self, width: int, height: int) -> list[Strip]:
-        state, styles, inputs, ready = self._ahead
-        made = ready.get((width, height)) if state is self.state else None
-        if made is not None and not self._still_right(styles, inputs):
-            made = None
-        made = made or self._drawn_before(width, height) or self._make(width, height)
+        made = self._drawn_before(width, height) or self._make(width, height)
         lines, strips = made
         self._lines, self._built_for, self._strips, self._drawn = lines, (width, height), strips, self.state
         if width > 0 and height > 0:
@@ -159,8 +159,8 @@ class ModelView(OnePass, can_focus=True):
         return inputs == self.ahead_inputs() and all(self._s(name) == style for (name, _), style in styles.items())
 
     def _drawn_before(self, width: int, height: int) -> tuple[list[Strip], dict[tuple, Strip]] | None:
-        """The lines drawn lately for this very state at this size, if still right: the player hands
-        back the same state object for a step it shows again, so ← to it repaints only."""
+        """The lines built lately for this very state at this size (ahead by prepare(), or drawn),
+        if still right. The player hands back the same state object for a step it shows again."""
         if not self.PREPARE:
             return None
         state, styles, inputs, made = self._recent.get((id(self.state), width, height), (None, {}, None, None))
