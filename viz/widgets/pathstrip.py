@@ -161,8 +161,8 @@ class PathStrip(Widget):
     def _s(self, name: str):
         return self.get_component_rich_style(f"pathstrip--{name}", partial=True)
 
-    def line(self, st: ViewState, width: int, prefix: str = "") -> Text:
-        _, lit, facts = _look(st)
+    def line(self, look: tuple[str, str | None, PathFacts], width: int, prefix: str = "") -> Text:
+        _, lit, facts = look
         path = stages(facts)
         # Long names ("no IOMMU", skipped ones in italics), else the short ones (skipped ones struck
         # through: "no" does not fit), with ever tighter separators; the DMA stages may be one group.
@@ -189,13 +189,13 @@ class PathStrip(Widget):
     def render(self) -> Text:
         width = max(1, self.content_size.width)
         states = self.states
-        self._drawn = _looks(states)
+        self._drawn = looks = _looks(states)
         if not states:
             return Text("")
         out = Text(no_wrap=True, end="")
         pad = max(len(st.variant) for st in states)
-        for i, st in enumerate(states):
+        for i, (st, look) in enumerate(zip(states, looks, strict=True)):
             if i:
                 out.append("\n")
-            out.append_text(self.line(st, width, st.variant.ljust(pad) if len(states) > 1 else ""))
+            out.append_text(self.line(look, width, st.variant.ljust(pad) if len(states) > 1 else ""))
         return out
