@@ -23,7 +23,7 @@ discipline so the checker has something to report.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from .sim import Sim
@@ -73,6 +73,15 @@ class Mapping:
         self.bsize = size         # bytes of SWIOTLB slots held (granule-padded for untrusted devices)
         self.run: Tracked | None = None     # its SWIOTLB slots, in the swiotlb_slot machine
         self.iova: Tracked | None = None    # its IOVA range, in the iova machine
+
+    # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
+    def __getstate__(self) -> tuple[object, ...]:
+        return (self.id, self.dma, self.phys, self.size, self.dir, self.slot, self.pages, self.live, self.cpu_owned,
+                self.kind, self.bsize, self.run, self.iova)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        (self.id, self.dma, self.phys, self.size, self.dir, self.slot, self.pages, self.live, self.cpu_owned,
+         self.kind, self.bsize, self.run, self.iova) = state
 
     @property
     def bounced(self) -> bool:

@@ -38,7 +38,7 @@ destroy (6.15+) is not modelled: pages in flight keep their mapping.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from .dma import Mapping
@@ -87,6 +87,13 @@ class Page:
         self.pp_ref = 0
         self.st = 0            # "buddy"
         self.frag_users = 0
+
+    # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
+    def __getstate__(self) -> tuple[object, ...]:
+        return (self.id, self.phys, self.order, self.map, self.pp_ref, self.st, self.frag_users)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.id, self.phys, self.order, self.map, self.pp_ref, self.st, self.frag_users = state
 
     @property
     def state(self) -> str:

