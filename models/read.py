@@ -26,7 +26,8 @@ What a view reads on a `Sim` (attributes and read-only properties, never a
 method that advances or changes it):
 
 - what this step changed: `rec.counts` (kernel call and statistic counts,
-  compared with the previous step's), `rec.recent`, `rec.events`,
+  compared with the previous step's), `rec.recent`, `rec.events` (those
+  numbered up to `setup_seq` are the set-up's, before t=0),
   `rec.moves` (recorded transitions), `rec.violations`;
 - the scenario: `params`, `bus`, `platform`, `delivery`, `napi_api`,
   `napi_polled`, `iommu_mode`, `strategy` (its `name`, `kind`);

@@ -294,7 +294,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     frames = args.frames or TRACE_FRAMES
     sim = Sim(variant_params(lesson, name, sets), seed=args.seed, trace=frames * 60 + 1000,
               faults=lesson.faults_for(name, faults))
-    setup_seq = sim.rec.seq             # the events so far are the set-up (the ring fill, before t=0)
+    setup_seq = sim.setup_seq           # the ring fill, before t=0
     sim.run_frames(frames)
     # In time order, as ftrace merges its per-CPU buffers: each context keeps its own clock (the
     # device stamps a frame when it arrived, the reader runs on its own core), so the order the

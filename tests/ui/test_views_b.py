@@ -263,6 +263,17 @@ def test_log_stamps_are_short_and_one_width():
     assert {len(stamp(t)) for t in (0, 999_999, 1_000_000, 999_999_999, 1e9, 99e9, 500e9)} == {STAMP_W}
 
 
+async def test_log_marks_the_set_up_calls_instead_of_timing_them():
+    # The ring fill runs before the clock starts: its own CPU time would read as the clock running backwards.
+    st = state("rx-basics", "gro", 1, 1)
+    text = await render(LogView, st, (100, 40))
+    rows = [ln for ln in text.splitlines() if "PR process" in ln or "DV device" in ln or "HI hardirq" in ln][:-1]
+    setup = [ln for ln in rows if ln.lstrip().startswith("set-up PR process")]
+    assert setup and rows[:len(setup)] == setup               # the set-up first, all of it marked
+    assert all(stamp(0) not in ln for ln in setup)
+    assert rows[len(setup)].startswith(stamp(0))             # then the clock, from t=0
+
+
 async def test_log_of_a_long_run_shows_readable_times():
     st = state("ath10k-sdio-napi", "after")
     text = await render(LogView, st)

@@ -69,8 +69,6 @@ class LogView(ModelView):
     LogView > .logview--old { text-style: dim; }
     """
 
-
-    # -- Line API -----------------------------------------------------------------
     # -- content ------------------------------------------------------------------
     def build_lines(self, width: int, height: int) -> list[Text]:
         st = self.state
@@ -92,17 +90,22 @@ class LogView(ModelView):
             first_fresh -= 1
             fresh -= events[first_fresh].call not in ("VIOLATION", "WARNING")
         out: list[Text] = []
+        setup = st.sim.setup_seq
         for i, e in enumerate(events):
-            out += self._event(e, width, i < first_fresh)
+            out += self._event(e, width, i < first_fresh, e.seq <= setup)
         out = out[-rows:] if rows else []
         pad = [Text("")] * (rows - len(out))
         return pad + out + [legend]
 
-    def _event(self, e, width: int, old: bool) -> list[Text]:
-        """One event's line; a report's message wraps under it, since it must be read whole."""
+    def _event(self, e, width: int, old: bool, setup: bool = False) -> list[Text]:
+        """One event's line; a report's message wraps under it, since it must be read whole.
+
+        A set-up call (ifup filling the ring) happened before the clock started: its time
+        would be the set-up's own CPU time, which reads as if the clock ran backwards after it.
+        """
         tag, cls = CONTEXTS.get(e.ctx, (e.ctx[:2].upper(), "muted"))
         line = Text(no_wrap=True, end="")
-        line.append(stamp(e.t_ns) + " ", self._s("muted"))
+        line.append(("set-up".rjust(STAMP_W) if setup else stamp(e.t_ns)) + " ", self._s("muted"))
         line.append(tag, self._s(cls))
         if width >= 64:
             line.append(f" {e.ctx:<7}", self._s(cls))
