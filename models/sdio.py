@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .calls import CALL_ID as C
 from .memory import Slab
@@ -62,6 +62,14 @@ def padded(nbytes: int) -> int:
     return (nbytes + SDIO_BLOCK - 1) // SDIO_BLOCK * SDIO_BLOCK
 
 
+class Xfer(NamedTuple):
+    """One CMD53 on the bus, as the bus view draws it: when, which way, and for RX how many frames."""
+    start_ns: int
+    end_ns: int
+    kind: str            # "status" (the mailbox registers), "rx" (a bundle) or "tx" (an ACK)
+    frames: int = 0      # messages in an RX bundle
+
+
 class SdioMailbox:
     """The host's side of an SDIO (or USB) device: the mailbox, the bus it drives, the RX work."""
 
@@ -86,7 +94,7 @@ class SdioMailbox:
         self.reading = False                  # the IRQ thread is reading: the interrupt stays masked
         self.free_at = 0                      # the bus is idle from here (ps)
         self.busy = 0                         # ps the bus spent transferring
-        self.log: deque[tuple[int, int, str]] = deque(maxlen=64)   # (start ns, end ns, what)
+        self.log: deque[Xfer] = deque(maxlen=64)          # the latest transfers
         self.slab = Slab(sim.mem, sc.mtu + 64)
         self.strategy = SdioBuffers(sim, self.slab)
         self.ring_phys = -1
@@ -118,12 +126,12 @@ class SdioMailbox:
         """The RX work is done; the IRQ thread re-enables the interrupt when it finds nothing."""
 
     # -- the bus ---------------------------------------------------------------------------
-    def submit(self, nbytes: int, fn: Callable[[Any], None], arg: Any, what: str) -> None:
+    def submit(self, nbytes: int, fn: Callable[[Any], None], arg: Any, kind: str, frames: int = 0) -> None:
         """One CMD53 of `nbytes` (padded): busy for its fixed cost plus its bytes, then idle a while."""
         busy = self.xfer_ps + int(round(nbytes * 8 * 10**12 / self.bps))
         start = max(self.engine.now, self.free_at)
         self.busy += busy
-        self.log.append((start // 1000, (start + busy) // 1000, what))
+        self.log.append(Xfer(start // 1000, (start + busy) // 1000, kind, frames))
         self.free_at = start + int(round(busy / self.duty))
         self.engine.at(start + busy, fn, arg)
 
@@ -165,7 +173,7 @@ class SdioMailbox:
             return
         for _ in range(n):
             self.fw_q.popleft()
-        self.submit(n * self.per_msg, self._read_done, n, f"rx bundle of {n}")
+        self.submit(n * self.per_msg, self._read_done, n, "rx", n)
 
     def _read_done(self, n: int) -> None:
         """The bundle is in host memory: hand it to the RX work and go back to the status registers."""

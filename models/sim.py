@@ -34,7 +34,7 @@ from .pcie import PcieRing
 from .ring import Ring
 from .rxpath import Buf
 from .scenario import Costs, Scenario, unit_costs
-from .sdio import SdioMailbox
+from .sdio import SdioMailbox, Xfer
 from .skb import SkbHeads
 from .snapshot import clone
 from .stack import Stack
@@ -177,7 +177,7 @@ class Sim:
         return self.link.ring_phys
 
     @property
-    def bus_log(self) -> Sequence[tuple[int, int, str]]:
+    def bus_log(self) -> Sequence[Xfer]:
         return self.link.log if isinstance(self.link, SdioMailbox) else ()
 
     @property

@@ -30,9 +30,9 @@ def test_a_message_is_its_headers_and_packet_in_whole_blocks(mtu, blocks):
 def test_each_cmd53_costs_its_fixed_part_plus_its_bytes():
     sim = run({**SDIO, "delivery": "napi"}, 640)
     p = sim.platform
-    bundles = [(s, e) for s, e, what in sim.bus_log if what == "rx bundle of 32"]
-    acks = [(s, e) for s, e, what in sim.bus_log if what == "tx"]
-    status = [(s, e) for s, e, what in sim.bus_log if what == "status"]
+    bundles = [(s, e) for s, e, what, n in sim.bus_log if what == "rx" and n == 32]
+    acks = [(s, e) for s, e, what, _ in sim.bus_log if what == "tx"]
+    status = [(s, e) for s, e, what, _ in sim.bus_log if what == "status"]
     assert bundles and acks and status
     full = p.sdio_xfer_ns + 32 * 1792 * 8 * 1e9 / p.sdio_bps          # 23 us + 628 us
     assert all(abs((e - s) - full) <= 1 for s, e in bundles)
@@ -44,8 +44,8 @@ def test_each_cmd53_costs_its_fixed_part_plus_its_bytes():
 
 def test_every_bundle_read_follows_a_status_read():
     sim = run({**SDIO, "delivery": "napi"}, 2000)
-    kinds = [what for _, _, what in sim.bus_log if what != "tx"]      # the last 64 transfers
-    reads = [i for i, what in enumerate(kinds) if what.startswith("rx bundle") and i > 0]
+    kinds = [x.kind for x in sim.bus_log if x.kind != "tx"]      # the last 64 transfers
+    reads = [i for i, what in enumerate(kinds) if what == "rx" and i > 0]
     assert len(reads) > 10
     assert all(kinds[i - 1] == "status" for i in reads)
 

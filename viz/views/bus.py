@@ -97,7 +97,7 @@ class BusView(ModelView):
         span = self._span_ns()
         log = list(sim.bus_log)
         now = sim.now_ns
-        end = max([now] + [e for _, e, _ in log])
+        end = max([now] + [x.end_ns for x in log])
         start = end - span
         cell = span / width
         kind = ["idle"] * width
@@ -105,15 +105,15 @@ class BusView(ModelView):
         # RX first, then TX on top: an ACK write is short and must never vanish under
         # the rounding, so it gets at least one cell even when it is narrower than one.
         for want in ("rx", "tx"):
-            for t0, t1, what in log:
+            for t0, t1, what, frames in log:
                 if t1 <= start or (what == "tx") != (want == "tx"):
                     continue
                 a = max(0, int((t0 - start) / cell))
                 b = min(width, max(a + 1, round((t1 - start) / cell)))
                 for i in range(a, b):
                     kind[i] = want
-                if want == "rx" and what.startswith("rx bundle of"):
-                    label[a] = what.rsplit(" ", 1)[1]
+                if what == "rx":
+                    label[a] = str(frames)
         strip = self._text()
         for k in kind:
             strip.append(*{"rx": ("R", self._s("rx")), "tx": ("t", self._s("tx")),
@@ -130,7 +130,7 @@ class BusView(ModelView):
             while j < width and kind[j] == kind[i]:
                 j += 1
             if kind[i] == "tx":
-                n = sum(1 for t0, t1, w in log if w == "tx" and t1 > start + i * cell and t0 < start + j * cell)
+                n = sum(1 for t0, t1, w, _ in log if w == "tx" and t1 > start + i * cell and t0 < start + j * cell)
                 if n > 1:
                     self._put(marks, i, f"{n}t")
             i = j
@@ -166,8 +166,8 @@ class BusView(ModelView):
     def _counts(self, width: int) -> list[Text]:
         sim = self.state.sim
         log = list(sim.bus_log)
-        rx = [(e - s, int(w.rsplit(" ", 1)[1])) for s, e, w in log if w.startswith("rx bundle of")]
-        tx = [e - s for s, e, w in log if w == "tx"]
+        rx = [(x.end_ns - x.start_ns, x.frames) for x in log if x.kind == "rx"]
+        tx = [x.end_ns - x.start_ns for x in log if x.kind == "tx"]
         m = sim.metrics()
         fixed = sim.platform.sdio_xfer_ns
         lines = self._fit(width, self._count("sdio_read_bundle", "bundles read"),
@@ -177,7 +177,7 @@ class BusView(ModelView):
         # the strip's share is measured over what it shows up to now.
         lines += self._fit(width, [("bus busy ", "label"), f"{min(100.0, m['bus_percent']):.0f}% since start"],
                            [f"({self._window_busy():.0f}% of the strip so far)"])
-        busy = sum(e - s for s, e, _ in log)
+        busy = sum(x.end_ns - x.start_ns for x in log)
         share = ["· ACKs hold the bus ", (f"{100 * sum(tx) / busy:.0f}%", "tx"), " of the time"] if busy else []
         lines += self._fit(width, [("fixed cost ", "label"), (f"{fixed / 1000:.1f} µs", "label"), " per transfer"],
                            share)
@@ -200,10 +200,10 @@ class BusView(ModelView):
         """Percent of the strip's past (its left edge up to now) the bus spent transferring."""
         sim = self.state.sim
         now = sim.now_ns
-        start = max([now] + [e for _, e, _ in sim.bus_log]) - self._span_ns()
+        start = max([now] + [x.end_ns for x in sim.bus_log]) - self._span_ns()
         if now <= start:
             return 0.0
-        busy = sum(max(0, min(e, now) - max(s, start)) for s, e, _ in sim.bus_log)
+        busy = sum(max(0, min(x.end_ns, now) - max(x.start_ns, start)) for x in sim.bus_log)
         return 100.0 * busy / (now - start)
 
     def _legend(self, width: int) -> list[Text]:
