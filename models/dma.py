@@ -33,7 +33,7 @@ from .iommu import FQ_TIMEOUT_NS, Iommu
 from .lifecycle import EDGE_ID as E
 from .lifecycle import MACHINE, Tracked
 from .scenario import Costs
-from .swiotlb import Swiotlb
+from .swiotlb import Bounce, Swiotlb
 
 TO_DEVICE, FROM_DEVICE, BIDIRECTIONAL = "to_device", "from_device", "bidirectional"
 
@@ -114,10 +114,14 @@ class DmaApi:
         """Write back or invalidate `size` bytes line by line (non-coherent CPUs only)."""
         return ((size + self.cacheline - 1) // self.cacheline) * self.line_ps
 
-    def _bounce(self, m: Mapping, nbytes: int, towards: str) -> None:
+    def _bounce(self, m: Mapping, nbytes: int, back: bool) -> None:
         rec = self.rec
-        rec.call(BOUNCE, Costs.copy(nbytes, self.bounce_gbs), "map#%s|%s bytes %s", m.id, nbytes, towards)
+        rec.call(BOUNCE, Costs.copy(nbytes, self.bounce_gbs), "map#%s|%s bytes %s", m.id, nbytes,
+                 "back to the original" if back else "to bounce buffer")
         rec.bounce_bytes += nbytes
+        sw = self.swiotlb
+        assert sw is not None             # only a mapping with a slot bounces
+        sw.last = Bounce(m.phys, sw.addr(m.slot), nbytes, back)
         if m.run is not None:
             m.run.go(rec, E_BOUNCE)
 
@@ -170,7 +174,7 @@ class DmaApi:
         if slot >= 0:
             m.run = run
             # The map-time copy happens for every direction (swiotlb_tbl_map_single).
-            self._bounce(m, size, "to bounce buffer")
+            self._bounce(m, size, False)
         elif not skip_cpu_sync and not self.coherent:
             rec.charge(call, self._cache_maint(size))
         if pages == 0 and dma + size - 1 > self.mask:
@@ -242,7 +246,7 @@ class DmaApi:
             # the direction passed to the unmap decides (swiotlb_tbl_unmap_single): FROM_DEVICE and
             # BIDIRECTIONAL copy back, TO_DEVICE does not, whatever the mapping was made with
             if dir != TO_DEVICE and not skip_cpu_sync:
-                self._bounce(m, m.size, "back to the original")
+                self._bounce(m, m.size, True)
             rec.call(TBL_UNMAP, -1, "map#%s", m.id)
             assert self.swiotlb is not None and m.run is not None
             m.run.go(rec, E_TBL_UNMAP)
@@ -293,7 +297,7 @@ class DmaApi:
                         f"[device address={m.dma:#018x}] [size={m.size} bytes] "
                         f"[mapped with {dir_name(m.dir)}] [synced with {dir_name(dir)}]", f"map#{m.id}")
         if m.slot >= 0 and (dir or m.dir) != TO_DEVICE:
-            self._bounce(m, length, "back to the original")
+            self._bounce(m, length, True)
         elif not self.coherent:
             rec.charge(SYNC_CPU, self._cache_maint(length))
         m.cpu_owned = True
@@ -307,7 +311,7 @@ class DmaApi:
         if offset + length > m.size:
             self._check_range(m, offset, length)
         if m.slot >= 0 and m.dir != FROM_DEVICE:
-            self._bounce(m, length, "to bounce buffer")
+            self._bounce(m, length, False)
         elif not self.coherent:
             rec.charge(SYNC_DEV, self._cache_maint(length))
         m.cpu_owned = False

@@ -33,12 +33,16 @@ method that advances or changes it):
   `napi_polled`, `iommu_mode`, `strategy` (its `name`, `kind`);
 - what each part holds now: `ring` (descriptors, ownership, indices) and
   `ring_phys`; `mem` (zones, top of RAM), `dma` (live mappings, mask, flush
-  queue), `swiotlb`, `iommu`; `pool` (page_pool pages and fragments);
-  `heads` (the NAPI skb cache); `napi_state`, `napi`, `tasklet`,
-  `poll_work`, `irq_on`, `stack` (GRO hold, socket queue, TCP); on SDIO or
-  USB `bus_log`, `fw_q`, `rx_ind`, `proc_rx`, `sdio_reading`;
+  queue), `swiotlb` (slots, and `last`: the latest bounce copy), `iommu`;
+  `pool` (page_pool pages and fragments); `heads` (the NAPI skb cache);
+  `napi_state`, `napi`, `tasklet`, `poll_work`, `irq_on`, `stack` (GRO
+  hold, socket queue, TCP); on SDIO or USB `bus_log` (the latest transfers, as `Xfer` records: when, which way,
+  how many frames), `fw_q`, `rx_ind`, `proc_rx`, `sdio_reading`;
 - the figures: `metrics()`, `frames`, `processed`, `dropped`, `now_ns`,
   `clock_ns`.
+
+A view never parses an event's text (its `obj` and `detail` are for
+people): what it draws comes from these records and counters.
 
 That attribute list is wider than it should be (issue 10: views should not
 reach a part's internals); narrowing it means moving reads behind properties

@@ -12,13 +12,23 @@ and index; the model has one CPU).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 IO_TLB_SHIFT = 11
 IO_TLB_SIZE = 1 << IO_TLB_SHIFT
 IO_TLB_SEGSIZE = 128
 
 
+class Bounce(NamedTuple):
+    """One swiotlb_bounce() copy: the driver's buffer, the slot, how many bytes, which way."""
+    phys: int
+    slot_addr: int
+    nbytes: int
+    back: bool           # slot -> buffer (sync for the CPU, unmap); else buffer -> slot
+
+
 class Swiotlb:
-    __slots__ = ("base", "nslabs", "used", "index", "used_slots", "hiwater", "owner")
+    __slots__ = ("base", "nslabs", "used", "index", "used_slots", "hiwater", "owner", "last")
 
     def __init__(self, base: int, size: int) -> None:
         self.base = base
@@ -29,6 +39,7 @@ class Swiotlb:
         self.hiwater = 0
         # slot -> id of the mapping that holds the run starting there (for the memory view)
         self.owner: dict[int, int] = {}
+        self.last: Bounce | None = None       # the latest copy (for the memory view)
 
     @property
     def size(self) -> int:

@@ -125,6 +125,19 @@ def test_swiotlb_steady_state_is_exactly_two_copies_per_frame():
     assert sim.rec.bounce_bytes - bytes_before == 2 * 700 * 2048
 
 
+@pytest.mark.parametrize("frames", [1, 7, 300])
+def test_swiotlb_keeps_its_latest_copy_as_the_trace_shows_it(frames):
+    # What the memory view draws, read from the model, not from the event's text.
+    sim = Sim({"ram": 16 << 30, "dma_mask": 32}, trace=100_000)
+    sim.run_frames(frames)
+    ev = next(e for e in reversed(sim.rec.events) if e.call == "swiotlb_bounce")
+    last = sim.swiotlb.last
+    assert ev.detail == f"{last.nbytes} bytes {'back to the original' if last.back else 'to bounce buffer'}"
+    m = next(e for e in sim.rec.events if e.obj == ev.obj and e.call == "dma_map_single")
+    assert f"phys {last.phys:#x}" in m.detail
+    assert sim.swiotlb.base <= last.slot_addr < sim.swiotlb.base + sim.swiotlb.size
+
+
 def test_swiotlb_tcp_acks_bounce_once_at_map_and_never_at_unmap():
     ring, n = 256, 1000
     sim = run({"ram": 16 << 30, "dma_mask": 32}, n)

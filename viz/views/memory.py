@@ -12,7 +12,6 @@ buffer sits in: B bounced through SWIOTLB, d direct, i translated by an IOMMU.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from rich.text import Text
@@ -23,8 +22,6 @@ from . import register
 from .base import ModelView, wrap_phrases
 
 SIXTY_FOUR_GiB = 64 * GiB
-_MAP_DETAIL = re.compile(r"phys (0x[0-9a-f]+)")
-_SLOT_DETAIL = re.compile(r"slot\(s\) at (\d+)")
 
 
 def size_str(n: int) -> str:
@@ -121,32 +118,14 @@ class MemoryView(ModelView):
                 Text(f"({nbytes} B)"), Text(what),
                 Text(f"· {_copies(sim.rec.counts.get('swiotlb_bounce', 0))}, {size_str(sim.rec.bounce_bytes)}")]
 
-    def _last_bounce(self, sim):
-        """The newest traced swiotlb_bounce whose buffer and slot are known, else a live bounced mapping."""
+    @staticmethod
+    def _last_bounce(sim):
+        """The latest swiotlb_bounce copy, else a live bounced mapping (none copied yet)."""
         sw = sim.swiotlb
-        events = sim.rec.recent(400)
-        for k in range(len(events) - 1, -1, -1):
-            e = events[k]
-            if e.call != "swiotlb_bounce":
-                continue
-            mid = int(e.obj.partition("#")[2] or 0)
-            phys = slot_addr = None
-            m = sim.dma.live.get(mid)
-            if m is not None:
-                phys, slot_addr = m.phys, sw.addr(m.slot)
-            else:          # unmapped since: its map events may still be in the trace
-                for f in events[:k]:
-                    if f.obj != e.obj:
-                        continue
-                    if f.call.startswith("dma_map") and (g := _MAP_DETAIL.search(f.detail)):
-                        phys = int(g.group(1), 16)
-                    elif f.call == "swiotlb_tbl_map_single" and (g := _SLOT_DETAIL.search(f.detail)):
-                        slot_addr = sw.addr(int(g.group(1)))
-            if phys is None or slot_addr is None:
-                continue
-            back = "back" in e.detail
-            return (phys, slot_addr, e.detail.split(" ", 1)[0], "←" if back else "→",
-                    "· copied back to the buffer" if back else "· copied into the slot")
+        b = sw.last
+        if b is not None:
+            return (b.phys, b.slot_addr, b.nbytes, "←" if b.back else "→",
+                    "· copied back to the buffer" if b.back else "· copied into the slot")
         m = max((m for m in sim.dma.live.values() if m.slot >= 0), key=lambda m: m.id, default=None)
         return None if m is None else (m.phys, sw.addr(m.slot), m.size, "⇄", "· mapped through the slot")
 
