@@ -81,7 +81,7 @@ class Gro:
             self.stack.gro_complete(held)
             FLOW.go(rec, self, E_COMPLETE, "flow")
             return
-        lp = held.last
+        lp = held.last or held
         stolen = self.stolen_to_cache and in_napi
         data = skb.data
         if data.kind == "hdr":

@@ -81,7 +81,9 @@ class Skb:
         self.data = data           # the linear data area (a Buf)
         self.frags = frags         # page frags (Bufs), skb_shinfo(skb)->frags
         self.frag_list: list[Skb] = []
-        self.last: Skb = self      # NAPI_GRO_CB(p)->last: where the next segment's data goes
+        # NAPI_GRO_CB(p)->last, where the next segment's data goes; None while it is this skb
+        # itself, so that an skb is no reference cycle and is freed as soon as it is let go.
+        self.last: Skb | None = None
         self.len = length
         self.segs = 1
         self.t_rx = t
