@@ -266,7 +266,7 @@ class LessonRun:
     def evaluate(self, check: Check) -> CheckResult:
         sim = self.sims[check.variant]
         if check.kind == "violation":
-            found = any(v.name == check.name for v in sim.rec.violations)
+            found = check.name in sim.rec.violations.counts
             ok = found == check.present
             want = "reported" if check.present else "not reported"
             return CheckResult(check, ok, found, f"{check.variant}: violation {check.name} {want}"

@@ -124,8 +124,8 @@ def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
         metrics=metrics,
         violations=_listed(sim.rec.violations),
         warnings=_listed(sim.rec.warnings),
-        violation_counts=_count(sim.rec.violations),
-        warning_counts=_count(sim.rec.warnings),
+        violation_counts=dict(sim.rec.violations.counts),
+        warning_counts=dict(sim.rec.warnings.counts),
         accounting=sim.accounting(),
         page_pool_stats=pp_stats,
     )
@@ -140,13 +140,6 @@ def _listed(items: list[Violation]) -> list[dict[str, Any]]:
             seen.add(v.name)
             out.append(v)
     return [{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in out]
-
-
-def _count(items: list[Violation]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for v in items:
-        out[v.name] = out.get(v.name, 0) + 1
-    return out
 
 
 def _jsonable(v: Any) -> Any:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, SupportsIndex
 
 from .calls import CALL_ID, CALL_NAMES, CATEGORIES, CATEGORY_OF, COUNTERS, NCALLS
 from .lifecycle import NTRANSITIONS
@@ -102,6 +102,53 @@ class Violation(NamedTuple):
     obj: str = ""
 
 
+KEPT_REPORTS = 1000       # reports kept whole; every one is counted
+
+
+class Reports(list[Violation]):
+    """What the checker reported, kept as dma-debug keeps its errors: every one counted.
+
+    The kernel counts every error (error_count in kernel/dma/debug.c) but prints
+    only the first (show_num_errors). Here the first KEPT_REPORTS are kept whole,
+    and after them the first of each name, so a bug that fires on every frame
+    costs a counter, not memory. The list is what was kept; `total` and `counts`
+    are all of them, `last` the latest.
+    """
+    __slots__ = ("total", "counts", "last", "_prior")
+
+    def __init__(self, kept: Iterable[Violation] = (), total: int = 0, counts: dict[str, int] | None = None,
+                 last: Violation | None = None) -> None:
+        super().__init__(kept)
+        self.total = total
+        self.counts: dict[str, int] = counts or {}
+        self.last = last
+        self._prior: Violation | None = None
+
+    def append(self, v: Violation) -> None:
+        counts = self.counts
+        if len(self) < KEPT_REPORTS or v.name not in counts:
+            super().append(v)
+        counts[v.name] = counts.get(v.name, 0) + 1
+        self.total += 1
+        self._prior, self.last = self.last, v
+
+    def pop(self, index: SupportsIndex = -1) -> Violation:
+        """Take back the latest report (Halt.undo); only the latest can be taken back."""
+        v = self.last
+        assert v is not None and index == -1
+        if self and self[-1] is v:
+            super().pop()
+        self.counts[v.name] -= 1
+        if not self.counts[v.name]:
+            del self.counts[v.name]
+        self.total -= 1
+        self.last, self._prior = self._prior, None
+        return v
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Reports, (list(self), self.total, dict(self.counts), self.last))
+
+
 class Counts(Mapping[str, int]):
     """The call counters by name, read from the id-indexed list (what views and checks read)."""
     __slots__ = ("_cnt",)
@@ -141,8 +188,8 @@ class Recorder:
         self.seq = 0
         self.keep_from, self.keep_to = 0, 1 << 62      # the events kept (all, up to the buffer's size)
         self.halt_at = 1 << 62             # a traced run raises Halt before recording this event
-        self.violations: list[Violation] = []
-        self.warnings: list[Violation] = []   # what the kernel would print that is not a driver bug
+        self.violations = Reports()
+        self.warnings = Reports()             # what the kernel would print that is not a driver bug
         self.bounce_bytes = 0
 
     # -- scheduling units ------------------------------------------------------------
@@ -193,7 +240,7 @@ class Recorder:
 
     def calls_made(self) -> int:
         """Events a fully traced run would have numbered so far: one per counted call, violation, warning."""
-        return sum(self.cnt) + len(self.violations) + len(self.warnings)
+        return sum(self.cnt) + self.violations.total + self.warnings.total
 
     def set_tracing(self, on: bool) -> None:
         """Record events or not (a trace buffer must exist); the numbering stays that of a traced run."""

@@ -272,3 +272,33 @@ def test_a_mapping_never_unmapped_fills_swiotlb_until_mapping_fails():
     assert sim.rec.counts["rx_dropped"] > 0
     sim.teardown()
     assert "leak-at-teardown" in names(sim)
+
+
+# ---------------------------------------------------------------------------- a bug on every frame
+def test_a_bug_on_every_frame_is_counted_every_time_and_kept_whole_only_at_first():
+    # dma-debug counts each error and prints the first: a long run of a buggy driver must not
+    # hold a report per frame (a million frames of double unmaps were 800 MB).
+    from models.lesson import find_lesson
+    from models.snapshot import clone
+    from models.trace import KEPT_REPORTS
+    lesson = find_lesson("dma-bugs")
+    sim = Sim(lesson.params_for("bad-unmap"), faults=lesson.faults_for("bad-unmap"), trace=500)
+    sim.run_frames(KEPT_REPORTS)                      # two reports a frame
+    reports = sim.rec.violations
+    assert reports.total == sum(reports.counts.values()) == 2 * KEPT_REPORTS
+    assert len(reports) == KEPT_REPORTS and reports[0].t_ns <= reports[-1].t_ns <= reports.last.t_ns
+    assert sim.rec.seq == sim.rec.calls_made()        # the event numbering counts every report
+    copy = clone(sim)
+    assert (copy.rec.violations.total, copy.rec.violations.counts, copy.rec.violations.last) == \
+        (reports.total, reports.counts, reports.last)
+    assert list(copy.rec.violations) == list(reports)
+
+
+def test_a_report_taken_back_leaves_the_one_before_it_as_the_latest():
+    from models.trace import Reports, Violation
+    a, b = Violation("double-unmap", "first", 1), Violation("wrong-direction", "second", 2)
+    reports = Reports()
+    reports.append(a)
+    reports.append(b)
+    assert reports.pop() is b
+    assert (list(reports), reports.total, reports.counts, reports.last) == ([a], 1, {"double-unmap": 1}, a)

@@ -23,7 +23,7 @@ _STRATEGY_MACHINE = {"per-frame": "rx_buffer", "page-flip": "flip_page", "page-p
 def stamp(sim) -> tuple:
     """What changes whenever the model moves (a Sim only changes by running)."""
     rec = sim.rec
-    return (rec.seq, sim.processed, sim.engine.now, rec.t, len(rec.violations), sum(rec.counts.values()))
+    return (rec.seq, sim.processed, sim.engine.now, rec.t, rec.violations.total, sum(rec.counts.values()))
 
 
 def default_machine(sim) -> str:

@@ -139,11 +139,11 @@ class StatusLine(Widget):
                 right.append(f" ({fmt_int(sim.dropped)} dropped)", self._s("error"))
             # The CPU clock can run ahead of the event clock inside a poll: show the later, as the log does.
             right.append(f" · {fmt_ns(sim.clock_ns)}", self._s("muted"))
-            bad = sim.rec.violations
-            if bad and bad[-1].name in frame.lesson.expect.get(frame.shown, ()):
-                left.append(f"  ⚑ {bad[-1].name} (expected)", self._s("ctx"))    # shown on purpose
+            bad = sim.rec.violations.last
+            if bad and bad.name in frame.lesson.expect.get(frame.shown, ()):
+                left.append(f"  ⚑ {bad.name} (expected)", self._s("ctx"))    # shown on purpose
             elif bad:
-                left.append(f"  ⚠ {bad[-1].name}", self._s("error"))
+                left.append(f"  ⚠ {bad.name}", self._s("error"))
         if not frame.reached and frame.step:
             run = frame.lesson.steps[frame.step - 1].run
             left.append(f"  ⚠ {run.call} not reached in {fmt_int(run.limit)} frames", self._s("error"))
