@@ -31,7 +31,8 @@ method that advances or changes it):
   `rec.moves` (recorded transitions), `rec.violations`;
 - the scenario: `params`, `bus`, `platform`, `delivery`, `napi_api`,
   `napi_polled`, `iommu_mode`, `strategy` (its `name`, `kind`);
-- what each part holds now: `ring` (descriptors, ownership, indices) and
+- what each part holds now: `ring` (`size`, `dev_idx` the head, `clean_idx`
+  the tail, `device_owned`; descriptor i's `state(i)` and `buf(i)`) and
   `ring_phys`; `mem` (zones, top of RAM), `dma` (live mappings, mask, flush
   queue), `swiotlb` (slots, and `last`: the latest bounce copy), `iommu`;
   `pool` (page_pool pages and fragments); `heads` (the NAPI skb cache);

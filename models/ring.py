@@ -56,6 +56,21 @@ class Ring:
         desc.t_post = self.clock.t
         self.device_owned += 1
 
+    # -- what views read (models.read): a descriptor by index, never the Desc records ----------
+    def state(self, i: int) -> str:
+        """Descriptor i as the ring view colours it: "device" (posted, the device's), "filled"
+        (written by the device, not cleaned yet), "cpu" (the driver's, holding a buffer) or "empty"."""
+        d = self.descs[i]
+        if d.owner == DEVICE:
+            return "device"
+        if d.done:
+            return "filled"
+        return "cpu" if d.buf is not None else "empty"
+
+    def buf(self, i: int) -> Buf | None:
+        """The buffer descriptor i holds, or None."""
+        return self.descs[i].buf
+
     def stop(self) -> None:
         """ifdown: the driver has stopped the RX engine; every descriptor is back with the driver."""
         for d in self.descs:

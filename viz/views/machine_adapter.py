@@ -72,8 +72,9 @@ def _index(sim) -> dict[str, _Obj]:
             add_head(m.head, f"on skb#{skb.id}'s frag_list, {where}")
 
     if sim.bus == "pcie":
-        for d in sim.ring.descs:
-            add_buf(d.buf, f"at desc {d.idx}")
+        ring = sim.ring
+        for i in range(ring.size):
+            add_buf(ring.buf(i), f"at desc {i}")
     st = sim.stack
     if st.held is not None:
         add_skb(st.held, "held by GRO")
@@ -214,7 +215,7 @@ def _follow(sim, index: dict[str, _Obj], machine: str, follow: str | None) -> _O
     if machine == "pp_page" and sim.pool is not None and sim.pool.frag_page is not None:
         return index.get(f"page#{sim.pool.frag_page.id}")
     if sim.bus == "pcie":
-        buf = sim.ring.descs[sim.ring.clean_idx].buf
+        buf = sim.ring.buf(sim.ring.clean_idx)
         if buf is not None:
             return _owner_of(index, f"buf#{buf.id}", machine)
     return None

@@ -188,7 +188,7 @@ class PoolView(ModelView):
             line = Text()
             for c in range(cols):
                 i = (ring.clean_idx + r * cols + c) % ring.size
-                buf = ring.descs[i].buf
+                buf = ring.buf(i)
                 if buf is None or buf.page is None:
                     line.append(f"{i:>4} (none)".ljust(cell_w))
                     continue

@@ -19,6 +19,7 @@ from .base import ModelView, wrap_phrases
 
 GROUP = 8           # cells per group: a space every 8 descriptors keeps indices countable
 HEAD_TAIL = Style(reverse=True, bold=True)   # inverted, keeping the state's colour and letter
+GLYPH = {"device": "D", "filled": "F", "cpu": "C", "empty": "·"}   # Ring.state(i) -> its letter (and class)
 
 
 @register
@@ -62,21 +63,14 @@ class RingView(ModelView):
         details = []
         if height >= 8:
             lines = 3 if height >= 16 else 2 if height >= 12 else 1
-            details = wrap_phrases(self._detail(sim, ring.descs[tail], "tail"), width, lines)
+            details = wrap_phrases(self._detail(sim, tail, "tail"), width, lines)
         if height >= 18 and head != tail:
-            details += wrap_phrases(self._detail(sim, ring.descs[head], "head"), width, 2)
+            details += wrap_phrases(self._detail(sim, head, "head"), width, 2)
         room = height - 1 - len(details) - (1 if height >= 6 else 0)
         out += self._grid(ring, width, max(1, room))
         if height >= 6:
             out.insert(1, legend)
         return out + details
-
-    def _cell(self, desc) -> tuple[str, str]:
-        if desc.owner == "device":
-            return "D", "device"
-        if desc.done:
-            return "F", "filled"
-        return ("C", "cpu") if desc.buf is not None else ("·", "empty")
 
     def _grid(self, ring, width: int, budget: int) -> list[Text]:
         size, head, tail = ring.size, ring.dev_idx, ring.clean_idx
@@ -108,8 +102,8 @@ class RingView(ModelView):
             for i in range(r * cols, min(size, (r + 1) * cols)):
                 if grouped and i % cols and i % GROUP == 0:
                     line.append(" ")
-                glyph, name = self._cell(ring.descs[i])
-                style = self._s(name)
+                name = ring.state(i)
+                glyph, style = GLYPH[name], self._s(name)
                 if i in (head, tail):
                     style = style + HEAD_TAIL
                 line.append(glyph, style)
@@ -141,11 +135,12 @@ class RingView(ModelView):
                 chars[c - len(label):c] = label
         return Text().append("".join(chars).rstrip(), self._s("mark"))
 
-    def _detail(self, sim, desc, role: str) -> list[Text]:
-        """What the descriptor holds, as phrases to wrap: its buffer, where it sits, its bus address."""
-        glyph, name = self._cell(desc)
-        parts = [Text(f"{role} #{desc.idx} ").append(glyph, self._s(name))]
-        buf = desc.buf
+    def _detail(self, sim, i: int, role: str) -> list[Text]:
+        """What descriptor i holds, as phrases to wrap: its buffer, where it sits, its bus address."""
+        ring = sim.ring
+        name = ring.state(i)
+        parts = [Text(f"{role} #{i} ").append(GLYPH[name], self._s(name))]
+        buf = ring.buf(i)
         if buf is None:
             return parts + [Text().append("no buffer posted", self._s("empty"))]
         parts.append(Text(f"buf#{buf.id}" + (f" page#{buf.page.id}+{buf.offset}" if buf.page else "")))
