@@ -42,7 +42,6 @@ class PcieRing:
         # Coherent memory (descriptor rings) follows the coherent mask: ZONE_DMA32 when <= 32 bits.
         self.ring_phys = sim.mem.alloc(1, limit=FOUR_GiB if sc.coherent_mask <= 32 else None)
         self.ring = Ring(sc.ring_size, sim.rec)
-        self.descs = self.ring.descs
         self.frame_len = sc.mtu + 14
         self.driver_rx = sim.costs.driver_rx
         self.strategy = STRATEGIES[sc.strategy](sim, self.ring)
@@ -55,12 +54,11 @@ class PcieRing:
         """ifup: the driver posts a buffer on every descriptor (or as many as it can map)."""
         sim = self.sim
         sim.filling = True
-        for d in self.descs:
-            if not self.strategy.fill(d):
+        for i in range(self.ring.size):
+            if not self.strategy.fill(i):
                 break
         sim.filling = False
-        for d in self.descs:
-            d.t_post = 0                # all of it happens before the NIC starts receiving, at t=0
+        self.ring.t_post[:] = [0] * self.ring.size    # all of it happens before the NIC starts receiving, at t=0
 
     # -- the device --------------------------------------------------------------------
     def advance(self, t: int) -> None:
@@ -76,13 +74,15 @@ class PcieRing:
                 wire.on_drop()
                 rec.device(RX_DROPPED, ta, "|no free descriptor")
                 continue
-            for desc in chain:
-                buf = desc.buf
+            bufs, lens = ring.bufs, ring.lens
+            for i in chain:
+                buf = bufs[i]
                 assert buf is not None            # device_fill takes only descriptors with a buffer
+                n = lens[i]
                 rec.cnt[RX_FRAME] += 1
                 if rec.tracing:
                     rec.emit(RX_FRAME, 0, "desc %d|%d bytes into buf#%d%s",
-                             (desc.idx, desc.len, buf.id, "" if desc.eop else " (more descriptors follow)"),
+                             (i, n, buf.id, "" if ring.eop[i] else " (more descriptors follow)"),
                              ctx="device", t=ta)
                 if buf.m is not None:
                     go(rec, buf, E_RX_FRAME)
@@ -91,21 +91,21 @@ class PcieRing:
                 m = buf.map
                 if m is not None:
                     off = buf.offset if buf.page is not None else 0
-                    if off + desc.len > m.size:
-                        sim.dma.device_wrote_beyond(m, off, desc.len, f"desc {desc.idx}")
-                    if self.check_reach and m.dma + off + desc.len - 1 > self.device_reach:
+                    if off + n > m.size:
+                        sim.dma.device_wrote_beyond(m, off, n, f"desc {i}")
+                    if self.check_reach and m.dma + off + n - 1 > self.device_reach:
                         rec.violate("mask-violation",
                                     f"device writes to bus address {m.dma:#x}, beyond the "
                                     f"{self.device_reach.bit_length()} address bits it drives",
-                                    f"desc {desc.idx}")
+                                    f"desc {i}")
 
     def next_irq(self, now: int) -> int | None:
         """When the next RX interrupt is due: a frame already done, else the next arrival."""
-        first = self.ring.next_done()
-        return first.t_done if first is not None else self.wire.next_arrival(now)
+        t = self.ring.next_done_t()
+        return t if t is not None else self.wire.next_arrival(now)
 
     def has_frames(self) -> bool:
-        return self.ring.next_done() is not None
+        return bool(self.ring.done[self.ring.clean_idx])
 
     def on_irq(self) -> None:
         """The hard IRQ handler masked the interrupt: the driver's bottom half takes it from here."""
@@ -123,19 +123,19 @@ class PcieRing:
         if self.wire.next_t <= rec.t:          # a frame may have arrived (cheap test first)
             self.advance(rec.t)
         ring = self.ring
-        desc = self.descs[ring.clean_idx]
-        if not desc.done:
+        i = ring.clean_idx
+        if not ring.done[i]:
             return False
         # The driver cleans one frame: its descriptors up to end-of-packet, refilled as it goes.
         rec.extra[NAPI_POLL] += self.driver_rx
         rec.t += self.driver_rx
-        if desc.eop:
-            descs = [desc]
-            ring.clean_idx = (ring.clean_idx + 1) % ring.size
-            length = desc.len
+        if ring.eop[i]:
+            descs = [i]
+            ring.clean_idx = (i + 1) % ring.size
+            length = ring.lens[i]
         else:
             descs = ring.take_frame()
-            length = sum(d.len for d in descs)
+            length = sum(ring.lens[j] for j in descs)
         sim = self.sim
         got, xdp = self.strategy.receive(descs)
         sim.processed += 1
@@ -165,7 +165,8 @@ class PcieRing:
         """RX DMA is stopped before the buffers are taken back; every buffer goes back where it came from."""
         self.rec.call(C["ring_deinit"], 0, "rx")
         self.ring.stop()
-        for d in self.descs:
-            if d.buf is not None:
-                d.done = False
-                self.strategy.deinit(d)
+        ring = self.ring
+        for i in range(ring.size):
+            if ring.bufs[i] is not None:
+                ring.done[i] = 0
+                self.strategy.deinit(i)

@@ -41,7 +41,7 @@ from .scenario import Costs
 if TYPE_CHECKING:  # pragma: no cover
     from .dma import Mapping
     from .page_pool import Page
-    from .ring import Desc, Ring
+    from .ring import Ring
     from .sim import Sim
     from .skb import Head
     from .trace import Recorder
@@ -150,9 +150,9 @@ class Strategy:
     def _sync_dir(self, right: str) -> str:
         return TO_DEVICE if "wrong-direction" in self.faults else right
 
-    def _post(self, desc: Desc, buf: Buf) -> None:
+    def _post(self, i: int, buf: Buf) -> None:
         go(self.rec, buf, E_POST)
-        self.ring.post(desc, buf)
+        self.ring.post(i, buf)
 
     def header_skb(self, bufs: list[Buf], length: int) -> tuple[Buf, list[Buf]]:
         """aq_ring_rx_clean(): napi_alloc_skb() for the headers, copy them, attach the buffers as frags."""
@@ -168,20 +168,20 @@ class Strategy:
                      (hdr.head.id, HEADERS, len(bufs)))
         return hdr, bufs
 
-    def fill(self, desc: Desc) -> bool:
-        """Post a fresh buffer on desc; False when none can be allocated or mapped."""
+    def fill(self, i: int) -> bool:
+        """Post a fresh buffer on descriptor i; False when none can be allocated or mapped."""
         raise NotImplementedError
 
-    def receive(self, descs: list[Desc]) -> Received:
-        """The driver takes a frame's descriptors: ((data, frags), xdp_tx), or (None, False) when dropped."""
+    def receive(self, descs: list[int]) -> Received:
+        """The driver takes a frame's descriptors (indices): ((data, frags), xdp_tx), or (None, False) if dropped."""
         raise NotImplementedError
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
         """A data area the stack is done with goes back where it came from."""
         raise NotImplementedError
 
-    def deinit(self, desc: Desc) -> None:
-        """ifdown: the buffer still on desc goes back."""
+    def deinit(self, i: int) -> None:
+        """ifdown: the buffer still on descriptor i goes back."""
         raise NotImplementedError
 
 
@@ -236,17 +236,17 @@ class PerFrame(Strategy):
             rec.moves[tid] += 1
         return buf
 
-    def fill(self, desc: Desc) -> bool:
+    def fill(self, i: int) -> bool:
         buf = self._alloc_mapped()
         if buf is None:
             return False
-        self._post(desc, buf)
+        self._post(i, buf)
         return True
 
-    def receive(self, descs: list[Desc]) -> Received:
-        desc = descs[0]
+    def receive(self, descs: list[int]) -> Received:
+        i = descs[0]
         dma, rec = self.dma, self.rec
-        old = desc.buf
+        old = self.ring.bufs[i]
         assert old is not None and old.map is not None      # a posted per-frame buffer is mapped
         om = old.map
         if self.no_sync:
@@ -262,15 +262,15 @@ class PerFrame(Strategy):
                 dma.sync_for_device(om, 0, self.size)
             rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer", old.id)
             go(rec, old, E_RX_DROPPED)
-            self.ring.post(desc, old)
+            self.ring.post(i, old)
             return None, False
         if self.missing_unmap:
             # The bug: the data is synced for the CPU and used, the mapping is never given back.
             if old.state != "cpu-synced":
-                dma.sync_for_cpu(om, 0, desc.len, self.dir)
+                dma.sync_for_cpu(om, 0, self.ring.lens[i], self.dir)
                 go(rec, old, E_SYNC_CPU)
             om.cpu_owned = True
-            self._post(desc, new)
+            self._post(i, new)
             return (old, []), False
         dma.unmap(om, self.map_size, self.unmap_dir, UNMAP_SINGLE)
         if self.double_unmap:
@@ -288,7 +288,7 @@ class PerFrame(Strategy):
         else:
             new.st = DST[tid]
             rec.moves[tid] += 1
-        self.ring_post(desc, new)
+        self.ring_post(i, new)
         return (old, []), False
 
     def _free_data(self, buf: Buf) -> None:
@@ -309,13 +309,13 @@ class PerFrame(Strategy):
             rec.emit(cid, rec.unit[cid], "buf#%s", (buf.id,))
         self.slab.free(buf.phys)
 
-    def deinit(self, desc: Desc) -> None:
-        buf = desc.buf
+    def deinit(self, i: int) -> None:
+        buf = self.ring.bufs[i]
         assert buf is not None and buf.map is not None
         self.dma.unmap(buf.map, self.map_size, self.dir, UNMAP_SINGLE)
         go(self.rec, buf, E_RING_DEINIT)
         self._free_data(buf)
-        desc.buf = None
+        self.ring.bufs[i] = None
 
 
 class FlipPage:
@@ -380,7 +380,7 @@ class PageFlip(Strategy):
         buf.map = pg.map
         return buf
 
-    def fill(self, desc: Desc) -> bool:
+    def fill(self, i: int) -> bool:
         pg = self._new_page()
         if pg is None:
             return False
@@ -389,46 +389,46 @@ class PageFlip(Strategy):
             # at offset 0 (which would make every descriptor flip and unmap in lockstep).
             pg.off = self.sim.rng.randrange(self.page_bytes // self.SLICE) * self.SLICE
         go(self.rec, pg, E_POST)
-        self.ring.post(desc, self._slice(pg))
+        self.ring.post(i, self._slice(pg))
         return True
 
-    def receive(self, descs: list[Desc]) -> Received:
+    def receive(self, descs: list[int]) -> Received:
         bufs = []
-        for desc in descs:
-            buf = desc.buf
+        for i in descs:
+            buf = self.ring.bufs[i]
             assert buf is not None
             pg = _flip(buf)
             assert pg.map is not None
             if "no-sync-for-cpu" in self.faults:
                 self.dma.cpu_read(pg.map, f"the frame in page#{pg.id}")
             else:
-                self.dma.sync_for_cpu(pg.map, buf.offset, desc.len, self._sync_dir(FROM_DEVICE))
+                self.dma.sync_for_cpu(pg.map, buf.offset, self.ring.lens[i], self._sync_dir(FROM_DEVICE))
             go(self.rec, pg, E_SYNC_CPU)
             pg.refs += 1                       # the skb's reference to its slice
             self.rec.call(PAGE_REF_INC, 0, "page#%s|page_ref_count %s", pg.id, pg.refs)
             go(self.rec, pg, E_PAGE_REF_INC)
-            self._refill(desc, pg)
+            self._refill(i, pg)
             bufs.append(buf)
         if self.napi_alloc:
-            return self.header_skb(bufs, descs[0].len), False
+            return self.header_skb(bufs, self.ring.lens[descs[0]]), False
         return (bufs[0], bufs[1:]), False
 
-    def _refill(self, desc: Desc, pg: FlipPage) -> None:
+    def _refill(self, i: int, pg: FlipPage) -> None:
         if pg.refs > 1:
             pg.off += self.SLICE
             if pg.off + self.SLICE <= self.page_bytes:
                 self.stats["pg_flips"] += 1
                 go(self.rec, pg, E_POST)
-                self.ring.post(desc, self._slice(pg))
+                self.ring.post(i, self._slice(pg))
                 return
             self.stats["pg_losts"] += 1
             self._drop_ring_ref(pg)
-            self.fill(desc)
+            self.fill(i)
             return
         self.stats["pg_reuses"] += 1
         pg.off = 0
         go(self.rec, pg, E_POST)
-        self.ring.post(desc, self._slice(pg))
+        self.ring.post(i, self._slice(pg))
 
     def _drop_ring_ref(self, pg: FlipPage) -> None:
         assert pg.map is not None
@@ -450,14 +450,15 @@ class PageFlip(Strategy):
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
         self._put(_flip(buf))
 
-    def deinit(self, desc: Desc) -> None:
-        assert desc.buf is not None
-        pg = _flip(desc.buf)
+    def deinit(self, i: int) -> None:
+        buf = self.ring.bufs[i]
+        assert buf is not None
+        pg = _flip(buf)
         assert pg.map is not None
         go(self.rec, pg, E_RING_DEINIT)
         self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         self._put(pg)
-        desc.buf = None
+        self.ring.bufs[i] = None
 
 
 class PagePoolFrag(Strategy):
@@ -481,7 +482,7 @@ class PagePoolFrag(Strategy):
         self.sync_dir = self._sync_dir(self.dir)
         self.double_unmap = "double-unmap" in self.faults
 
-    def fill(self, desc: Desc) -> bool:
+    def fill(self, i: int) -> bool:
         got = self.pool.alloc_frag(self.frag)
         if got is None:
             return False
@@ -494,19 +495,19 @@ class PagePoolFrag(Strategy):
         buf.map = page.map
         self.dma.sync_for_device(page.map, off, self.size)
         go(self.rec, buf, E_POST)
-        self.ring.post(desc, buf)
+        self.ring.post(i, buf)
         return True
 
-    def receive(self, descs: list[Desc]) -> Received:
+    def receive(self, descs: list[int]) -> Received:
         bufs = []
         rec = self.rec
-        for desc in descs:
-            buf = desc.buf
+        for i in descs:
+            buf = self.ring.bufs[i]
             assert buf is not None and buf.map is not None
             page = _pp(buf)
             if self.sync_cpu:
                 # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
-                self.dma.sync_for_cpu(buf.map, buf.offset, self.size if self.status_in_buffer else desc.len,
+                self.dma.sync_for_cpu(buf.map, buf.offset, self.size if self.status_in_buffer else self.ring.lens[i],
                                       self.sync_dir)
                 tid = T_FRAG[buf.st][E_SYNC_CPU]
                 if tid < 0 or rec.tracing:
@@ -523,22 +524,22 @@ class PagePoolFrag(Strategy):
                 # The classic bug: the driver unmaps a page the pool mapped (PP_FLAG_DMA_MAP);
                 # the pool unmaps it again when the page leaves.
                 self.dma.unmap(buf.map, self.pool.page_bytes, self.pool.dma_dir, UNMAP_PAGE)
-            self.fill(desc)
+            self.fill(i)
             bufs.append(buf)
         xdp_tx = self.xdp_tx
         if self.napi_alloc and not xdp_tx:
-            return self.header_skb(bufs, descs[0].len), False
+            return self.header_skb(bufs, self.ring.lens[descs[0]]), False
         return (bufs[0], bufs[1:]), xdp_tx
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
         self.pool.put_frag(_pp(buf), allow_direct)
 
-    def deinit(self, desc: Desc) -> None:
-        buf = desc.buf
+    def deinit(self, i: int) -> None:
+        buf = self.ring.bufs[i]
         assert buf is not None
         go(self.rec, buf, E_RING_DEINIT)
         self.pool.put_frag(_pp(buf), allow_direct=False)
-        desc.buf = None
+        self.ring.bufs[i] = None
 
 
 STRATEGIES = {"per-frame": PerFrame, "page-flip": PageFlip, "page-pool": PagePoolFrag}

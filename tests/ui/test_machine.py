@@ -91,7 +91,7 @@ async def test_the_lit_state_is_the_one_the_data_gives(lesson, variant, machine)
     assert lit_box(text) == ms.state
     # The model agrees: the followed object really is in that state.
     if ms.obj and ms.obj.startswith("buf#") and machine == "rx_buffer":
-        bufs = {f"buf#{d.buf.id}": d.buf for d in st.sim.ring.descs if d.buf is not None}
+        bufs = {f"buf#{b.id}": b for b in st.sim.ring.bufs if b is not None}
         if ms.obj in bufs:
             assert bufs[ms.obj].state == ms.state
     if ms.last is not None:

@@ -61,7 +61,7 @@ def test_the_followed_buffer_is_the_models():
     sim = sim_of("rx-basics", "gro")
     ms = from_sim(sim).machine
     assert ms.obj == f"buf#{ms.obj[4:]}"
-    on_ring = {f"buf#{d.buf.id}": d.buf for d in sim.ring.descs if d.buf is not None}
+    on_ring = {f"buf#{b.id}": b for b in sim.ring.bufs if b is not None}
     in_skbs = {f"buf#{b.id}": b for skb in list(sim.stack.sockq) + ([sim.stack.held] if sim.stack.held else [])
                for b in skb.buffers()}
     buf = {**in_skbs, **on_ring}[ms.obj]
@@ -72,9 +72,9 @@ def test_the_followed_buffer_is_the_models():
 
 def test_following_a_named_object():
     sim = sim_of("rx-basics", "gro")
-    desc = sim.ring.descs[5]
-    d = from_sim(sim, follow=f"buf#{desc.buf.id}")
-    assert d.machine.obj == f"buf#{desc.buf.id}" and d.machine.state == desc.buf.state
+    buf = sim.ring.buf(5)
+    d = from_sim(sim, follow=f"buf#{buf.id}")
+    assert d.machine.obj == f"buf#{buf.id}" and d.machine.state == buf.state
     assert d.machine.where == "at desc 5"
     pool_sim = sim_of("ath9k-page-pool", "after")
     page = next(iter(pool_sim.pool.pages.values()))
@@ -85,7 +85,7 @@ def test_following_a_named_object():
 def test_population_counts_the_ring():
     sim = sim_of("rx-basics", "gro")
     ms = from_sim(sim).machine
-    on_ring = sum(1 for d in sim.ring.descs if d.buf is not None and d.buf.state == "device-owned")
+    on_ring = sum(1 for b in sim.ring.bufs if b is not None and b.state == "device-owned")
     assert ms.population["device-owned"] == on_ring
 
 

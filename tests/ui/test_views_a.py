@@ -68,7 +68,7 @@ async def test_ring_header_grid_and_bounced_tail_buffer():
             f"tail {ring.clean_idx} · dropped {st.sim.dropped}") in text
     assert "DDDDDDDD" in text and "F" in text
     assert f"tail {ring.clean_idx}▲" in text or f"▲tail {ring.clean_idx}" in text
-    m = ring.descs[ring.clean_idx].buf.map
+    m = ring.buf(ring.clean_idx).map
     assert m.slot >= 0
     assert f"B bounced: SWIOTLB slot {m.slot}" in text
     assert f"dma {m.dma:#x}" in text
@@ -78,7 +78,7 @@ async def test_ring_header_grid_and_bounced_tail_buffer():
 async def test_ring_after_the_patch_maps_directly():
     st = state("ath11k-36bit-dma-mask", "after")
     text, _ = await render(RingView, st)
-    buf = st.sim.ring.descs[st.sim.ring.clean_idx].buf
+    buf = st.sim.ring.buf(st.sim.ring.clean_idx)
     assert f"phys {buf.phys:#x} (Normal)" in text and "direct" in text
     assert "bounced" not in text
 
@@ -196,9 +196,9 @@ async def test_pool_shows_every_page_pool_statistic_the_kernel_keeps_even_at_zer
 async def test_pool_page_flip_shows_slices_and_page_refs():
     st = state("atlantic-page-pool", "before", 200)
     text, _ = await render(PoolView, st)
-    desc = st.sim.ring.descs[st.sim.ring.clean_idx]
+    buf = st.sim.ring.buf(st.sim.ring.clean_idx)
     assert "page flip, no page_pool" in text
-    assert f"p#{desc.buf.page.id:<5}+{desc.buf.offset:<5}{desc.buf.page.refs}" in text
+    assert f"p#{buf.page.id:<5}+{buf.offset:<5}{buf.page.refs}" in text
 
 
 async def test_pool_with_no_room_for_a_page_row_does_not_count_unshown_pages():

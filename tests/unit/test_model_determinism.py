@@ -60,7 +60,7 @@ def test_event_log_is_byte_for_byte_identical(params):
 def test_same_seed_same_page_flip_phases():
     p = {"strategy": "page-flip", "page_order": 2, "rate": TEN_G}
     a, b = Sim(p, seed=7), Sim(p, seed=7)
-    assert [d.buf.offset for d in a.ring.descs] == [d.buf.offset for d in b.ring.descs]
+    assert [buf.offset for buf in a.ring.bufs] == [buf.offset for buf in b.ring.bufs]
     a.run_frames(800)
     b.run_frames(800)
     assert state(a) == state(b)

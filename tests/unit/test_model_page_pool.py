@@ -23,7 +23,7 @@ def run(params: dict, frames: int, **kw) -> Sim:
 def live_frags(sim: Sim) -> int:
     """Fragments the pool has handed out and not had back: on the ring, in skbs, on the TX ring."""
     st = sim.stack
-    n = sum(1 for d in sim.ring.descs if d.buf is not None)
+    n = sum(1 for b in sim.ring.bufs if b is not None)
     skbs = [*st.sockq, *st.rx_list, *st.defer] + ([st.held] if st.held is not None else [])
     n += sum(1 for skb in skbs for b in skb.buffers() if b.kind == "pp")
     n += sum(1 for e in st.tx if e.kind == "xdp")
@@ -132,7 +132,7 @@ def test_fragment_never_larger_than_its_page():
     with pytest.raises(ScenarioError, match="does not fit an order-0 page .4096 bytes.: page_pool_alloc_frag"):
         Sim({"strategy": "page-pool", "rx_buf_size": 9216, "page_order": 0})
     sim = Sim({"strategy": "page-pool", "rx_buf_size": 3000, "page_order": 0})
-    bufs = [d.buf for d in sim.ring.descs if d.buf is not None]
+    bufs = [b for b in sim.ring.bufs if b is not None]
     assert bufs and all(b.offset + b.size <= sim.pool.page_bytes for b in bufs)
 
 
@@ -273,7 +273,7 @@ def test_stats_of_a_second_bulk_and_of_high_order_pages():
 def test_stats_of_recycling_by_hand():
     sim, _ = _stats_after_fill(64)
     pool = sim.pool
-    pages = list(dict.fromkeys(d.buf.page for d in sim.ring.descs))
+    pages = list(dict.fromkeys(b.page for b in sim.ring.bufs))
     first = pages[0]
     assert first.state == "in-flight" and first.outstanding() == 2     # drained: both frags out
     pool.put_frag(first, allow_direct=True)
@@ -325,7 +325,7 @@ def test_every_statistic_by_hand_through_one_sequence():
     want = {**dict.fromkeys(st, 0), "alloc_empty": 1, "alloc_slow": 1, "alloc_fast": 31}
     assert st == want
     assert len(pool.cache) == 32                                   # the bulk of 64 less the 32 used
-    pages = list(dict.fromkeys(d.buf.page for d in sim.ring.descs))
+    pages = list(dict.fromkeys(b.page for b in sim.ring.bufs))
     # 1. both fragments of the first page come back in NAPI context: into the alloc cache
     pool.put_frag(pages[0], allow_direct=True)
     pool.put_frag(pages[0], allow_direct=True)

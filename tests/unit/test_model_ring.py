@@ -12,7 +12,7 @@ def test_a_descriptor_is_device_filled_cpu_or_empty_as_its_ownership_says():
     ring = Ring(4, Recorder())
     bufs = [Buf(i, 0x1000 * i, 2048, None, 0, "frag") for i in range(3)]
     for i, buf in enumerate(bufs):
-        ring.post(ring.descs[i], buf)             # descriptor 3 gets none
+        ring.post(i, buf)             # descriptor 3 gets none
     assert [ring.state(i) for i in range(4)] == ["device", "device", "device", "empty"]
     assert ring.device_fill(3000, 0) is not None   # a 3000-byte frame takes two 2 KiB buffers
     assert [ring.state(i) for i in range(4)] == ["filled", "filled", "device", "empty"]
