@@ -187,6 +187,34 @@ async def test_the_payoff_step_shows_the_headline_and_the_end_screen_sums_up(mon
     assert calls == ["ath11k-36bit-dma-mask"]                       # computed once, then cached
 
 
+@pytest.mark.slow          # ath11k to the step before its payoff
+async def test_the_payoff_is_computed_while_the_reader_reads_the_step_before_it(monkeypatch):
+    # The headline run takes seconds: done ahead, the payoff step opens with the figures on it.
+    import models.runner
+    calls = []
+
+    def fake(lesson, variants=None, progress=None, **kw):
+        calls.append(lesson.id)
+        return {"headline": {"metric": "cpu_percent", "unit": "%", "compare": "absolute",
+                             "paper": {"before": 40.5, "after": 18.9},
+                             "model": {"before": 40.52, "after": 18.35}, "before_kind": "fitted",
+                             "after_kind": "predicted", "before_error_pct": 0.05, "after_error_pct": -2.9,
+                             "fitted": [], "within": True, "tolerance": "x", "changed": []}}
+    monkeypatch.setattr(models.runner, "run_lesson", fake)
+    monkeypatch.setattr(headline, "HEADLINES", {})
+    lesson_id = "ath11k-36bit-dma-mask"
+    app = app_for(lesson_id, step=app_step(lesson_id) - 1)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        assert calls == [lesson_id]                          # the step before: run already
+        assert not app.screen.query_one(HeadlinePanel).display
+        await pilot.press("right")
+        await pilot.pause()                                  # no worker to wait for
+        panel = app.screen.query_one(HeadlinePanel)
+        assert panel.display and panel.headline is not None
+    assert calls == [lesson_id]
+
+
 def app_step(lesson_id: str) -> int:
     from models.lesson import find_lesson
     return find_lesson(lesson_id).payoff_step

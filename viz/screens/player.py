@@ -116,6 +116,8 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         self._timer: Timer | None = None
         self._busy_timer: Timer | None = None
         self._states: dict[tuple, ViewState] = {}   # views' states lately used, by their inputs (see _state)
+        self._headline_panels: list[HeadlinePanel] = []    # panels waiting for the headline run
+        self._headline_share: float | None = None          # how far that run is; None: not running
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -185,6 +187,8 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             self._show(frame)                   # asked for while it was computing ahead
         elif self.frame is not None and frame.step == self.frame.step + 1:
             self.call_after_refresh(self._prepare_next)
+            if frame.step == self.lesson.payoff_step:
+                self._start_headline()          # the payoff is next: its run too, while the reader reads
 
     def _on_frame(self, frame: Frame) -> None:
         if frame.landing and not frame.extra:
@@ -375,19 +379,23 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         if found is not None or self.lesson.paper is None:
             panel.show(found)
             return
-        panel.progress(None)
-        waiting = self.__dict__.setdefault("_headline_panels", [])
-        waiting.append(panel)
-        if len(waiting) == 1:
-            self._compute_headline()
+        panel.progress(self._headline_share)
+        self._headline_panels.append(panel)
+        self._start_headline()
+
+    def _start_headline(self) -> None:
+        """Run the headline in a worker, unless it is known or already running."""
+        if self._headline_share is not None or self.lesson.paper is None or headline.cached(self.lesson):
+            return
+        self._headline_share = 0.0
+        self._compute_headline()
 
     @work(thread=True, group="headline", exit_on_error=False)
     def _compute_headline(self) -> None:
         call = self.app.call_from_thread
 
         def progress(done: int, total: int) -> None:
-            for panel in list(self._headline_panels):
-                call(panel.progress, done / max(1, total))
+            call(self._headline_progress, done / max(1, total))
         try:
             result = headline.compute(self.lesson, progress)
         except Exception as exc:            # the panel says so; the player goes on
@@ -395,12 +403,19 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             return
         call(self._headline_done, result)
 
+    def _headline_progress(self, share: float) -> None:
+        self._headline_share = share
+        for panel in self._headline_panels:
+            panel.progress(share)
+
     def _headline_done(self, result) -> None:
+        self._headline_share = None
         panels, self._headline_panels = self._headline_panels, []
         for panel in panels:
             panel.show(result)
 
     def _headline_failed(self, why: str) -> None:
+        self._headline_share = None
         panels, self._headline_panels = self._headline_panels, []
         for panel in panels:
             panel.query_one("#hl-title").update(f"the headline run failed: {why}")
