@@ -215,6 +215,23 @@ async def test_the_payoff_is_computed_while_the_reader_reads_the_step_before_it(
     assert calls == [lesson_id]
 
 
+async def test_a_headline_panel_gone_from_the_screen_does_not_break_the_run():
+    # An End screen closed while the headline runs takes its panel with it: the run must go on
+    # and the panels still shown must get the figures.
+    app = app_for("rx-basics")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        gone = HeadlinePanel(screen.lesson)                  # never mounted, as after Esc
+        shown = screen.query_one(HeadlinePanel)
+        screen._headline_panels += [gone, shown]
+        screen._headline_progress(0.5)
+        screen._headline_done(None)
+        await pilot.pause()
+        assert screen._headline_panels == [] and screen._headline_share is None
+        assert "publishes no figure" in str(shown.query_one("#hl-title").render())
+
+
 def app_step(lesson_id: str) -> int:
     from models.lesson import find_lesson
     return find_lesson(lesson_id).payoff_step

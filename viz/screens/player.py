@@ -403,20 +403,25 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             return
         call(self._headline_done, result)
 
+    def _waiting_panels(self) -> list[HeadlinePanel]:
+        """The panels still on screen that wait for the headline (an End screen closed meanwhile is gone)."""
+        self._headline_panels = [p for p in self._headline_panels if p.is_attached]
+        return self._headline_panels
+
     def _headline_progress(self, share: float) -> None:
         self._headline_share = share
-        for panel in self._headline_panels:
+        for panel in self._waiting_panels():
             panel.progress(share)
 
     def _headline_done(self, result) -> None:
         self._headline_share = None
-        panels, self._headline_panels = self._headline_panels, []
+        panels, self._headline_panels = self._waiting_panels(), []
         for panel in panels:
             panel.show(result)
 
     def _headline_failed(self, why: str) -> None:
         self._headline_share = None
-        panels, self._headline_panels = self._headline_panels, []
+        panels, self._headline_panels = self._waiting_panels(), []
         for panel in panels:
             panel.query_one("#hl-title").update(f"the headline run failed: {why}")
 
