@@ -309,8 +309,12 @@ def cmd_trace(args: argparse.Namespace) -> int:
     if lost > 0:
         err(f"rxviz: note: the first {lost} events did not fit in the trace buffer")
     expect = lesson.expect.get(name, ())
-    shown = [v for v in sim.rec.violations if v.name in expect]
-    found = [v for v in sim.rec.violations if v.name not in expect]
+    reports = sim.rec.violations
+    shown = [v for v in reports if v.name in expect]
+    found = [v for v in reports if v.name not in expect]
+    if len(reports) < reports.total:
+        err(f"rxviz: note: {reports.total} violations in all; the first {len(reports)} (and the first of each "
+            f"kind) are listed")
     if args.json:
         pass        # violations are events of the stream (call "VIOLATION"); stdout stays one object a line
     elif shown:
@@ -318,9 +322,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
                             shown), sep="\n")
     if found and not args.json:
         print("", *problems(f"violations reported by the checker in {lesson.id} / {name}:", found), sep="\n")
-    counts: dict[str, int] = {}
-    for v in found:
-        counts[v.name] = counts.get(v.name, 0) + 1
+    counts = {kind: n for kind, n in reports.counts.items() if kind not in expect}
     return _violation_exit({name: counts} if counts else {})
 
 

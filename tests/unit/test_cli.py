@@ -295,6 +295,14 @@ def test_trace_variant_and_fault(capsys):
     assert code == 2 and "has no variant 'nope'" in message(err)
 
 
+def test_trace_of_a_bug_on_every_frame_says_how_many_reports_it_did_not_list(capsys):
+    code, out, err = run(capsys, "trace", "dma-bugs", "--variant", "bad-unmap", "--frames", "700")
+    assert code == 0                                      # the lesson shows this bug on purpose
+    assert "1400 violations in all; the first 1000" in " ".join(err.split())
+    listed = out.partition("violations dma-bugs / bad-unmap shows on purpose")[2]
+    assert len(re.findall(r"^ +[0-9.]+us  [a-z-]+: ", listed, re.M)) == 1000
+
+
 # -- check -------------------------------------------------------------------------------
 def test_check_ok(capsys):
     code, out, err = run(capsys, "check", DEMO)
