@@ -159,6 +159,28 @@ async def test_lines_built_ahead_are_the_lines_a_fresh_build_draws():
 
 
 @pytest.mark.slow
+async def test_the_deck_knows_each_views_next_size_even_after_a_view_that_filled_it():
+    """Views build the next step's lines at the size the deck says they will have (next_sizes): it must
+    be the size they get, also on the step after rx-basics' machine view filled the whole deck."""
+    app = app_for("rx-basics")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        screen, deck = app.screen, app.screen.query_one(ViewDeck)
+        checked = []
+        while screen.frame.step < len(screen.lesson.steps):
+            step = screen.frame.step
+            sizes = None if screen.holding() else deck.next_sizes(screen._lead(step + 1))
+            await press(pilot, "right")
+            if screen.holding():
+                await press(pilot, "right")          # a question: its outcome, at the step's own layout
+            if sizes is not None:
+                assert {k: tuple(screen.query_one(f"#v-{k}").size) for k in sizes} == sizes, step + 1
+                checked.append(step + 1)
+        machine = next(s.index + 1 for s in screen.lesson.steps if s.focus == "machine")
+        assert machine + 1 in checked and len(checked) >= 10, checked
+
+
+@pytest.mark.slow
 async def test_going_back_reuses_the_lines_drawn_and_they_are_a_fresh_builds(monkeypatch):
     """← to a step shown a moment ago gets the same views' state (PlayerScreen._state) and each view the
     lines it drew for it (ModelView.RECENT): they must be what building them now gives."""

@@ -81,6 +81,7 @@ class ViewDeck(Widget):
         self._slots: list[str] = []         # the views after the lead's, as last laid out
         self._slots_lead = ""
         self._laid_out: dict[str, tuple] = {}    # shown view -> (slot, layout) it was given
+        self._slot_sizes: dict[tuple, list[tuple[int, int]]] = {}   # (slots, screen size) -> each slot's size
         self._state: ViewState | None = None
         self._pair: tuple[ViewState, ViewState] | None = None
 
@@ -136,25 +137,29 @@ class ViewDeck(Widget):
     def next_sizes(self, lead: str) -> dict[str, tuple[int, int]] | None:
         """The size of each view once `show()` makes `lead` the lead, for the views built ahead.
 
-        When the layout keeps its shape (as many slots), every slot keeps its size and
-        only the views in them change, as `_arrange` moves them. None when the shape
-        changes (a view that fills the deck, compare) or is not known yet.
+        Each slot of a layout keeps its size; only the views in them change, as
+        `_arrange` moves them. The slots' sizes are those measured the last time the
+        deck had that shape (as many slots, this screen size), and None when it never
+        had it yet, or shows compare, or zoomed.
         """
         if not self._laid_out or self.compare or self.zoomed or self.tabbed:
             return None
+        grid = self.query_one("#deck-views")
+        size = tuple(self.screen.size)
+        now = sorted(self._laid_out, key=lambda k: self._laid_out[k][0])
+        # What each slot of this layout measures, kept by shape: a step that goes back to a shape
+        # seen before (the grid again after a view that fills the deck) knows its sizes too.
+        self._slot_sizes[(self.cap, size)] = [tuple(grid.query_one(f"#v-{k}").size) for k in now]
         lead = lead if lead in self.keys else self.keys[0]
-        size = self.screen.size
-        fills = size.width >= WIDE and getattr(view_class(lead), "FILLS_DECK", False)
-        if (1 if fills else capacity(size.width, size.height)) != self.cap:
-            return None
+        fills = size[0] >= WIDE and getattr(view_class(lead), "FILLS_DECK", False)
+        cap = 1 if fills else capacity(*size)
+        slots = self._slot_sizes.get((cap, size))
         keys = self.pool()
         lead = lead if lead in keys else keys[0]
-        now = sorted(self._laid_out, key=lambda k: self._laid_out[k][0])
-        later = ([lead] + self._arrange(lead, keys))[: self.cap]
-        if len(later) != len(now):
+        later = ([lead] + self._arrange(lead, keys, cap))[:cap]
+        if slots is None or len(later) != len(slots):
             return None
-        grid = self.query_one("#deck-views")
-        return {key: tuple(grid.query_one(f"#v-{was}").size) for key, was in zip(later, now, strict=True)}
+        return dict(zip(later, slots, strict=True))
 
     def pool(self) -> list[str]:
         """The views the deck itself shows in its current layout."""
@@ -226,7 +231,7 @@ class ViewDeck(Widget):
             shown[-1] = self.active
         return shown
 
-    def _arrange(self, lead: str, keys: list[str]) -> list[str]:
+    def _arrange(self, lead: str, keys: list[str], cap: int | None = None) -> list[str]:
         """The views in the slots after the lead's, moving as few as possible from the last layout.
 
         When a step brings a new lead, it leaves its slot and the previous lead
@@ -234,7 +239,7 @@ class ViewDeck(Widget):
         grid that reshuffles at every step is hard to follow, and each view that
         moves must be repainted.
         """
-        want = max(0, self.cap - 1)
+        want = max(0, (self.cap if cap is None else cap) - 1)
         slots = [k for k in self._slots if k in keys]
         prev = self._slots_lead
         if lead in slots:
