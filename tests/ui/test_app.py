@@ -158,6 +158,24 @@ async def test_lines_built_ahead_are_the_lines_a_fresh_build_draws():
         assert used            # the lines built ahead were used
 
 
+async def test_the_views_build_ahead_what_a_question_shows_before_its_step(monkeypatch):
+    # rx-basics step 4 asks about no-gro while step 3 shows gro: the question shows step 3's model
+    # as no-gro, which the deck's views must have built while the reader read step 3.
+    built = []
+    real = ModelView._build
+    monkeypatch.setattr(ModelView, "_build", lambda view, w, h: (
+        built.append(view.id) if view._drawn_before(w, h) is None else None) or real(view, w, h))
+    app = app_for("rx-basics", step=3)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        built.clear()
+        await press(pilot, "right")
+        screen = app.screen
+        assert screen.holding() and screen.frame.step == 4 and screen.seen.step == 3
+        assert screen.seen.shown == "no-gro" != screen.ready[3].shown
+        assert [b for b in built if b.startswith("v-")] == []
+
+
 @pytest.mark.slow
 async def test_the_deck_knows_each_views_next_size_even_after_a_view_that_filled_it():
     """Views build the next step's lines at the size the deck says they will have (next_sizes): it must

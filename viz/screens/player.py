@@ -349,16 +349,22 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         frame = self.frame
         if frame is None or self.waiting or frame.extra or self.compare:
             return
+        step, told = frame.step, True             # the step → shows, and whether its text tells the outcome
         if self.holding(frame):     # → first shows what this step did: its own frame
             state = self._state(frame, self.variant or frame.shown, revealing=frame.step)
         else:
             nxt = self.ready.get(frame.step + 1)
-            if nxt is None or self.holding(nxt):
-                return              # a question first shows the step before: what is on screen now
-            state = self._state(nxt, nxt.shown)
-        self.call_later(self.query_one(Narration).prepare, (state.step, 0, True))
+            if nxt is None:
+                return
+            step = nxt.step
+            if self.holding(nxt):
+                # A question first shows this step's model again, as the variant the question is about.
+                state, told = self._state(frame, nxt.shown), False
+            else:
+                state = self._state(nxt, nxt.shown)
+        self.call_later(self.query_one(Narration).prepare, (step, 0, told))
         deck = self.query_one(ViewDeck)
-        sizes = deck.next_sizes(self._lead(state.step))
+        sizes = deck.next_sizes(self._lead(step))
         for view in deck.views():           # at the size it will have, and not at all if it will be hidden
             key = (view.id or "")[2:]
             self.call_later(view.prepare, state, None if sizes is None else (sizes[key],) if key in sizes else ())
