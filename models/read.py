@@ -46,8 +46,11 @@ A view never parses an event's text (its `obj` and `detail` are for
 people): what it draws comes from these records and counters.
 
 That attribute list is wider than it should be (issue 10: views should not
-reach a part's internals); narrowing it means moving reads behind properties
-here, one view at a time, without changing what is drawn.
+reach a part's internals). The ring is read through methods only, so its
+descriptors could become arrays without a view noticing; the page_pool,
+skb cache, NAPI and machine views still read their parts' records. Narrowing
+them means moving reads behind methods here, one view at a time, without
+changing what is drawn.
 """
 
 from __future__ import annotations
