@@ -193,7 +193,7 @@ class DmaApi:
     def _take_slots(self, size: int, mid: int) -> int:
         sw = self.swiotlb
         assert sw is not None
-        slot = sw.find(size, mid)
+        slot = sw.find(size)
         self.rec.call(TBL_MAP, -1, "map#%s|%s slot(s) at %s", mid, sw.slots_for(size),
                       slot if slot >= 0 else "none: buffer is full")
         if slot < 0:

@@ -28,7 +28,7 @@ class Bounce(NamedTuple):
 
 
 class Swiotlb:
-    __slots__ = ("base", "nslabs", "used", "index", "used_slots", "hiwater", "owner", "last")
+    __slots__ = ("base", "nslabs", "used", "index", "used_slots", "hiwater", "last")
 
     def __init__(self, base: int, size: int) -> None:
         self.base = base
@@ -37,8 +37,6 @@ class Swiotlb:
         self.index = 0
         self.used_slots = 0
         self.hiwater = 0
-        # slot -> id of the mapping that holds the run starting there (for the memory view)
-        self.owner: dict[int, int] = {}
         self.last: Bounce | None = None       # the latest copy (for the memory view)
 
     @property
@@ -48,7 +46,7 @@ class Swiotlb:
     def slots_for(self, size: int) -> int:
         return (size + IO_TLB_SIZE - 1) >> IO_TLB_SHIFT
 
-    def find(self, size: int, owner: int) -> int:
+    def find(self, size: int) -> int:
         """Take a run of slots for `size` bytes; returns the first slot or -1 when full."""
         n = self.slots_for(size)
         if n > IO_TLB_SEGSIZE or self.used_slots + n > self.nslabs:
@@ -67,7 +65,6 @@ class Swiotlb:
                 self.used_slots += n
                 if self.used_slots > self.hiwater:
                     self.hiwater = self.used_slots
-                self.owner[i] = owner
                 return i
             i += stride
         return -1
@@ -76,7 +73,6 @@ class Swiotlb:
         n = self.slots_for(size)
         self.used[slot:slot + n] = bytes(n)
         self.used_slots -= n
-        self.owner.pop(slot, None)
 
     def addr(self, slot: int) -> int:
         return self.base + (slot << IO_TLB_SHIFT)

@@ -249,11 +249,11 @@ def test_swiotlb_slot_rules():
     sw = Swiotlb(base=1 << 30, size=2 * IO_TLB_SEGSIZE * IO_TLB_SIZE)
     assert sw.nslabs == 256 and IO_TLB_SIZE == 2048
     assert sw.slots_for(1) == 1 and sw.slots_for(2048) == 1 and sw.slots_for(2049) == 2
-    assert sw.find(IO_TLB_SIZE * IO_TLB_SEGSIZE + 1, 1) == -1      # larger than one segment
+    assert sw.find(IO_TLB_SIZE * IO_TLB_SEGSIZE + 1) == -1      # larger than one segment
     # fill 125 single slots, then ask for a 3-slot page-sized run: it must not cross slot 128
     for i in range(125):
-        assert sw.find(1500, i) == i
-    s = sw.find(6000, 999)
+        assert sw.find(1500) == i
+    s = sw.find(6000)
     assert s % 2 == 0, "mappings of a page or more are page aligned"
     assert s // IO_TLB_SEGSIZE == (s + 2) // IO_TLB_SEGSIZE, "a run never crosses a 128-slot segment"
     assert sw.used_slots == 125 + 3 and sw.hiwater == 128
@@ -265,10 +265,10 @@ def test_swiotlb_slot_rules():
 
 def test_swiotlb_reports_full():
     sw = Swiotlb(base=0, size=4 * IO_TLB_SIZE)
-    assert [sw.find(2048, i) for i in range(4)] == [0, 1, 2, 3]
-    assert sw.find(2048, 9) == -1
+    assert [sw.find(2048) for _ in range(4)] == [0, 1, 2, 3]
+    assert sw.find(2048) == -1
     sw.release(2, 2048)
-    assert sw.find(2048, 10) == 2
+    assert sw.find(2048) == 2
 
 
 def test_swiotlb_full_is_a_kernel_warning_not_a_violation():
