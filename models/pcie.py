@@ -105,7 +105,7 @@ class PcieRing:
         return t if t is not None else self.wire.next_arrival(now)
 
     def has_frames(self) -> bool:
-        return bool(self.ring.done[self.ring.clean_idx])
+        return self.ring.next_done_t() is not None
 
     def on_irq(self) -> None:
         """The hard IRQ handler masked the interrupt: the driver's bottom half takes it from here."""

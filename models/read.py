@@ -37,8 +37,9 @@ method that advances or changes it):
   queue), `swiotlb` (slots, and `last`: the latest bounce copy), `iommu`;
   `pool` (page_pool pages and fragments); `heads` (the NAPI skb cache);
   `napi_state`, `napi`, `tasklet`, `poll_work`, `irq_on`, `stack` (GRO
-  hold, socket queue, TCP); on SDIO or USB `bus_log` (the latest transfers, as `Xfer` records: when, which way,
-  how many frames), `fw_q`, `rx_ind`, `proc_rx`, `sdio_reading`;
+  hold, socket queue, TCP); on SDIO or USB `bus_log` (the latest
+  transfers, as `Xfer` records: when, which way, how many frames), `fw_q`,
+  `rx_ind`, `proc_rx`, `sdio_reading`;
 - the figures: `metrics()`, `frames`, `processed`, `dropped`, `now_ns`,
   `clock_ns`.
 

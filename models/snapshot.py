@@ -2,15 +2,16 @@
 
 A Sim is plain Python objects (slotted records, lists, deques, an event heap
 of bound methods), so pickle reproduces it exactly, object sharing included,
-and the lifecycle tables are shared by reference (Machine.__reduce__). The
-records a model holds by the thousand (buffers, pages, mappings, skbs) give
-pickle one tuple of their slots (`__getstate__`), about twice as fast as its
-default for slotted objects, and the ring is a few arrays, not a record per
-descriptor. It is
+and the lifecycle tables are shared by reference (Machine.__reduce__). It is
 three to four times faster than copy.deepcopy on these graphs, more with the
 cyclic collector held off while the copy is built: a copy allocates tens of
 thousands of objects at once, which would trigger full collections that
 find nothing to free.
+
+The records a model holds by the thousand (buffers, pages, mappings, skbs)
+give pickle one tuple of their slots (`__getstate__`), about twice as fast
+as its default for slotted objects; the ring is a few arrays, not a record
+per descriptor.
 
 A copy is two halves: `freeze` (to bytes) and `thaw` (back). A lesson's
 step snapshots are kept frozen and thawed when read, so running ahead
