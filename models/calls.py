@@ -162,6 +162,8 @@ VIOLATIONS = {
     "dma-beyond-mapping": "the device wrote past the end of a mapping (an IOMMU would fault; without one, memory "
                           "is corrupted)",
     "sync-beyond-mapping": "a dma_sync_* call reached past the end of its mapping",
+    "sync-unmapped": "a dma_sync_* call on a mapping already unmapped (dma-debug: the driver syncs DMA memory it "
+                     "has not allocated)",
     "illegal-transition": "an object moved along an edge its lifecycle does not have (a bug in the model)",
 }
 

@@ -107,6 +107,9 @@ class DmaApi:
         self.line_ps = self.cost.cache_line_op
         self.bounce_gbs = self.cost.swiotlb_gbs
         self.faults = sim.faults
+        # the mask-violation fault: the driver claims 64 bits; the device still drives only its own
+        self.lying = "mask-violation" in sim.faults
+        self.real_mask = (1 << sim.sc.dma_mask) - 1 if sim.sc.dma_mask < 64 else (1 << 64) - 1
         self.fq: list[Tracked] = []       # lazy mode: IOVA ranges unmapped, waiting for the flush
 
     # -- helpers -------------------------------------------------------------
@@ -155,6 +158,8 @@ class DmaApi:
             iova.go(rec, E_IOMMU_MAP)
         elif not self.force_bounce and phys + size - 1 <= self.mask:
             dma = phys                 # dma-direct: the bus address is the physical address
+            if self.lying and phys + size - 1 > self.real_mask:
+                self.sim.fault_hit("mask-violation")     # the true mask would have bounced it
         else:                          # forced, or the buffer ends beyond the mask: bounce it
             if self.swiotlb is not None and "mask-violation" not in self.faults:
                 slot = self._take_slots(size, mid)
@@ -276,6 +281,13 @@ class DmaApi:
                          f"[device address={m.dma:#018x}] [allocation size={m.size} bytes] "
                          f"[sync offset+size={offset + length}]", f"map#{m.id}")
 
+    def _sync_unmapped(self, m: Mapping, length: int) -> None:
+        """A sync of a mapping already unmapped: check_sync() finds no entry. Nothing is copied:
+        swiotlb_bounce() finds no original address for a released slot (INVALID_PHYS_ADDR)."""
+        self.rec.violate("sync-unmapped",
+                         f"DMA-API: device driver tries to sync DMA memory it has not allocated "
+                         f"[device address={m.dma:#018x}] [size={length} bytes]", f"map#{m.id}")
+
     def device_wrote_beyond(self, m: Mapping, offset: int, length: int, where: str) -> None:
         """The device wrote offset+length bytes into a mapping of m.size: reported, never silent."""
         self.rec.violate("dma-beyond-mapping",
@@ -288,6 +300,9 @@ class DmaApi:
         rec.t += rec.unit[SYNC_CPU]
         if rec.tracing:
             rec.emit(SYNC_CPU, rec.unit[SYNC_CPU], "map#%s|len %s", (m.id, length))
+        if not m.live:
+            self._sync_unmapped(m, length)
+            return
         if offset + length > m.size:
             self._check_range(m, offset, length)
         # check_sync() accepts any direction on a BIDIRECTIONAL mapping
@@ -308,6 +323,9 @@ class DmaApi:
         rec.t += rec.unit[SYNC_DEV]
         if rec.tracing:
             rec.emit(SYNC_DEV, rec.unit[SYNC_DEV], "map#%s|len %s", (m.id, length))
+        if not m.live:
+            self._sync_unmapped(m, length)
+            return
         if offset + length > m.size:
             self._check_range(m, offset, length)
         if m.slot >= 0 and m.dir != FROM_DEVICE:

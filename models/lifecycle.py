@@ -88,6 +88,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("filled", "napi_build_skb", "in-skb"),
         ("filled", "skb_add_rx_frag", "in-skb"),
         ("cpu-synced", "xdp_do_tx", "tx-posted"),
+        ("filled", "xdp_do_tx", "tx-posted"),          # the no-sync bug with an XDP_TX program
         ("tx-posted", "tx_complete", "returned"),
         ("tx-posted", "ring_deinit", "returned"),
         ("in-skb", "netif_receive_skb", "in-stack"),

@@ -71,6 +71,7 @@ class VariantResult:
     violation_counts: dict[str, int] = field(default_factory=dict)
     warning_counts: dict[str, int] = field(default_factory=dict)
     page_pool_stats: dict[str, int] | None = None    # struct page_pool_stats, for page_pool variants
+    fault_hits: dict[str, int] = field(default_factory=dict)   # injected fault -> times it changed the driver
 
 
 def variant_params(lesson: Lesson, variant: str, sets: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -128,6 +129,7 @@ def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
         warning_counts=dict(sim.rec.warnings.counts),
         accounting=sim.accounting(),
         page_pool_stats=pp_stats,
+        fault_hits=dict(sim.fault_hits),
     )
 
 
@@ -219,7 +221,11 @@ def _variant_json(lesson: Lesson, r: VariantResult) -> dict[str, Any]:
         "warnings": r.warnings, "warning_counts": r.warning_counts, "accounting": r.accounting,
         # struct page_pool_stats by the kernel's names; null when the variant has no page_pool,
         # so every variant has the same keys and a reader need not guess why one is missing
-        "page_pool_stats": r.page_pool_stats}
+        "page_pool_stats": r.page_pool_stats,
+        # the faults this variant ran with (its `inject`, then --inject) and how often each changed
+        # what the driver did; one that never did has no effect on this variant
+        "faults": r.fault_hits,
+        "faults_without_effect": [f for f, n in r.fault_hits.items() if n == 0]}
     return out
 
 

@@ -73,6 +73,9 @@ class Sim:
         self.costs = costs = Costs.of(p)
         self.seed = seed
         self.faults = frozenset(faults)
+        # How often each injected fault changed what the driver did: 0 means it has no effect on
+        # this scenario (its code path never runs here), which `rxviz run` can say
+        self.fault_hits: dict[str, int] = dict.fromkeys(faults, 0)
         self.rec = rec = Recorder(trace)
         for name, unit in unit_costs(costs).items():
             rec.unit[C[name]] = unit
@@ -368,6 +371,10 @@ class Sim:
         self.irq_on = True
         self.device_wake()
         return True
+
+    def fault_hit(self, name: str) -> None:
+        """An injected fault just changed what the driver did (see fault_hits)."""
+        self.fault_hits[name] += 1
 
     def pp_direct_ok(self) -> bool:
         """page_pool_napi_local() for a free happening now: the lockless cache may take the page.

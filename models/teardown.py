@@ -56,6 +56,8 @@ def teardown(self: Sim, wait_ns: int = 61 * 1_000_000_000) -> None:
     rec.call(RING_DEINIT, 0, "tx|%s", "one budgeted pass" if budgeted else "free every buffer")
     if budgeted:
         st.tx_clean(self.budget, rec.t)
+        if st.tx and self.sc.tx_clean != "budgeted" and "leak-at-teardown" in self.faults:
+            self.fault_hit("leak-at-teardown")      # the fault stranded what a full clean would free
     else:
         st.tx_clean(1 << 30, rec.t, everything=True)
     self.link.deinit()                  # the RX ring's buffers, or what the SDIO RX work still holds
