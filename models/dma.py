@@ -111,8 +111,28 @@ class DmaApi:
         self.lying = "mask-violation" in sim.faults
         self.real_mask = (1 << sim.sc.dma_mask) - 1 if sim.sc.dma_mask < 64 else (1 << 64) - 1
         self.fq: list[Tracked] = []       # lazy mode: IOVA ranges unmapped, waiting for the flush
+        # CONFIG_DMA_API_DEBUG's console (kernel/dma/debug.c): every error counted in error_count,
+        # only the first num_errors printed (show_num_errors, 1 at boot) unless all_errors is set
+        self.debug_all = sim.sc.dma_debug_all_errors
+        self.debug_quota = self.debug_num = sim.sc.dma_debug_num_errors
+        self.error_count = 0
+        self.errors_printed = 0
 
     # -- helpers -------------------------------------------------------------
+    def debug_error(self, name: str, message: str, obj: str = "") -> None:
+        """err_printk(): count the error; print it while num_errors lasts (or with all_errors)."""
+        self.error_count += 1
+        printed = self.debug_all or self.debug_quota > 0
+        if not self.debug_all and self.debug_quota > 0:
+            self.debug_quota -= 1
+        self.errors_printed += printed
+        self.rec.violate(name, message, obj, printed)
+
+    def debug_state(self) -> dict[str, object]:
+        """What /sys/kernel/debug/dma-api/ would show: the settings, error_count, and how many were printed."""
+        return {"all_errors": self.debug_all, "num_errors": self.debug_num, "error_count": self.error_count,
+                "printed": self.errors_printed}
+
     def _cache_maint(self, size: int) -> int:
         """Write back or invalidate `size` bytes line by line (non-coherent CPUs only)."""
         return ((size + self.cacheline - 1) // self.cacheline) * self.line_ps
@@ -215,21 +235,21 @@ class DmaApi:
         if rec.tracing:
             rec.emit(call, rec.unit[call], "map#%s|dma %#x len %s %s", (m.id, m.dma, size, dir))
         if not m.live:
-            rec.violate("double-unmap",
-                        f"DMA-API: device driver tries to free DMA memory it has not allocated "
-                        f"[device address={m.dma:#018x}] [size={size} bytes]", f"map#{m.id}")
+            self.debug_error("double-unmap",
+                             f"DMA-API: device driver tries to free DMA memory it has not allocated "
+                             f"[device address={m.dma:#018x}] [size={size} bytes]", f"map#{m.id}")
             return
         # check_unmap() reports the size first, then the direction, each with the device address
         if size != m.size:
-            rec.violate("wrong-size",
-                        f"DMA-API: device driver frees DMA memory with different size "
-                        f"[device address={m.dma:#018x}] [map size={m.size} bytes] [unmap size={size} bytes]",
-                        f"map#{m.id}")
+            self.debug_error("wrong-size",
+                             f"DMA-API: device driver frees DMA memory with different size "
+                             f"[device address={m.dma:#018x}] [map size={m.size} bytes] [unmap size={size} bytes]",
+                             f"map#{m.id}")
         if dir != m.dir:
-            rec.violate("wrong-direction",
-                        f"DMA-API: device driver frees DMA memory with different direction "
-                        f"[device address={m.dma:#018x}] [size={size} bytes] "
-                        f"[mapped with {dir_name(m.dir)}] [unmapped with {dir_name(dir)}]", f"map#{m.id}")
+            self.debug_error("wrong-direction",
+                             f"DMA-API: device driver frees DMA memory with different direction "
+                             f"[device address={m.dma:#018x}] [size={size} bytes] "
+                             f"[mapped with {dir_name(m.dir)}] [unmapped with {dir_name(dir)}]", f"map#{m.id}")
         io = self.iommu
         if io is not None and m.pages:
             rec.call(IOMMU_UNMAP, -1, "map#%s", m.id)
@@ -276,7 +296,7 @@ class DmaApi:
 
     # -- sync --------------------------------------------------------------------
     def _check_range(self, m: Mapping, offset: int, length: int) -> None:
-        self.rec.violate("sync-beyond-mapping",
+        self.debug_error("sync-beyond-mapping",
                          f"DMA-API: device driver syncs DMA memory outside allocated range "
                          f"[device address={m.dma:#018x}] [allocation size={m.size} bytes] "
                          f"[sync offset+size={offset + length}]", f"map#{m.id}")
@@ -284,7 +304,7 @@ class DmaApi:
     def _sync_unmapped(self, m: Mapping, length: int) -> None:
         """A sync of a mapping already unmapped: check_sync() finds no entry. Nothing is copied:
         swiotlb_bounce() finds no original address for a released slot (INVALID_PHYS_ADDR)."""
-        self.rec.violate("sync-unmapped",
+        self.debug_error("sync-unmapped",
                          f"DMA-API: device driver tries to sync DMA memory it has not allocated "
                          f"[device address={m.dma:#018x}] [size={length} bytes]", f"map#{m.id}")
 
@@ -307,10 +327,10 @@ class DmaApi:
             self._check_range(m, offset, length)
         # check_sync() accepts any direction on a BIDIRECTIONAL mapping
         if dir is not None and dir != m.dir and m.dir != BIDIRECTIONAL:
-            rec.violate("wrong-direction",
-                        f"DMA-API: device driver syncs DMA memory with different direction "
-                        f"[device address={m.dma:#018x}] [size={m.size} bytes] "
-                        f"[mapped with {dir_name(m.dir)}] [synced with {dir_name(dir)}]", f"map#{m.id}")
+            self.debug_error("wrong-direction",
+                             f"DMA-API: device driver syncs DMA memory with different direction "
+                             f"[device address={m.dma:#018x}] [size={m.size} bytes] "
+                             f"[mapped with {dir_name(m.dir)}] [synced with {dir_name(dir)}]", f"map#{m.id}")
         if m.slot >= 0 and (dir or m.dir) != TO_DEVICE:
             self._bounce(m, length, True)
         elif not self.coherent:

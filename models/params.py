@@ -220,6 +220,13 @@ _P = [
                                          "its size"), None,
           "heads freed when the NAPI cache is full (default: from the kernel version, NAPI_SKB_CACHE_HALF = 32 "
           "up to v6.18, NAPI_SKB_CACHE_FREE = 32 from v6.19)", "kernel", "heads", "1 to the cache size"),
+    Param("dma_debug_all_errors", units.parse_bool, False,
+          "CONFIG_DMA_API_DEBUG prints every error (echo 1 > /sys/kernel/debug/dma-api/all_errors); by default "
+          "it prints only the first num_errors and counts the rest in error_count", "kernel"),
+    Param("dma_debug_num_errors", _ranged(units.parse_int, 0, 1 << 31, "a count",
+                                          "show_num_errors is a u32 in kernel/dma/debug.c"), 1,
+          "DMA-API errors CONFIG_DMA_API_DEBUG still prints (/sys/kernel/debug/dma-api/num_errors, 1 at boot: "
+          "only the first error is printed)", "kernel", "errors", "0 or more"),
     # --- traffic ---------------------------------------------------------------
     Param("traffic", _enum("tcp", "udp"), "tcp", "tcp (ACK-clocked bulk receive) or udp (open loop at `rate`)",
           "traffic"),

@@ -124,6 +124,8 @@ class Scenario:
     napi_skb_cache_size: int | None
     napi_skb_cache_bulk: int | None
     napi_skb_cache_free: int | None
+    dma_debug_all_errors: bool
+    dma_debug_num_errors: int
     traffic: str
     rate: int
     window: int
