@@ -270,7 +270,7 @@ class PerFrame(Strategy):
             # No replacement: drop the frame and give the old buffer back to the device.
             if old.state == "cpu-synced":
                 dma.sync_for_device(om, 0, self.size)
-            rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer", old.id)
+            rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer: the frame is dropped", old.id)
             go(rec, old, E_RX_DROPPED)
             self.ring.post(i, old)
             return None, False

@@ -58,7 +58,7 @@ GRO_RECEIVE, GRO_COMPLETE, GRO_FLUSH, NORMAL_LIST = (C["napi_gro_receive"], C["n
 RECEIVE_SKB, FORWARD, FREE_FRAG, RECVMSG = C["netif_receive_skb"], C["ip_forward"], C["skb_free_frag"], C["tcp_recvmsg"]
 DEFER, NAPI_CACHE_FREE, KFREE_SKB, DEFER_FLUSH = (C["skb_attempt_defer_free"], C["kfree_skb_napi_cache"],
                                                   C["__kfree_skb"], C["skb_defer_free_flush"])
-NAPI_CONSUME, TCP_ACK, XMIT, CONSUME = C["napi_consume_skb"], C["tcp_ack"], C["dev_queue_xmit"], C["consume_skb"]
+NAPI_CONSUME, TCP_ACK, XMIT, CONSUME = C["napi_consume_skb"], C["tcp_send_ack"], C["dev_queue_xmit"], C["consume_skb"]
 XDP_TX, TX_COMPLETE, DEV_KFREE, KFREE_LIST = C["xdp_do_tx"], C["tx_complete"], C["dev_kfree_skb"], C["kfree_skb_list"]
 
 E_BUILD_SKB, E_NAPI_BUILD, E_SLAB_BUILD, E_SKB_PUT = (E["build_skb"], E["napi_build_skb"], E["slab_build_skb"],

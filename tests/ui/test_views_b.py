@@ -103,7 +103,7 @@ async def test_napi_without_a_poll_says_frames_go_up_from_process_context():
     st = state("ath10k-sdio-napi", "before")
     text = await render(NapiView, st)
     assert "not polled" in text and "ieee80211_rx_ni" in text and "process context" in text
-    assert f"tcp_ack +{delta(st, 'tcp_ack')}" in text
+    assert f"tcp_send_ack +{delta(st, 'tcp_send_ack')}" in text
     assert f"{st.sim.metrics()['acks_per_segment']:.2f} ACK/seg" in text
 
 

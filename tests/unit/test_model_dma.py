@@ -66,7 +66,7 @@ def test_per_frame_maps_ring_plus_n_and_unmaps_n(ring_size, frames, rx_alloc, ca
     assert c[builder] == frames
     assert c["kmem_cache_alloc"] == frames + (ring_size if rx_alloc == "skb" else 0)
     assert c["dma_map_page"] == c["dma_unmap_page"] == 0
-    assert c["tcp_ack"] == 0
+    assert c["tcp_send_ack"] == 0
     assert len(sim.dma.live) == ring_size          # exactly one mapping per posted descriptor
     assert sim.rec.violations == []
 
@@ -75,7 +75,7 @@ def test_per_frame_counts_include_the_tcp_ack_tx_mappings():
     n, ring = 1500, 256
     sim = run({"ring_size": ring}, n)
     c = sim.rec.counts
-    acks = c["tcp_ack"]
+    acks = c["tcp_send_ack"]
     assert acks > 0
     # every ACK is one skb mapped TO_DEVICE on the TX ring
     assert c["dev_queue_xmit"] == acks
@@ -94,7 +94,7 @@ def test_per_frame_delayed_ack_is_one_per_two_segments_without_gro():
     st = sim.stack
     # GRO off still batches: gro_normal_one() holds up to gro_normal_batch - 1 skbs on rx_list
     assert st.delivered + st.rx_count == 2000 and st.rx_count < 8
-    assert sim.rec.counts["tcp_ack"] == st.delivered // 2
+    assert sim.rec.counts["tcp_send_ack"] == st.delivered // 2
 
 
 # ---------------------------------------------------------------------------- SWIOTLB
@@ -142,7 +142,7 @@ def test_swiotlb_tcp_acks_bounce_once_at_map_and_never_at_unmap():
     ring, n = 256, 1000
     sim = run({"ram": 16 << 30, "dma_mask": 32}, n)
     c = sim.rec.counts
-    acks = c["tcp_ack"]
+    acks = c["tcp_send_ack"]
     assert acks > 0
     # the ACK data (kmalloc above 4 GiB) is copied into the bounce buffer at map (TO_DEVICE);
     # its unmap copies nothing back

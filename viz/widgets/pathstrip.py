@@ -38,7 +38,7 @@ STAGES = (
 # Every kernel call, by the stage of the path it is part of. Buffer allocation belongs to the
 # ring (it refills it); giving memory back, recycling included, to free/recycle.
 STAGE_OF: dict[str, str] = {
-    **dict.fromkeys(("rx_frame", "rx_dropped", "tx_complete"), "nic"),
+    **dict.fromkeys(("rx_frame", "rx_missed_errors", "rx_dropped", "tx_complete"), "nic"),
     **dict.fromkeys(("sdio_read_bundle", "sdio_write", "ring_deinit", "kmalloc", "netdev_alloc_frag",
                      "__netdev_alloc_skb", "alloc_pages", "alloc_pages_bulk_node", "page_pool_create",
                      "page_pool_alloc_frag", "page_pool_alloc_pages", "page_pool_refill_alloc_cache",
@@ -48,7 +48,8 @@ STAGE_OF: dict[str, str] = {
     **dict.fromkeys(("iommu_map", "iommu_unmap", "iotlb_sync", "iommu_flush_queue"), "iommu"),
     **dict.fromkeys(("swiotlb_bounce", "swiotlb_tbl_map_single", "swiotlb_tbl_unmap_single"), "swiotlb"),
     **dict.fromkeys(("irq", "napi_schedule", "tasklet_schedule", "sdio_read_int_status"), "irq"),
-    **dict.fromkeys(("napi_poll", "napi_complete_done", "tasklet_action", "irq_unmask", "napi_disable",
+    **dict.fromkeys(("napi_poll", "napi_complete_done", "tasklet_action", "irq_unmask", "bgmac_chip_intrs_on",
+                     "hw_atl_b0_hw_irq_enable", "enable_irq", "ath9k_hw_resume_interrupts", "napi_disable",
                      "tasklet_kill", "xdp_do_tx", "page_ref_inc"), "napi"),
     **dict.fromkeys(("build_skb", "slab_build_skb", "napi_build_skb", "skb_put", "napi_alloc_skb",
                      "napi_skb_cache_get", "kmem_cache_alloc", "kmem_cache_alloc_bulk", "skb_put_data",
@@ -56,12 +57,12 @@ STAGE_OF: dict[str, str] = {
     **dict.fromkeys(("napi_gro_receive", "napi_gro_complete", "napi_gro_flush", "napi_skb_free_stolen_head",
                      "__napi_kfree_skb", "ieee80211_rx_napi"), "gro"),
     **dict.fromkeys(("netif_receive_skb", "gro_normal_list", "ieee80211_rx", "ieee80211_rx_ni", "ip_forward",
-                     "tcp_ack", "dev_queue_xmit"), "stack"),
+                     "tcp_send_ack", "dev_queue_xmit"), "stack"),
     **dict.fromkeys(("tcp_recvmsg",), "socket"),
     **dict.fromkeys(("put_page", "kfree", "skb_free_frag", "kmem_cache_free", "kmem_cache_free_bulk",
                      "napi_skb_cache_put", "napi_consume_skb", "dev_kfree_skb", "consume_skb", "kfree_skb_list",
                      "__kfree_skb", "kfree_skb_napi_cache", "skb_attempt_defer_free", "skb_defer_free_flush",
-                     "page_pool_recycle_direct", "page_pool_recycle_ring", "page_pool_release_page",
+                     "page_pool_recycle_in_cache", "page_pool_recycle_in_ring", "page_pool_return_netmem",
                      "page_pool_destroy", "page_pool_release_retry"), "free"),
 }
 
