@@ -193,9 +193,9 @@ _P = [
           "if-napi-registered: ieee80211_rx_napi only when netif_napi_add() set ar->napi.dev (ath10k v6)", "driver"),
     # --- kernel ----------------------------------------------------------------
     Param("kernel", _kernel_version, "6.19",
-          "kernel version: where freed skb heads go, GRO's frag_list free, the NAPI skb cache sizes and "
-          "deferred frees follow the release that changed them (5.12, 5.19, 6.3, 6.5, 6.10, 6.19); "
-          "a later version behaves as 6.19", "kernel", "", "5.4 or later"),
+          "kernel version: where freed skb heads go and where __alloc_skb() takes them, GRO's frag_list free, "
+          "the NAPI skb cache sizes, deferred frees and UDP's free follow the release that changed them (5.12, "
+          "5.19, 6.3, 6.5, 6.10, 6.18, 6.19); a later version behaves as 6.19", "kernel", "", "5.4 or later"),
     Param("budget", _ranged(units.parse_int, 1, NAPI_POLL_WEIGHT, "a NAPI budget",
                             "NAPI_POLL_WEIGHT is 64; netif_napi_add_weight() complains above it"), 64,
           "NAPI poll budget (the weight given to netif_napi_add_weight)", "kernel", "frames", "1 to 64"),

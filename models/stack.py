@@ -397,7 +397,7 @@ class Stack:
         self.delack_t = -1
         rec.call(TCP_ACK, -1, "|acks %s segments", self.rcv_level)
         self.sim.wire.on_ack(rec.t, self.rcv_level)
-        head = self.sim.heads.alloc_slab()
+        head = self.sim.heads.alloc_skb()          # alloc_skb() in __tcp_send_ack()
         data = self.ack_slab.alloc()
         rec.call(XMIT, -1, "head#%s|%s bytes", head.id, ACK_BYTES)
         self.acks += 1

@@ -104,3 +104,46 @@ def test_usb_hunk_is_described_as_the_patch_s_first_revision():
     assert "first revision" in lesson.pseudocode["usb-hunk"][0]
     (step,) = [s for s in lesson.steps if s.show == "usb-hunk"]
     assert "first revision of the patch" in step.say
+
+
+# ---------------------------------------------------------------------------- the kernel each lesson runs
+@pytest.mark.parametrize("kernel,from_cache", [("6.18", False), ("6.19", True)])
+def test_from_6_19_tcps_acks_take_their_heads_from_the_napi_cache(kernel, from_cache):
+    # 21664814b89e ("net: use napi_skb_cache even in process context"): __alloc_skb() pops a non-fclone
+    # head from this CPU's NAPI cache outside hard IRQ; before v6.19 an ACK's head came from the slab
+    sim = lesson_sim("bgmac-napi-skb-cache", "before", 3000, kernel=kernel)
+    c = sim.rec.counts
+    acks, built = c["tcp_send_ack"], c["build_skb"]
+    assert acks > 50                 # one ACK per GRO super-packet of ~34 segments
+    if from_cache:
+        assert c["napi_skb_cache_get"] >= acks - 5          # an ACK that finds the cache empty uses the slab
+        assert c["kmem_cache_alloc"] <= built + 5
+    else:
+        assert c["napi_skb_cache_get"] == 0 and c["kmem_cache_alloc"] == built + acks
+
+
+def test_alloc_skb_never_refills_an_empty_napi_cache():
+    # napi_skb_cache_get(false): with nothing cached, __alloc_skb() falls back to the slab, no bulk refill
+    sim = Sim({"kernel": "6.19"})
+    heads = sim.heads
+    heads.cache.clear()
+    before = sim.rec.counts["kmem_cache_alloc_bulk"], sim.rec.counts["kmem_cache_alloc"]
+    heads.alloc_skb()
+    assert (sim.rec.counts["kmem_cache_alloc_bulk"], sim.rec.counts["kmem_cache_alloc"]) == (before[0], before[1] + 1)
+
+
+def test_napi_build_skb_does_not_exist_before_5_12():
+    from models.scenario import Scenario
+    from models.scenario_checks import ScenarioError
+    with pytest.raises(ScenarioError, match="no napi_build_skb\\(\\): it came with v5.12"):
+        Scenario.build({"skb_alloc": "napi_build_skb", "kernel": "5.11"})
+    Scenario.build({"skb_alloc": "napi_build_skb", "kernel": "5.12"})
+
+
+def test_every_lesson_names_the_kernel_it_runs():
+    from models.lesson import all_lessons
+    for lesson in all_lessons():
+        kernel = lesson.scenario.get("kernel")
+        assert kernel, f"{lesson.id} does not set kernel"
+        text = " ".join(s.say for s in lesson.steps)
+        assert f"Linux {kernel}" in text, f"{lesson.id} does not say it runs Linux {kernel}"
