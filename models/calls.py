@@ -121,10 +121,16 @@ CALLS: dict[str, tuple[str, str]] = {
     "ieee80211_rx_ni": ("stack", "mac80211 RX from process context: no NAPI, no GRO"),
     "ieee80211_rx_napi": ("stack", "mac80211 RX inside a NAPI poll: frames go to GRO"),
     "tcp_recvmsg": ("copy", "the reader copies the data to user space"),
+    "udp_recvmsg": ("copy", "the reader copies one datagram to user space; skb_consume_udp() frees the skb"),
+    "__consume_stateless_skb": ("stack", "UDP before v6.18: the reader frees the skb at once, its sk_buff to the "
+                                         "slab"),
+    "kfree_skb_reason": ("stack", "drop an skb: the UDP socket's receive buffer is full "
+                                  "(SKB_DROP_REASON_SOCKET_RCVBUFF, counted in RcvbufErrors)"),
     "tcp_send_ack": ("tx", "TCP sends an ACK (tcp_send_ack -> __tcp_send_ack): __tcp_ack_snd_check() asks for "
                            "one per two full segments, or per GRO super-packet"),
     "dev_queue_xmit": ("tx", "queue a frame for transmission"),
-    "ip_forward": ("stack", "route the frame out of another interface"),
+    "ip_forward": ("stack", "route the frame out of another interface (forwarding only: a local datagram goes "
+                            "to its socket)"),
     "xdp_do_tx": ("driver", "XDP_TX: send the frame back out of the same port"),
     "tx_complete": ("tx", "the NIC finished sending a TX descriptor"),
     # teardown

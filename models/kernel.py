@@ -60,6 +60,12 @@ class Kernel:
         return self.at_least(5, 19)
 
     @cached_property
+    def udp_defer_free(self) -> bool:
+        """v6.18, 6471658dc66c ("udp: use skb_attempt_defer_free()"): skb_consume_udp() frees a read datagram
+        as TCP does, back on the CPU that allocated it; before, __consume_stateless_skb() freed it at once."""
+        return self.at_least(6, 18)
+
+    @cached_property
     def same_cpu_free_to_napi_cache(self) -> bool:
         """v6.10: a free on the allocating CPU uses kfree_skb_napi_cache() (NAPI cache, BHs off), not the slab."""
         return self.at_least(6, 10)

@@ -147,3 +147,33 @@ def test_every_lesson_names_the_kernel_it_runs():
         assert kernel, f"{lesson.id} does not set kernel"
         text = " ".join(s.say for s in lesson.steps)
         assert f"Linux {kernel}" in text, f"{lesson.id} does not say it runs Linux {kernel}"
+
+
+# ---------------------------------------------------------------------------- local UDP is not ip_forward
+@pytest.mark.parametrize("kernel,defers", [("6.17", False), ("6.18", True)])
+def test_a_local_datagram_goes_to_its_socket_and_the_reader_frees_it(kernel, defers):
+    # udp_rcv -> the socket's queue -> udp_recvmsg -> skb_consume_udp(): skb_attempt_defer_free() from
+    # v6.18 (6471658dc66c), __consume_stateless_skb() (the sk_buff to the slab) before
+    sim = lesson_sim("dma-bugs", "clean", 2000, kernel=kernel)
+    c = sim.rec.counts
+    assert c["ip_forward"] == 0 and c["udp_recvmsg"] > 1900 and c["tcp_recvmsg"] == 0
+    if defers:
+        assert c["skb_attempt_defer_free"] == c["udp_recvmsg"] and c["__consume_stateless_skb"] == 0
+    else:
+        assert c["__consume_stateless_skb"] == c["udp_recvmsg"] and c["skb_attempt_defer_free"] == 0
+
+
+def test_forwarded_frames_still_go_to_ip_forward():
+    sim = lesson_sim("ath9k-page-pool", "before", 500)
+    assert sim.rec.counts["ip_forward"] == sim.rec.counts["netif_receive_skb"] > 0
+    assert sim.rec.counts["udp_recvmsg"] == 0
+
+
+def test_a_udp_socket_whose_reader_lags_drops_at_its_receive_buffer():
+    # a reader 20x slower than the frames: the queue stops at sk_rcvbuf (net.core.rmem_default)
+    from models.stack import UDP_RMEM
+    sim = Sim({"traffic": "udp", "rate": 10**9, "recv_ns": 250_000})
+    sim.run_frames(2000)
+    st = sim.stack
+    assert sim.rec.counts["kfree_skb_reason"] == st.udp_drops > 1000
+    assert 0 < st.sock_mem <= UDP_RMEM and len(st.sockq) < 100

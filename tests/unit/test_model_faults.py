@@ -73,8 +73,9 @@ def test_double_unmap_is_reported(strategy):
         # at destroy, is the second one
         assert names(sim) == {"sync-unmapped"}
         sim.teardown()
-        # 300 frames in 2 KiB fragments of 4 KiB pages: the driver unmapped 150 pages
-        assert sim.rec.violations.counts["double-unmap"] == 300 // 2
+        # every page the driver unmapped (once each: a dead mapping is not unmapped again by it) is
+        # unmapped a second time by the pool as it leaves
+        assert sim.rec.violations.counts["double-unmap"] == sim.fault_hits["double-unmap"] > 100
         assert names(sim) == {"double-unmap", "sync-unmapped"}
     if strategy != "page-pool":
         assert names(sim) == {"double-unmap"}

@@ -33,7 +33,7 @@ def skb_segments(sim: Sim) -> list[int]:
 
 # ---------------------------------------------------------------------------- the budget
 @pytest.mark.parametrize("params", [
-    {"traffic": "udp", "rate": TEN_G},                                       # x86, 10 GbE, forwarding
+    {"traffic": "udp", "rate": TEN_G, "forward": True},                      # x86, 10 GbE, forwarding
     {"traffic": "udp", "rate": TEN_G, "platform": "mips74kc-bcm4716"},       # slow SoC, overloaded
     {"traffic": "udp", "rate": TEN_G, "platform": "mips74kc-bcm4716", "budget": 16},
     {"rate": TEN_G, "gro": False},                                           # TCP, no GRO

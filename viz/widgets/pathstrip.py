@@ -58,10 +58,11 @@ STAGE_OF: dict[str, str] = {
                      "__napi_kfree_skb", "ieee80211_rx_napi"), "gro"),
     **dict.fromkeys(("netif_receive_skb", "gro_normal_list", "ieee80211_rx", "ieee80211_rx_ni", "ip_forward",
                      "tcp_send_ack", "dev_queue_xmit"), "stack"),
-    **dict.fromkeys(("tcp_recvmsg",), "socket"),
+    **dict.fromkeys(("tcp_recvmsg", "udp_recvmsg"), "socket"),
     **dict.fromkeys(("put_page", "kfree", "skb_free_frag", "kmem_cache_free", "kmem_cache_free_bulk",
                      "napi_skb_cache_put", "napi_consume_skb", "dev_kfree_skb", "consume_skb", "kfree_skb_list",
-                     "__kfree_skb", "kfree_skb_napi_cache", "skb_attempt_defer_free", "skb_defer_free_flush",
+                     "__kfree_skb", "kfree_skb_napi_cache", "__consume_stateless_skb", "kfree_skb_reason",
+                     "skb_attempt_defer_free", "skb_defer_free_flush",
                      "page_pool_recycle_in_cache", "page_pool_recycle_in_ring", "page_pool_return_netmem",
                      "page_pool_destroy", "page_pool_release_retry"), "free"),
 }
