@@ -59,6 +59,7 @@ T_RX, T_FRAG = RX_BUFFER.tid, PP_FRAG.tid
 RX_FREE, FRAG_CARVED, FRAG_CPU_SYNCED = RX_BUFFER.sid["free"], PP_FRAG.sid["carved"], PP_FRAG.sid["cpu-synced"]
 
 AQ_CFG_RX_HDR_SIZE = 256      # atlantic: napi_alloc_skb() size for the copied headers
+SHINFO = 320                  # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), as on 64-bit
 HEADERS = 14 + 52             # Ethernet + IPv4 + TCP with timestamps: what eth_get_headlen() finds
 
 
@@ -203,7 +204,13 @@ class PerFrame(Strategy):
         # The fault: map half of what the descriptor tells the device it may write.
         self.short_map = "dma-beyond-mapping" in self.faults
         self.map_size = self.size // 2 if self.short_map else self.size
-        self.slab = Slab(sim.mem, self.size)
+        # netdev_alloc_frag() and __netdev_alloc_skb() take NET_SKB_PAD of headroom in front of the
+        # data and room for skb_shared_info behind it; the driver maps only the data area between
+        # them (bgmac: buf + BGMAC_RX_BUF_OFFSET; skb->data after skb_reserve(NET_SKB_PAD)).
+        self.headroom = max(32, sim.sc.cost.cacheline) if self.kind != "kmalloc" else 0     # NET_SKB_PAD
+        align = sim.sc.cost.cacheline
+        alloc = (self.headroom + self.size + align - 1) // align * align + SHINFO if self.headroom else self.size
+        self.slab = Slab(sim.mem, alloc)
         self.status_in_buffer = self.dir == BIDIRECTIONAL
         self.no_sync = "no-sync-for-cpu" in self.faults
         self.missing_unmap = "missing-unmap" in self.faults
@@ -230,7 +237,7 @@ class PerFrame(Strategy):
         else:
             buf.st = DST[tid]
             rec.moves[tid] += 1
-        m = self.dma.map(phys, self.map_size, self.dir, MAP_SINGLE)
+        m = self.dma.map(phys + self.headroom, self.map_size, self.dir, MAP_SINGLE)
         if m is None:
             self._free_data(buf)
             return None

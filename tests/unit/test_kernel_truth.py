@@ -177,3 +177,12 @@ def test_a_udp_socket_whose_reader_lags_drops_at_its_receive_buffer():
     st = sim.stack
     assert sim.rec.counts["kfree_skb_reason"] == st.udp_drops > 1000
     assert 0 < st.sock_mem <= UDP_RMEM and len(st.sockq) < 100
+
+
+def test_rx_basics_maps_the_data_area_after_its_headroom_not_the_shared_info_tail():
+    # netdev_alloc_frag(NET_SKB_PAD + 2048 + SKB_DATA_ALIGN(sizeof(struct skb_shared_info))), then
+    # dma_map_single(buf + NET_SKB_PAD, 2048): the device never writes the headroom or skb_shared_info
+    sim = lesson_sim("rx-basics", "gro", 100)
+    assert sim.strategy.slab.obj_size >= 64 + 2048 + 320
+    bufs = [b for b in sim.ring.bufs if b is not None]
+    assert bufs and all(b.map.phys == b.phys + 64 and b.map.size == 2048 for b in bufs)
