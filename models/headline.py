@@ -20,7 +20,7 @@ from typing import Any
 
 from .lesson.schema import Lesson
 from .platform import Platform
-from .wire import ETH_OVERHEAD, TCP_IP_HEADERS
+from .wire import ETH_OVERHEAD, headers
 
 BOUND_SHARE = 0.97          # within 3% of the link's payload capacity counts as capped by it
 SENSITIVITY = (0.5, 1.5)
@@ -30,7 +30,7 @@ SENSITIVITY_FRAMES = 40_000
 def capacity_mbps(prm: dict[str, Any], platform: Platform) -> float:
     """The most payload the link (or the sender's cap) can carry, in the throughput metric's units."""
     mtu: int = prm["mtu"]
-    mss = mtu - TCP_IP_HEADERS if prm["traffic"] == "tcp" else mtu - 28
+    mss = mtu - headers(prm["traffic"], prm["ip"])        # IPv6's header is 20 bytes longer than IPv4's
     bps = min(platform.link_bps, int(prm["rate"]))
     return bps * mss / (mtu + ETH_OVERHEAD) / 1e6
 

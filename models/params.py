@@ -230,6 +230,9 @@ _P = [
     # --- traffic ---------------------------------------------------------------
     Param("traffic", _enum("tcp", "udp"), "tcp", "tcp (ACK-clocked bulk receive) or udp (open loop at `rate`)",
           "traffic"),
+    Param("ip", _enum("ipv4", "ipv6"), "ipv4",
+          "IP version of the flow: its header (20 or 40 bytes) comes out of each MTU-sized frame's payload "
+          "(TCP's MSS at MTU 1500: 1448 over IPv4, 1428 over IPv6, both with timestamps)", "traffic"),
     Param("rate", _ranged(units.parse_rate, 1_000, 400 * 10**9, "a rate",
                           "the model's range; the link (link_bps) caps what arrives"), 1 * 10**9,
           "offered rate for udp; for tcp, the sender's cap", "traffic", "bit/s", "1 kbit/s to 400 Gbit/s"),

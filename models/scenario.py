@@ -127,6 +127,7 @@ class Scenario:
     dma_debug_all_errors: bool
     dma_debug_num_errors: int
     traffic: str
+    ip: str
     rate: int
     window: int
     forward: bool

@@ -107,7 +107,7 @@ class Sim:
         self.heads = SkbHeads(self, sc.napi_skb_cache_size or size, sc.napi_skb_cache_bulk or bulk,
                               sc.napi_skb_cache_free or free_n)
         rcvbuf = max(sc.window, 2 * sc.ring_size)
-        self.wire = Wire(sc.traffic, sc.mtu, p.link_bps, sc.rate, p.rtt_ns, sc.window, rcvbuf)
+        self.wire = Wire(sc.traffic, sc.mtu, p.link_bps, sc.rate, p.rtt_ns, sc.window, rcvbuf, sc.ip)
         self.irq_delay = sc.rx_usecs * PS
         self.budget = sc.budget
         self.delivery = sc.delivery
