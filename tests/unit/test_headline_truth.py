@@ -35,3 +35,34 @@ def test_atlantic_after_is_bounded_by_the_ipv6_link():
     head = result["headline"]
     assert head["after_kind"] == "bounded" and head["capacity"] == pytest.approx(9284.79, abs=0.01)
     assert head["model"]["after"] <= 1.002 * head["capacity"]
+
+
+def test_ath10k_compares_the_ratio_and_labels_the_absolute_after_as_following_from_the_fit():
+    from models.headline import compare
+    lesson = find_lesson("ath10k-sdio-napi")
+    head = compare(lesson, {"before": {"throughput_mbps": 239.65}, "after": {"throughput_mbps": 372.08}})
+    assert head["compare"] == "ratio" and head["paper"]["ratio"] == 1.625
+    assert head["model"]["ratio"] == pytest.approx(372.08 / 239.65, abs=1e-3)     # 1.553
+    assert (head["before_kind"], head["after_kind"], head["ratio_kind"]) == ("fitted", "fitted", "predicted")
+    assert head["ratio_error_pct"] == pytest.approx(-4.45, abs=0.05) and head["within"]
+
+
+def test_the_headline_table_shows_the_ratio_with_its_kind():
+    from viz import headline as words
+    lesson = find_lesson("ath10k-sdio-napi")
+    from models.headline import compare
+    head = compare(lesson, {"before": {"throughput_mbps": 239.65}, "after": {"throughput_mbps": 372.08}})
+    cols, rows = words.rows(head)
+    assert cols == ["before", "after", "ratio"]
+    assert dict((r[0], r[1:]) for r in rows)["kind"] == ["fitted", "fitted", "predicted"]
+    assert dict((r[0], r[1:]) for r in rows)["paper"][2] == "1.625"
+
+
+@pytest.mark.slow
+def test_ath10k_ratio_does_not_move_with_the_fitted_duty():
+    result = run_lesson(find_lesson("ath10k-sdio-napi"), variants=["before", "after"], frames=8000)
+    (row,) = result["headline"]["sensitivity"]
+    ratios = [p["ratio"] for p in row["points"]] + [result["headline"]["model"]["ratio"]]
+    assert max(ratios) - min(ratios) < 0.005
+    afters = [p["after"] for p in row["points"]]
+    assert afters[1] / afters[0] > 2                      # while the absolute after follows the fit
