@@ -179,5 +179,7 @@ def test_a_capped_sensitivity_point_says_the_factor_really_applied():
     # x1.5 of 0.703125 would be 1.05: a share cannot exceed the whole, so 1.0 is applied (x1.42)
     assert up["value"] == 1.0 and up["capped_at"] == 1.0 and up["applied_factor"] == pytest.approx(1.422, abs=1e-3)
     assert max(seen) == 1.0
-    text = " ".join(notes({"fitted": [], "sensitivity": [row], "compare": "absolute"}, lesson))
-    assert "x1.5 (applied x1.42, capped at 1.0) gives after 500" in text
+    # ath10k compares the ratio: both variants re-run at each point (here both give 500 x duty)
+    assert up["before"] == up["after"] == 500.0 and up["ratio"] == up["figure"] == 1.0
+    text = " ".join(notes({"fitted": [], "sensitivity": [row], "compare": "ratio"}, lesson))
+    assert "x1.5 (applied x1.42, capped at 1.0) gives ratio 1.0" in text
