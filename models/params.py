@@ -242,6 +242,11 @@ _P = [
           "TCP sender window in segments", "traffic", "segments", "2 to 65536"),
     Param("forward", units.parse_bool, False,
           "frames are forwarded out another port (routing) instead of consumed by a local socket", "traffic"),
+    Param("egress_tx_batch", _ranged(units.parse_int, 1, 4096, "a batch size",
+                                     "the model's range: at most a TX ring's worth"), 32,
+          "forwarded frames: the egress driver's TX completion frees them this many at a time, in one pass over "
+          "its TX ring (an assumption for a driver the model does not run; 1 frees each at once)", "traffic",
+          "frames", "1 to 4096"),
 ]
 
 PARAMS: dict[str, Param] = {p.name: p for p in _P}

@@ -131,6 +131,7 @@ class Scenario:
     rate: int
     window: int
     forward: bool
+    egress_tx_batch: int
     cost: Platform             # the profile with the scenario's cost overrides
 
     @staticmethod

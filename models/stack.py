@@ -124,6 +124,8 @@ class Stack:
         self.rcv_level = 0
         self.sockq: deque[Skb] = deque()
         self.sock_mem = 0             # UDP: the queued skbs' truesize, charged against sk_rcvbuf
+        self.egress: list[Skb] = []   # forwarded skbs on the egress NIC's TX ring, not yet completed
+        self.egress_batch = sc.egress_tx_batch
         self.udp_drops = 0
         self.defer: list[Skb] = []         # this CPU's skb defer list (skb_attempt_defer_free)
         self.delack_t = -1
@@ -287,8 +289,11 @@ class Stack:
         self.delivered += skb.segs
         if self.forward:
             rec.call(FORWARD, -1, "skb#%s", skb.id)
-            # The egress driver frees it at TX completion, outside this NAPI (dev_consume_skb_any).
-            self.free_skb(skb, head="slab", allow_direct=False)
+            # Out of the egress NIC: its driver frees the skb at TX completion, a batch at a time
+            # (path_rest_ns has that driver's cost), outside this RX's context.
+            self.egress.append(skb)
+            if len(self.egress) >= self.egress_batch:
+                self.egress_tx_complete()
             if self.tcp:
                 # Routed TCP: the receiver behind us reads and ACKs; its ACKs open the window.
                 self.rcv_level += skb.segs
@@ -305,6 +310,15 @@ class Stack:
             self.delack_t = rec.t + DELACK_PS
             self.sim.engine.at(self.delack_t, self.sim.delack_timer, None)
         self.sim.wake_reader()
+
+    def egress_tx_complete(self) -> None:
+        """The egress driver's TX completion: one pass over its ring frees every forwarded skb sent
+        (dev_kfree_skb each, in its own poll: not the pool's NAPI, so pages go to the ptr_ring)."""
+        batch, self.egress = self.egress, []
+        rec = self.rec
+        for skb in batch:
+            rec.call(DEV_KFREE, 0, "skb#%s|forwarded: the egress driver's TX completion frees it", skb.id)
+            self.free_skb(skb, head="slab", allow_direct=False)
 
     def udp_enqueue(self, skb: Skb) -> None:
         """__udp_enqueue_schedule_skb(): onto the socket's queue, or dropped when sk_rcvbuf is full."""

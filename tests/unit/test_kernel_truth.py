@@ -90,7 +90,9 @@ def test_ath9k_coherent_counterfactual_barely_moves_the_cpu_change():
     cpu = {c: {v: r["variants"][v]["metrics"] for v in ("before", "after")} for c, r in runs.items()}
     change = {c: cpu[c]["after"]["cpu_percent"] - cpu[c]["before"]["cpu_percent"] for c in cpu}
     assert change[False] < 0 and change[True] < 0
-    assert abs(change[True] - change[False]) < 0.35          # of a 1.4-point change
+    # of a 1.4-point change; each figure also moves about 0.1 point with how the RX interrupts batch
+    # the frames (the hard IRQ's cost is shared by the frames of a tasklet run)
+    assert abs(change[True] - change[False]) < 0.5
     for v in ("before", "after"):
         non, coh = cpu[False][v], cpu[True][v]
         maintenance = non["cpu_ns_per_frame"] - coh["cpu_ns_per_frame"]
@@ -186,3 +188,24 @@ def test_rx_basics_maps_the_data_area_after_its_headroom_not_the_shared_info_tai
     assert sim.strategy.slab.obj_size >= 64 + 2048 + 320
     bufs = [b for b in sim.ring.bufs if b is not None]
     assert bufs and all(b.map.phys == b.phys + 64 and b.map.size == 2048 for b in bufs)
+
+
+# ---------------------------------------------------------------------------- ath9k's pool statistics
+def test_forwarded_frames_are_freed_in_batches_so_ath9ks_pool_allocates_mostly_from_its_cache():
+    # the egress driver's TX completion frees a batch of forwarded frames in one pass: their pages
+    # reach the ptr_ring together, one refill takes several, and the allocations after it are fast
+    batched = lesson_sim("ath9k-page-pool", "after", 6000).pool.stats
+    assert batched["alloc_fast"] > 5 * batched["alloc_refill"] > 0
+    # the slow path only fills the pool (182 order-1 pages); the fast path keeps growing with the traffic
+    assert batched["alloc_fast"] > 5 * (batched["alloc_slow"] + batched["alloc_slow_high_order"])
+    # freed one at a time, every page allocation was a refill that found one page
+    single = lesson_sim("ath9k-page-pool", "after", 6000, egress_tx_batch=1).pool.stats
+    assert single["alloc_fast"] == 0 and single["alloc_refill"] > 1000
+
+
+def test_ifdown_completes_the_forwarded_frames_before_the_pool_is_destroyed():
+    sim = lesson_sim("ath9k-page-pool", "after", 1000)
+    assert sim.stack.egress                     # frames on the egress ring, their pages in flight
+    sim.teardown(wait_ns=2_000_000_000)
+    assert not sim.stack.egress and sim.pool.inflight() == 0
+    assert "leak-at-teardown" not in {v.name for v in sim.rec.violations}
