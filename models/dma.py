@@ -1,6 +1,7 @@
 """The streaming DMA API: dma-direct, SWIOTLB and the IOMMU, with a debug checker.
 
-`map()` decides as `dma_map_phys()`/`iommu_dma_map_page()` do:
+`map()` decides as `dma_map_phys()` and, with an IOMMU, `iommu_dma_map_phys()` do
+(iommu_dma_map_page() before v6.18):
   - translated IOMMU: allocate an IOVA and map it; an untrusted device's
     buffer that is not aligned to the IOVA granule is first bounced through
     SWIOTLB, so the device cannot see the rest of the page;

@@ -209,3 +209,29 @@ def test_ifdown_completes_the_forwarded_frames_before_the_pool_is_destroyed():
     sim.teardown(wait_ns=2_000_000_000)
     assert not sim.stack.egress and sim.pool.inflight() == 0
     assert "leak-at-teardown" not in {v.name for v in sim.rec.violations}
+
+
+# ---------------------------------------------------------------------------- what the lessons say
+def _text(lesson_id: str) -> str:
+    lesson = find_lesson(lesson_id)
+    parts = [lesson.summary]
+    for s in lesson.steps:
+        parts += [s.say, s.reveal or "", s.notes or ""]
+        if s.ask:
+            parts += [s.ask.question, s.ask.explain, *s.ask.choices]
+    return "\n".join(parts)
+
+
+def test_the_lessons_say_the_smaller_truths():
+    # ath11k: the map-time copy is swiotlb_tbl_map_single()'s own, not a rework that was reverted
+    assert "rework" not in _text("ath11k-36bit-dma-mask")
+    # v6.18 renamed iommu_dma_map_page() to iommu_dma_map_phys(); the lessons run 6.19
+    assert "iommu_dma_map_phys()" in _text("atlantic-page-pool")
+    bgmac = _text("bgmac-napi-skb-cache")
+    # who gave the NAPI skb cache its 64 heads, and who the 16/32
+    assert "Jesper Dangaard Brouer" in bgmac and "v4.5" in bgmac and "v5.12" in bgmac
+    # bgmac_dma_rx_read() checks its budget after a frame: at budget 0 it still reads one
+    assert "still reads one RX frame" in bgmac
+    # the stalled-shutdown warning prints only for a pool whose netdev is gone
+    assert "netdev is gone" in _text("dma-bugs") and "not attached to a registered netdev" in _text(
+        "atlantic-page-pool")
