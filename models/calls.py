@@ -45,9 +45,11 @@ CALLS: dict[str, tuple[str, str]] = {
     "ieee80211_rx": ("stack", "mac80211 RX from softirq without NAPI (a tasklet): no GRO"),
     "napi_complete_done": ("gro", "the poll did less than its budget: flush GRO and rx_list, clear NAPI_STATE_SCHED; "
                                   "the driver may unmask its interrupt when it returns true"),
-    "sdio_read_bundle": ("driver", "the host reads an RX bundle from the SDIO mailbox (CMD53)"),
-    "sdio_write": ("tx", "the host writes a TX frame over SDIO (CMD53)"),
-    "sdio_read_int_status": ("driver", "the host reads the mailbox's interrupt status (a 24-byte CMD53)"),
+    "ath10k_sdio_mbox_rx_fetch_bundle": ("driver", "the host reads an RX bundle from the SDIO mailbox in one CMD53 "
+                                                   "(ath10k_sdio_readsb)"),
+    "ath10k_sdio_write": ("tx", "the host writes a TX frame over SDIO in one CMD53 (the async write work)"),
+    "ath10k_sdio_mbox_read_int_status": ("driver", "the host reads the mailbox's interrupt status registers (a "
+                                                   "24-byte CMD53)"),
     "skb_put_data": ("copy", "copy each message of an RX bundle out of the bundle buffer into its skb"),
     # memory
     "alloc_pages": ("alloc", "take pages from the buddy allocator"),
@@ -77,7 +79,8 @@ CALLS: dict[str, tuple[str, str]] = {
     "iommu_map": ("iommu", "allocate an IOVA and write the IOMMU page table"),
     "iommu_unmap": ("iommu", "clear the IOMMU page-table entries"),
     "iotlb_sync": ("iommu", "invalidate the IOTLB and wait (strict mode, every unmap)"),
-    "iommu_flush_queue": ("iommu", "lazy mode: the flush queue is full or its timer fired; one IOTLB flush for all"),
+    "fq_flush_iotlb": ("iommu", "lazy mode: the flush queue is full or its timer fired (fq_flush_timeout); one "
+                                "IOTLB flush for all"),
     # page_pool
     "page_pool_create": ("page_pool", "create the pool (PP_FLAG_DMA_MAP: it maps pages itself)"),
     "page_pool_alloc_frag": ("page_pool", "carve a fragment from the pool's current page"),
@@ -115,8 +118,10 @@ CALLS: dict[str, tuple[str, str]] = {
     "gro_normal_list": ("stack", "hand napi->rx_list to netif_receive_skb_list_internal"),
     # delivery
     "napi_gro_receive": ("gro", "hand a frame to GRO: merge it into the flow's held skb or hold it"),
-    "napi_gro_complete": ("gro", "a held chain is complete (full, or flushed): fix its headers, queue it on rx_list"),
-    "napi_gro_flush": ("gro", "complete the held GRO skbs and pass them up"),
+    "napi_gro_complete": ("gro", "a held chain is complete (full, or flushed): fix its headers, queue it on rx_list "
+                                 "(gro_complete() since v6.15)"),
+    "napi_gro_flush": ("gro", "complete the held GRO skbs and pass them up (napi_gro_flush() wraps gro_flush() since "
+                              "v6.15)"),
     "netif_receive_skb": ("stack", "one skb enters the protocol stack (IP, then TCP/UDP)"),
     "ieee80211_rx_ni": ("stack", "mac80211 RX from process context: no NAPI, no GRO"),
     "ieee80211_rx_napi": ("stack", "mac80211 RX inside a NAPI poll: frames go to GRO"),

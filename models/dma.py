@@ -48,12 +48,12 @@ MAP_PAGE, UNMAP_PAGE = C["dma_map_page"], C["dma_unmap_page"]
 SYNC_CPU, SYNC_DEV = C["dma_sync_single_for_cpu"], C["dma_sync_single_for_device"]
 BOUNCE, TBL_MAP, TBL_UNMAP = C["swiotlb_bounce"], C["swiotlb_tbl_map_single"], C["swiotlb_tbl_unmap_single"]
 IOMMU_MAP, IOMMU_UNMAP, IOTLB_SYNC, FQ_FLUSH = (C["iommu_map"], C["iommu_unmap"], C["iotlb_sync"],
-                                                C["iommu_flush_queue"])
+                                                C["fq_flush_iotlb"])
 FQ_TIMEOUT_PS = FQ_TIMEOUT_NS * 1000
 SLOTS, IOVA = MACHINE["swiotlb_slot"], MACHINE["iova"]
 E_TBL_MAP, E_BOUNCE, E_TBL_UNMAP = E["swiotlb_tbl_map_single"], E["swiotlb_bounce"], E["swiotlb_tbl_unmap_single"]
 E_IOMMU_MAP, E_IOMMU_UNMAP, E_IOTLB_SYNC, E_FQ_FLUSH = (E["iommu_map"], E["iommu_unmap"], E["iotlb_sync"],
-                                                      E["iommu_flush_queue"])
+                                                      E["fq_flush_iotlb"])
 
 
 class Mapping:

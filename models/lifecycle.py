@@ -119,7 +119,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("free", "iommu_map", "mapped"),
         ("mapped", "iommu_unmap", "unmapped"),
         ("unmapped", "iotlb_sync", "free"),             # strict: invalidated before unmap returns
-        ("unmapped", "iommu_flush_queue", "free"),      # lazy: freed with the whole flush queue
+        ("unmapped", "fq_flush_iotlb", "free"),      # lazy: freed with the whole flush queue
     ]),
     "tx_buffer": ("TX buffer (a TCP ACK on its way out)", "free", [
         ("free", "dev_queue_xmit", "queued"),
@@ -130,7 +130,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("sent", "dma_unmap_single", "unmapped"),
         ("unmapped", "napi_consume_skb", "free"),
         ("unmapped", "dev_kfree_skb", "free"),
-        ("queued", "sdio_write", "written"),            # SDIO/USB: one CMD53 on the shared bus
+        ("queued", "ath10k_sdio_write", "written"),            # SDIO/USB: one CMD53 on the shared bus
         ("written", "consume_skb", "free"),
     ]),
     "skb_head": ("sk_buff head: slab or NAPI cache", "slab", [

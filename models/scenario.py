@@ -179,7 +179,7 @@ def unit_costs(c: Costs) -> dict[str, int]:
         "dma_sync_single_for_cpu": c.dma_sync, "dma_sync_single_for_device": c.dma_sync,
         "swiotlb_tbl_map_single": c.swiotlb_find, "swiotlb_tbl_unmap_single": c.swiotlb_release,
         "iommu_map": c.iommu_map, "iommu_unmap": c.iommu_unmap, "iotlb_sync": c.iotlb_sync,
-        "iommu_flush_queue": c.iotlb_flush_all,
+        "fq_flush_iotlb": c.iotlb_flush_all,
         "page_pool_alloc_frag": c.pp_fast, "page_pool_recycle_in_cache": c.pp_fast,
         "page_pool_recycle_in_ring": c.pp_ring,
         "napi_gro_receive": c.gro, "gro_normal_list": 4 * c.napi_cache,

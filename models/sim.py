@@ -59,7 +59,7 @@ E_SCHEDULE, E_POLL, E_COMPLETE, E_EXHAUSTED = (E["napi_schedule"], E["napi_poll"
 E_T_SCHEDULE, E_T_ACTION, E_T_DONE = E["tasklet_schedule"], E["tasklet_action"], E["tasklet_done"]
 IRQ, NAPI_SCHEDULE, NAPI_POLL = C["irq"], C["napi_schedule"], C["napi_poll"]
 NAPI_COMPLETE, TASKLET_SCHEDULE, TASKLET_ACTION = C["napi_complete_done"], C["tasklet_schedule"], C["tasklet_action"]
-FQ_FLUSH = C["iommu_flush_queue"]
+FQ_FLUSH = C["fq_flush_iotlb"]
 
 
 class Sim:

@@ -75,8 +75,8 @@ E_ADD_FRAG, E_DELIVER, E_RELEASE = E["skb_add_rx_frag"], E["netif_receive_skb"],
 E_XDP_TX, E_TX_COMPLETE, E_RING_DEINIT = E["xdp_do_tx"], E["tx_complete"], E["ring_deinit"]
 TXBUF = MACHINE["tx_buffer"]
 E_XMIT, E_MAP, E_POST, E_UNMAP = E["dev_queue_xmit"], E["dma_map_single"], E["post"], E["dma_unmap_single"]
-E_NAPI_CONSUME, E_DEV_KFREE, E_SDIO_WRITE, E_CONSUME = (E["napi_consume_skb"], E["dev_kfree_skb"], E["sdio_write"],
-                                                       E["consume_skb"])
+E_NAPI_CONSUME, E_DEV_KFREE, E_CONSUME = E["napi_consume_skb"], E["dev_kfree_skb"], E["consume_skb"]
+E_SDIO_WRITE = E["ath10k_sdio_write"]
 
 
 class TxEntry:

@@ -81,3 +81,14 @@ def test_a_frame_with_no_descriptor_is_a_hardware_miss_not_a_driver_drop():
     sim.run_frames(3000)
     assert sim.rec.counts["rx_missed_errors"] == sim.dropped > 0
     assert sim.rec.counts["rx_dropped"] == 0
+
+
+def test_the_sdio_and_flush_queue_calls_are_the_drivers_and_dma_iommus_own():
+    for gone, name in (("sdio_read_bundle", "ath10k_sdio_mbox_rx_fetch_bundle"), ("sdio_write", "ath10k_sdio_write"),
+                       ("sdio_read_int_status", "ath10k_sdio_mbox_read_int_status"),
+                       ("iommu_flush_queue", "fq_flush_iotlb")):
+        assert gone not in CALLS and name in CALLS
+    sim = lesson_sim("ath10k-sdio-napi", "before", 300)
+    c = sim.rec.counts
+    assert c["ath10k_sdio_mbox_rx_fetch_bundle"] > 0 and c["ath10k_sdio_write"] > 0
+    assert c["ath10k_sdio_mbox_read_int_status"] >= c["ath10k_sdio_mbox_rx_fetch_bundle"]    # a status read before each

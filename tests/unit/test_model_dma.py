@@ -301,7 +301,7 @@ def test_strict_iommu_syncs_the_iotlb_on_every_unmap():
     assert c["iommu_map"] == c["dma_map_single"] == 256 + 1000
     assert c["iommu_unmap"] == c["dma_unmap_single"] == 1000
     assert c["iotlb_sync"] == c["iommu_unmap"]
-    assert c["iommu_flush_queue"] == 0
+    assert c["fq_flush_iotlb"] == 0
     assert sim.iommu.mapped_pages == len(sim.dma.live) == 256
     assert all(m.dma < FOUR_GiB for m in sim.dma.live.values())
 
@@ -315,9 +315,9 @@ def test_lazy_iommu_flushes_once_per_full_queue(rate, frames):
     assert c["iotlb_sync"] == 0
     assert c["iommu_unmap"] == frames
     # floor(unmaps/256); for these counts the same as the kernel's floor((unmaps-1)/255)
-    assert c["iommu_flush_queue"] == frames // FQ_SIZE == (frames - 1) // (FQ_SIZE - 1)
+    assert c["fq_flush_iotlb"] == frames // FQ_SIZE == (frames - 1) // (FQ_SIZE - 1)
     freed = [int(re.search(r"(\d+) IOVAs freed", e.detail).group(1))
-             for e in sim.rec.events if e.call == "iommu_flush_queue"]
+             for e in sim.rec.events if e.call == "fq_flush_iotlb"]
     assert sum(freed) + len(sim.iommu.fq) == frames
     assert len(set(freed)) == 1 and freed[0] in (FQ_SIZE - 1, FQ_SIZE)
 
@@ -325,14 +325,14 @@ def test_lazy_iommu_flushes_once_per_full_queue(rate, frames):
 def test_lazy_iommu_full_queue_is_255_entries():
     sim = run({"iommu": "lazy", "traffic": "udp"}, 600, trace=1_000_000)
     freed = [int(re.search(r"(\d+) IOVAs freed", e.detail).group(1))
-             for e in sim.rec.events if e.call == "iommu_flush_queue"]
+             for e in sim.rec.events if e.call == "fq_flush_iotlb"]
     assert freed == [255, 255]
     assert len(sim.iommu.fq) == 600 - 2 * 255
 
 
 def test_lazy_iommu_timer_fires_every_10ms_under_load():
     sim = run({"iommu": "lazy", "traffic": "udp"}, 2000, trace=1_000_000)   # 24.6 ms of traffic
-    timer = [e for e in sim.rec.events if e.call == "iommu_flush_queue" and e.detail.startswith("timer")]
+    timer = [e for e in sim.rec.events if e.call == "fq_flush_iotlb" and e.detail.startswith("timer")]
     assert len(timer) >= 2
 
 
@@ -340,8 +340,8 @@ def test_lazy_iommu_timer_flushes_at_low_rate():
     # 20 Mbit/s: one frame per 615 us, so about 16 unmaps per 10 ms timeout
     sim = run({"iommu": "lazy", "traffic": "udp", "rate": 20 * 10**6}, 1500, trace=1_000_000)
     c = sim.rec.counts
-    flushes = [e for e in sim.rec.events if e.call == "iommu_flush_queue"]
-    assert len(flushes) == c["iommu_flush_queue"] > 0
+    flushes = [e for e in sim.rec.events if e.call == "fq_flush_iotlb"]
+    assert len(flushes) == c["fq_flush_iotlb"] > 0
     freed = [int(re.search(r"(\d+) IOVAs freed", e.detail).group(1)) for e in flushes]
     # every IOVA an unmap queued is freed by exactly one flush, or is still queued
     assert sum(freed) + len(sim.iommu.fq) == c["iommu_unmap"]
@@ -361,7 +361,7 @@ def test_untrusted_device_is_strict_and_bounces_every_sub_page_rx_buffer():
     assert sim.iommu_mode == "strict"
     c = sim.rec.counts
     assert c["iotlb_sync"] == c["iommu_unmap"] == n
-    assert c["iommu_flush_queue"] == 0
+    assert c["fq_flush_iotlb"] == 0
     # 2 KiB buffers are not granule aligned in size: every one is bounced
     assert c["swiotlb_tbl_map_single"] == c["dma_map_single"] == ring + n
     assert c["swiotlb_bounce"] == ring + 2 * n
