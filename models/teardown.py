@@ -60,9 +60,9 @@ def teardown(self: Sim, wait_ns: int = 61 * 1_000_000_000) -> None:
             self.fault_hit("leak-at-teardown")      # the fault stranded what a full clean would free
     else:
         st.tx_clean(1 << 30, rec.t, everything=True)
-    st.egress_tx_complete()             # the egress NIC sends and completes the forwarded frames it holds
     self.link.deinit()                  # the RX ring's buffers, or what the SDIO RX work still holds
     st.gro_normal_list()                # what napi_disable() left on rx_list goes up first
+    st.egress_tx_complete()             # the egress NIC sends and completes the forwarded frames it holds
     while st.sockq:                     # the socket is closed: unread skbs are freed
         skb = st.sockq.popleft()
         rec.call(CONSUME, 0, "skb#%s|socket closed", skb.id)

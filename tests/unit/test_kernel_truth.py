@@ -235,3 +235,13 @@ def test_the_lessons_say_the_smaller_truths():
     # the stalled-shutdown warning prints only for a pool whose netdev is gone
     assert "netdev is gone" in _text("dma-bugs") and "not attached to a registered netdev" in _text(
         "atlantic-page-pool")
+
+
+def test_a_forwarded_frame_still_on_rx_list_at_ifdown_is_completed_by_the_egress_driver_too():
+    # napi_disable() leaves rx_list to go up at ifdown; a frame forwarded then must not stay on the
+    # egress ring after the teardown (found by the property test of random scenarios)
+    sim = Sim({"strategy": "page-pool", "ram": 1 << 30, "ring_size": 64, "budget": 8, "gro": False,
+               "rate": 50_000_000, "forward": True})
+    sim.run_frames(1)
+    sim.teardown()
+    assert sim.accounting()["skb_heads_in_use"] == 0 and sim.rec.violations == []
