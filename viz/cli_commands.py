@@ -77,10 +77,12 @@ def load(name: str, broken_code: int = 2):
         raise CliError(f"unknown lesson {e.name!r}{did_you_mean(e.name, e.known)}; "
                        f"known lessons (`rxviz list`): {known}", 2) from None
     except LessonError as e:
-        raise CliError(str(e), broken_code) from None
+        more = f"; and {len(e.more)}{'+' if e.dropped else ''} more problem(s): `rxviz check {e.path}` lists them" \
+            if e.more else ""
+        raise CliError(str(e) + more, broken_code) from None
     if lesson.problems:
-        err(f"rxviz: note: {len(lesson.problems)} control or bidi character(s) in {lesson.path} "
-             f"are shown escaped; `rxviz check {lesson.path}` says where")
+        err(f"rxviz: note: {len(lesson.problems)} problem(s) in the text of {lesson.path} (control, bidi or "
+            f"invisible characters, markup), shown as written; `rxviz check {lesson.path}` says where")
     return lesson
 
 
@@ -214,31 +216,46 @@ def _check_paths(files: list[str]) -> list[str]:
 
 
 def check_one(path: str) -> tuple[int, list[str]]:
-    """(exit code, lines) for one lesson file: 0 ok, 1 lesson problem, 2 unreadable."""
+    """(exit code, lines) for one lesson file: 0 ok, 1 lesson problem, 2 unreadable.
+
+    A lesson that passes gets one `ok` line, one that fails a `FAIL` line with the
+    number of problems, then every problem (up to the validator's limit), each with
+    file:line:col, so a failure is as easy to spot in a long run as a pass.
+    """
     from models.lesson import LessonError, load_lesson
     from models.replay import LessonRun
     why = _unreadable(path)
     if why:
         return 2, [f"rxviz: {path}: {why}"]
+    name = os.path.splitext(os.path.basename(path))[0]
     try:
         lesson = load_lesson(path)
     except LessonError as e:
-        return (2 if e.message.startswith("cannot read") else 1), [str(e)]
+        if e.message.startswith("cannot read"):
+            return 2, [str(e)]
+        lines = [str(x) for x in e.errors]
+        if e.dropped:
+            lines.append(f"{e.path}: stopped looking after {len(e.errors)} problems; fix these and check again")
+        return 1, [_fail_line(name, len(e.errors), e.dropped), *lines]
+    lines = list(lesson.problems)          # control characters or markup in its text (shown as written)
     run = LessonRun(lesson, trace=0)
     results = run.check_all()
-    lines = list(lesson.problems)          # control characters in its text (shown escaped)
     for note in run.notes:
         if not note.reached:
             step = lesson.steps[note.step - 1]
             lines.append(f"{path}:{step.line}: step {note.step} ({step.title}): run until {step.run.call} "
-                         f"(count {step.run.count}) was not reached within {note.frames} frames "
-                         f"(limit {step.run.limit})")
+                         f"(count {step.run.count}) was not reached within {note.frames:,} frames "
+                         f"(limit {step.run.limit:,})")
     lines += [f"{path}:{r.check.line}: check failed: {r.message}" for r in results if not r.ok]
     if lines:
-        return 1, lines
+        return 1, [_fail_line(lesson.id, len(lines)), *lines]
     # Warnings say what a learner would notice but nothing breaks: printed, and the exit stays 0.
     warnings = [f"{path}: warning: {w}" for w in lesson_warnings(lesson)]
     return 0, [f"ok  {lesson.id}  ({len(lesson.steps)} steps, {len(lesson.checks)} checks)", *warnings]
+
+
+def _fail_line(name: str, n: int, more: int = 0) -> str:
+    return f"FAIL  {name}  ({n}{'+' if more else ''} problem{'s' if n > 1 or more else ''})"
 
 
 def lesson_warnings(lesson) -> list[str]:

@@ -238,7 +238,8 @@ def test_broken_lesson_run_exits_2_check_exits_1(capsys, bad):
     assert line.startswith(f"rxviz: {path}:")
     code, out, err = run(capsys, "check", path)
     assert code == 1 and err == ""
-    (said,) = messages(out)
+    head, said = messages(out)           # a FAIL line as plain to spot as an ok line, then the problem
+    assert head == f"FAIL  {bad[:-5]}  (1 problem)"
     assert said.startswith(f"{path}:") and line.endswith(said)
 
 
@@ -313,6 +314,7 @@ def test_check_failures_name_the_line(capsys):
     code, out, err = run(capsys, "check", FAILS)
     assert code == 1 and err == ""
     assert messages(out) == [
+        "FAIL  cli-fails  (2 problems)",
         f"{FAILS}:11: step 1 (Wait for a bounce): run until swiotlb_bounce (count 1) was not reached "
         "within 50 frames (limit 50)",
         f"{FAILS}:15: check failed: only: dma_map_single == 0 failed: it is 330",
