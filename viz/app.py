@@ -84,7 +84,7 @@ class RxvizApp(App[int]):
             self.open_lesson(lesson, step, compare)
         self._check_size()
         if self.store.notice:
-            self.notify(self.store.notice, severity="warning", timeout=10)
+            self.notify(self.store.notice, severity="warning", timeout=10, markup=False)   # a path: plain text
 
     def on_unmount(self) -> None:
         if self._save_pending:              # a step recorded just before quitting
@@ -121,7 +121,7 @@ class RxvizApp(App[int]):
         had = self.store.notice
         self.store.save()
         if self.store.notice and self.store.notice != had:
-            self.notify(self.store.notice, severity="warning", timeout=10)
+            self.notify(self.store.notice, severity="warning", timeout=10, markup=False)   # a path: plain text
 
     # -- lessons ---------------------------------------------------------------
     def lesson(self, lesson_id: str) -> Lesson:
