@@ -311,9 +311,25 @@ def _dispatch(argv: list[str]) -> int:
     return COMMANDS[args.command or "start"](args)
 
 
+def _tolerant_streams() -> None:
+    """Output never fails on a character the terminal's encoding lacks.
+
+    Under `LANG=C`, `PYTHONIOENCODING=ascii` or a Latin-1 terminal, a box-drawing character
+    in a table or a `→` in a title would raise UnicodeEncodeError (exit 70); a path with
+    bytes that are not UTF-8 does it even on a UTF-8 terminal. Such a character is written
+    as its backslash escape instead.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")   # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):      # not a text stream (a test's), or closed
+            pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `rxviz` and `python -m viz`; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    _tolerant_streams()
     try:
         try:
             code = _dispatch(argv)

@@ -55,9 +55,20 @@ def seed_int(text: str) -> int:
 
 
 def err(*lines: str) -> None:
-    """Each message on stderr, laid out within 80 columns (viz/cli_errors.py)."""
+    """Each message on stderr, laid out within 80 columns (viz/cli_errors.py).
+
+    A message can hold a path, a lesson id or a value someone typed: each control, bidi or
+    invisible character in it is shown as its escape (models.lesson.sanitize), never sent.
+    """
+    from models.lesson.sanitize import shown
     for line in lines:
-        print(*layout(line), sep="\n", file=sys.stderr)
+        print(*layout(shown(line)), sep="\n", file=sys.stderr)
+
+
+def put(*lines: str) -> None:
+    """Lines on stdout (paths written, check results), escaped as `err` escapes them."""
+    from models.lesson.sanitize import shown
+    print(*(shown(line) for line in lines), sep="\n")
 
 
 # -- loading ---------------------------------------------------------------------
@@ -274,7 +285,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         if code == 2:
             err(*lines)
         else:
-            print("\n".join(part for line in lines for part in layout(line)), flush=True)
+            put(*(part for line in lines for part in layout(line)))
+            sys.stdout.flush()
         worst = max(worst, code)
     return worst
 

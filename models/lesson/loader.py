@@ -185,7 +185,7 @@ def _check_tree(root: Node, path: str) -> None:
             todo.extend(reversed(node.value))
         elif isinstance(node, MappingNode):
             seen: set[str] = set()
-            for key, value in node.value:
+            for key, _ in node.value:
                 km = key.start_mark
                 if not isinstance(key, ScalarNode):
                     bad(km, "mapping keys must be plain names, not lists or mappings")
