@@ -58,12 +58,17 @@ class RxvizApp(App[int]):
         self.start = (lesson, step, compare)
         self.present = present
         self.notes = None
+        self.notices: list[str] = []        # shown once the app is up (the notes' directory, say)
         if present:
             from viz.notes import NotesPublisher
+            from viz.state import Unusable
             from viz.theme import PRESENT
             self.register_theme(PRESENT)
             self.theme = PRESENT.name
-            self.notes = NotesPublisher()
+            try:
+                self.notes = NotesPublisher(notice=self.notices.append)
+            except Unusable as e:         # the talk goes on, without `rxviz notes`
+                self.notices.append(f"speaker notes are off: {e}")
         self.store = ProgressStore(remember=remember)
         self.store.load()
         self.progress: dict[str, tuple[int, int]] = {}       # lesson id -> (step, total)
@@ -83,8 +88,8 @@ class RxvizApp(App[int]):
         if lesson is not None:
             self.open_lesson(lesson, step, compare)
         self._check_size()
-        if self.store.notice:
-            self.notify(self.store.notice, severity="warning", timeout=10, markup=False)   # a path: plain text
+        for notice in ([self.store.notice] if self.store.notice else []) + self.notices:
+            self.notify(notice, severity="warning", timeout=10, markup=False)   # a path: plain text
 
     def on_unmount(self) -> None:
         if self._save_pending:              # a step recorded just before quitting

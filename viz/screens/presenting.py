@@ -77,4 +77,7 @@ class Presenting:
     def publish_step(self, step: int) -> None:
         publisher = getattr(self.app, "notes", None)
         if publisher is not None:
+            had = publisher.error
             publisher.publish(self.lesson, step)
+            if publisher.error and publisher.error != had:      # said once, and the talk goes on
+                self.notify(publisher.error, severity="warning", timeout=10, markup=False)
