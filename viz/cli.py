@@ -214,7 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("play", "open a lesson in the interactive player")
     p.add_argument("lesson", metavar="LESSON", help="a lesson id (see `rxviz list`) or a lesson file")
     p.add_argument("--step", type=_nonneg, default=None, metavar="N",
-                   help="start at step N (default: where you left the lesson, else 0)")
+                   help="start at step N (default: where you left the lesson, else 0; with --present, 0)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on where you left the lesson (the default, but with --present: a talk starts "
+                        "at the beginning)")
     p.add_argument("--compare", action="store_true", help="before | after side by side")
     p.add_argument("--present", action="store_true",
                    help="presenter mode: high contrast, large headline figures, a talk timer, z zoom, "
@@ -250,7 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000)")
     p.add_argument("--public-url", metavar="URL",
                    help="the address browsers reach the server at, when it is not http://HOST:PORT "
-                        "(a proxy, or --host 0.0.0.0)")
+                        "(a proxy, or --host 0.0.0.0); pages from any other address are refused")
+    p.add_argument("--max-sessions", type=_sessions, default=None, metavar="N",
+                   help="players running at once, one process each (default 24); the next visitor "
+                        "gets a page that says the room is full")
+    p.add_argument("--resume", action="store_true",
+                   help="each browser keeps its progress while the server runs (a reload goes on where "
+                        "it was); default: every page starts the lesson afresh. Visitors never read or "
+                        "write your own progress")
 
     p = add("completion", "a completion script for your shell (commands, options, lesson ids)",
             formatter_class=raw, epilog_fn=_completion_epilog)
@@ -269,6 +279,12 @@ def _completion_epilog() -> str:
 def _port(text: str) -> int:
     if not text.strip().isdigit() or not 1 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"expected a port number, 1 to 65535, got {text!r}")
+    return int(text)
+
+
+def _sessions(text: str) -> int:
+    if not text.strip().isdigit() or not 1 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError(f"expected a number of players, 1 to 1000, got {text!r}")
     return int(text)
 
 

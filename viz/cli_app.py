@@ -31,7 +31,10 @@ def cmd_play(args: argparse.Namespace) -> int:
                        f"read: `rxviz run {args.lesson}` or `rxviz screenshot {args.lesson}`", 2)
     from viz.app import run_app  # Textual only for the commands that need it
 
-    return run_app(args.lesson, args.step, args.compare, args.present)
+    step = args.step
+    if step is None and args.present and not args.resume:
+        step = 0                 # a talk starts at the beginning, wherever the rehearsal stopped
+    return run_app(args.lesson, step, args.compare, args.present)
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
@@ -108,7 +111,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         err(f"rxviz: warning: serving on {args.host}:{args.port}: anyone who can reach this address "
              f"can open the page and run lessons on this machine")
     try:
-        serve.serve(args.lesson, args.host, args.port, args.public_url)
+        serve.serve(args.lesson, args.host, args.port, args.public_url,
+                    max_sessions=args.max_sessions or serve.MAX_SESSIONS, resume=args.resume)
     except OSError as e:
         why = e.strerror or (os.strerror(e.errno) if e.errno else str(e))
         raise CliError(f"serve: cannot listen on {args.host}:{args.port}: {why}", 2) from None
