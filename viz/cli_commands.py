@@ -313,7 +313,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     from models.runner import variant_params
     from models.sim import Sim
 
-    from .cli_trace import event_json, problems, render
+    from .cli_trace import BUFFER, Stream, event_json, lines, problems
     lesson = load(args.lesson)
     if len(args.variant) > 1:
         raise CliError(f"trace: one --variant at a time, got {', '.join(args.variant)} "
@@ -321,22 +321,25 @@ def cmd_trace(args: argparse.Namespace) -> int:
     name = _variants(lesson, args.variant)[0] if args.variant else next(iter(lesson.variants))
     sets, faults = _settings(args)
     frames = args.frames or TRACE_FRAMES
-    sim = Sim(variant_params(lesson, name, sets), seed=args.seed, trace=frames * 60 + 1000,
+    sim = Sim(variant_params(lesson, name, sets), seed=args.seed, trace=BUFFER,
               faults=lesson.faults_for(name, faults))
     setup_seq = sim.setup_seq           # the ring fill, before t=0
-    sim.run_frames(frames)
     # In time order, as ftrace merges its per-CPU buffers: each context keeps its own clock (the
     # device stamps a frame when it arrived, the reader runs on its own core), so the order the
     # model made the calls in is not the order they happened; the set-up, before t=0, comes first.
-    events = sorted(sim.rec.events or (), key=lambda e: (e.seq > setup_seq, e.t_ns, e.seq))
+    # Streamed: a million frames take time, not memory (viz/cli_trace.py).
+    events = Stream(sim, frames, setup_seq)
+    write = sys.stdout.write
     if args.json:
         for e in events:
-            print(json.dumps(event_json(e, setup_seq)))
-    elif events:
-        print(render(events, setup_seq))
-    lost = sim.rec.seq - len(events)
-    if lost > 0:
-        err(f"rxviz: note: the first {lost} events did not fit in the trace buffer")
+            write(json.dumps(event_json(e, setup_seq)) + "\n")
+    else:
+        for line in lines(events, setup_seq):
+            write(line + "\n")
+    if events.lost > 0:
+        err(f"rxviz: note: {events.lost:,} events did not fit in the trace buffer and are not listed")
+    if events.late > 0:
+        err(f"rxviz: note: {events.late:,} events came too late to be sorted in and are printed where they came")
     expect = lesson.expect.get(name, ())
     reports = sim.rec.violations
     shown = [v for v in reports if v.name in expect]
