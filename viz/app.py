@@ -83,6 +83,19 @@ class RxvizApp(App[int]):
     def get_default_screen(self) -> HomeScreen:
         return HomeScreen()
 
+    leaving = False
+
+    def exit(self, *args, **kwargs) -> None:
+        # Keys typed after `q` (the rest of a word) still arrive while the screens are torn down;
+        # from here on they are dropped (on_event), never run against screens that are gone.
+        self.leaving = True
+        super().exit(*args, **kwargs)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.leaving and isinstance(event, events.Key):
+            return
+        await super().on_event(event)
+
     def on_mount(self) -> None:
         lesson, step, compare = self.start
         if lesson is not None:

@@ -134,6 +134,11 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         yield StatusLine(id="status")
         yield Footer()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Keys typed in a burst keep coming while the app shuts down (`q`, then the rest of a word):
+        # the screen's widgets are gone by then, and an action would have nothing to act on.
+        return bool(self.children)
+
     def on_mount(self) -> None:
         self.query_one(AskPanel).display = False
         self.query_one(HeadlinePanel).display = False
