@@ -11,6 +11,7 @@ scripts:
     3  the model's checker reported a violation
     70 an internal error (a bug in rxviz: please report it)
     130 interrupted (Ctrl-C)
+    143 terminated (SIGTERM), after cleaning up (a sweep's worker processes)
 
 Bad input always produces one message on stderr, never a traceback: a first
 line starting with "rxviz: " that says what was wrong and where, within 80
@@ -32,11 +33,12 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-from .cli_commands import COMMANDS, CliError, err, fault_docs, positive_int, seed_int
+from .cli_commands import COMMANDS, CliError, Terminated, err, fault_docs, positive_int, seed_int
 
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141   # 128 + SIGPIPE, as a shell reports `rxviz trace x | head`
+EXIT_TERMINATED = 143    # 128 + SIGTERM
 
 
 class _Parser(argparse.ArgumentParser):
@@ -364,6 +366,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except Terminated:
+        return EXIT_TERMINATED
     except BrokenPipeError:
         # The reader went away (`rxviz trace x | head`): stop quietly, and keep
         # Python from complaining again when it flushes stdout at exit.

@@ -21,6 +21,19 @@ from .cli_errors import layout
 TRACE_FRAMES = 20
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived where a command cleans up first (sweep's workers): exit 143, as a shell reports it."""
+
+
+def on_sigterm_raise() -> object:
+    """From now on SIGTERM raises Terminated here, so `finally` and `with` blocks run; the old handler."""
+    import signal
+
+    def terminated(signum, frame) -> None:
+        raise Terminated
+    return signal.signal(signal.SIGTERM, terminated)
+
+
 class CliError(Exception):
     """Bad input: printed as one `rxviz: <message>` line, then exit with `code`."""
 
