@@ -112,10 +112,16 @@ class RxvizApp(App[int]):
 
     # -- progress ----------------------------------------------------------------
     def record(self, lesson_id: str, step: int, total: int, finished: bool = False) -> None:
-        """The player is at `step` of a lesson; saved when it changed."""
+        """The player shows `step` of a lesson (`finished`: its end screen); saved when it changed.
+
+        The end screen finishes a lesson only once every step of it was shown: a jump to the last
+        step (End, --step) and → is not having gone through it."""
         entry = self.store.get(lesson_id)
-        done = entry.finished or finished
-        if (entry.step, entry.total, entry.finished) == (step, total, done):
+        new = step > 0 and step not in entry.seen
+        if new:
+            entry.seen.add(step)
+        done = entry.finished or (finished and entry.saw_all(total))
+        if (entry.step, entry.total, entry.finished) == (step, total, done) and not new:
             return
         entry.step, entry.total, entry.finished = step, total, done
         self.progress[lesson_id] = (step, total)
