@@ -218,7 +218,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         def say_busy() -> None:
             if self.waiting:
                 step, extra = self.want
-                label = (f"fast-forwarding {extra:,} frames…".replace(",", " ") if extra
+                label = (f"fast-forwarding {extra:,} frames…" if extra
                          else "running the step to that call…" if self.call_pending
                          else f"computing step {step}/{len(self.lesson.steps)}…")
                 self.query_one(StatusLine).busy = label
