@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .cli_errors import layout
+from .cli_errors import layout, visible
 
 TRACE_FRAMES = 20
 
@@ -71,17 +71,15 @@ def err(*lines: str) -> None:
     """Each message on stderr, laid out within 80 columns (viz/cli_errors.py).
 
     A message can hold a path, a lesson id or a value someone typed: each control, bidi or
-    invisible character in it is shown as its escape (models.lesson.sanitize), never sent.
+    invisible character in it is shown as its escape (cli_errors.visible), never sent.
     """
-    from models.lesson.sanitize import shown
     for line in lines:
-        print(*layout(shown(line)), sep="\n", file=sys.stderr)
+        print(*layout(visible(line)), sep="\n", file=sys.stderr)
 
 
 def put(*lines: str) -> None:
     """Lines on stdout (paths written, check results), escaped as `err` escapes them."""
-    from models.lesson.sanitize import shown
-    print(*(shown(line) for line in lines), sep="\n")
+    print(*(visible(line) for line in lines), sep="\n")
 
 
 # -- loading ---------------------------------------------------------------------
@@ -319,6 +317,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2))
     else:
         print_run(result, lesson)
+    if faults:
+        from models.runner import run_params, variant_params
+
+        from . import cli_faults
+
+        def rerun(name: str, injected: list[str]) -> cli_faults.Outcome:
+            return cli_faults.of_variant(run_params(name, variant_params(lesson, name, sets), result["frames"],
+                                                    seed=args.seed, faults=lesson.faults_for(name, injected)))
+        err(*cli_faults.notes(lesson.id, {n: cli_faults.of_result(r) for n, r in result["variants"].items()},
+                              faults, rerun))
     return _violation_exit(unexpected(result))
 
 
@@ -353,6 +361,16 @@ def cmd_trace(args: argparse.Namespace) -> int:
         err(f"rxviz: note: {events.lost:,} events did not fit in the trace buffer and are not listed")
     if events.late > 0:
         err(f"rxviz: note: {events.late:,} events came too late to be sorted in and are printed where they came")
+    if faults:
+        from . import cli_faults
+
+        def rerun(variant: str, injected: list[str]) -> cli_faults.Outcome:
+            other = Sim(variant_params(lesson, variant, sets), seed=args.seed,
+                        faults=lesson.faults_for(variant, injected))
+            other.run_frames(frames)
+            return (other.rec.counters(), {}, dict(other.rec.violations.counts), dict(other.rec.warnings.counts))
+        mine = (sim.rec.counters(), {}, dict(sim.rec.violations.counts), dict(sim.rec.warnings.counts))
+        err(*cli_faults.notes(lesson.id, {name: mine}, faults, rerun, where=f" in {frames:,} frames"))
     expect = lesson.expect.get(name, ())
     reports = sim.rec.violations
     shown = [v for v in reports if v.name in expect]

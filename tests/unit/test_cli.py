@@ -202,10 +202,16 @@ def test_run_each_fault_is_reported_never_a_traceback(capsys, fault):
     result = json.loads(out)
     found = [v for r in result["variants"].values() for v in r["violations"]]
     assert code == (3 if found else 0)
+    said = messages(err)
+    quiet = [n for n, r in result["variants"].items() if FAULT_SHOWS[fault] not in r["violation_counts"]
+             and FAULT_SHOWS[fault] not in r["warning_counts"]]
+    # A variant the fault showed nothing in is said so, never a silent exit 0.
+    notes = [m for m in said if m.startswith(f"rxviz: note: --inject {fault} ")]
+    assert len(notes) == len(quiet) and all(f"/ {n}" in m for n, m in zip(quiet, notes, strict=True))
     if found:
-        assert "the checker reported" in message(err) and FAULT_SHOWS[fault] in err
+        assert any("the checker reported" in m for m in said) and FAULT_SHOWS[fault] in err
     else:
-        assert err == ""
+        assert said == notes
 
 
 def test_run_violations_table(capsys):
