@@ -152,11 +152,12 @@ def render(data: dict[str, Any], width: int = 80) -> str:
     """
     width = max(20, width)
 
-    def wrap(text: str, indent: str = "") -> list[str]:
-        return textwrap.wrap(shown(text), width, initial_indent=indent, subsequent_indent=indent,
+    def wrap(text: str, indent: str = "", room: int = width) -> list[str]:
+        return textwrap.wrap(shown(text), room, initial_indent=indent, subsequent_indent=indent,
                              break_on_hyphens=False) or [indent]
 
-    head = wrap(f"{data['lesson']} · step {data['step']}/{data['total']} · {data['step_title']}", "   ")
+    # The heading's first line is "── " + text + " " + a rule: one column more than its wrapped text.
+    head = wrap(f"{data['lesson']} · step {data['step']}/{data['total']} · {data['step_title']}", "   ", width - 1)
     first = "── " + head[0][3:] + " "
     lines = [first + "─" * max(0, width - len(first)), *head[1:]]
     notes = (data.get("notes") or "").strip() or "(no notes for this step)"
