@@ -102,7 +102,7 @@ class RxvizApp(App[int]):
             self.open_lesson(lesson, step, compare)
         self._check_size()
         for notice in ([self.store.notice] if self.store.notice else []) + self.notices:
-            self.notify(notice, severity="warning", timeout=10, markup=False)   # a path: plain text
+            self._notice(notice)
 
     def on_unmount(self) -> None:
         if self._save_pending:              # a step recorded just before quitting
@@ -145,7 +145,12 @@ class RxvizApp(App[int]):
         had = self.store.notice
         self.store.save()
         if self.store.notice and self.store.notice != had:
-            self.notify(self.store.notice, severity="warning", timeout=10, markup=False)   # a path: plain text
+            self._notice(self.store.notice)
+
+    def _notice(self, text: str) -> None:
+        """A one-line warning; it names a path, so it is plain text with terminal controls escaped."""
+        from models.lesson.sanitize import shown
+        self.notify(shown(text), severity="warning", timeout=10, markup=False)
 
     # -- lessons ---------------------------------------------------------------
     def lesson(self, lesson_id: str) -> Lesson:
