@@ -95,9 +95,17 @@ def write(path: Path, text: str) -> None:
     """
     path = Path(path)
     check_target(path)
+    replace_whole(path, text, 0o666 & ~_umask())
+
+
+def replace_whole(path: Path, text: str, mode: int) -> None:
+    """`path` replaced by `text` (a file of `mode`): readers see the old file or the new one, never a part.
+
+    The one way rxviz writes a file: the handouts and screenshots above, and its own state
+    (progress, the presenter's notes: viz.state, private 0600)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     try:
-        os.fchmod(fd, 0o666 & ~_umask())
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()

@@ -99,21 +99,10 @@ def runtime_dir(notice=None) -> Path:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` so that readers see the old file or the new one, never a part."""
+    """Write `text` to `path` (private, 0600) so that readers see the old file or the new one, never a part."""
+    from viz.files import replace_whole
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_whole(path, text, 0o600)
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -153,20 +153,14 @@ def test_notes_of_a_hostile_lesson_are_printed_escaped(capsys, tmp_path, monkeyp
     from viz import notes
     monkeypatch.setenv("RXVIZ_RUNTIME_DIR", str(tmp_path / "rt"))
     publisher = notes.NotesPublisher("hostile-1")
-    lesson = load_lesson(MARKUP)
-    publisher.publish(lesson, 1)
-    try:
-        code, out, _ = run(capsys, "notes", "--once")
-    finally:
-        publisher.close()
-    assert code == 0 and "[/] notes [@click=app.quit]x[/]" in out
-    lesson = load_lesson(ENTITIES)
-    publisher.publish(lesson, 1)
-    try:
-        code, out, _ = run(capsys, "notes", "--once")
-    finally:
-        publisher.close()
-    assert code == 0 and "Notes \\u202ereversed and zero\\u200bwidth" in out
+    for path, shown in ((MARKUP, "[/] notes [@click=app.quit]x[/]"),
+                        (ENTITIES, "Notes \\u202ereversed and zero\\u200bwidth")):
+        publisher.publish(load_lesson(path), 1)
+        try:
+            code, out, _ = run(capsys, "notes", "--once")
+        finally:
+            publisher.close()
+        assert code == 0 and shown in out
 
 
 def test_paths_in_messages_are_escaped(capsys, tmp_path):
