@@ -20,6 +20,7 @@ import asyncio
 import string
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual import events
@@ -65,6 +66,7 @@ def test_random_key_bursts_never_crash_the_player(lesson, bursts):
     asyncio.run(drive(lesson, bursts))
 
 
+@pytest.mark.slow
 def test_typing_words_over_the_blank_screen():
     """The case that was found by hand: `b`, then a word typed at once."""
     asyncio.run(drive(LESSONS[0], [["b"], list("hello"), ["b", "w", "o", "r", "l", "d"]]))

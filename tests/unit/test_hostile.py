@@ -132,6 +132,7 @@ def test_sweep_of_a_hostile_lesson(capsys):
     assert code == 0 and out.startswith("markup: throughput_mbps against ram")
 
 
+@pytest.mark.slow
 def test_stats_with_a_hostile_lesson_is_one_line(capsys, tmp_path):
     dump = tmp_path / "dump.txt"
     dump.write_text("rx_pp_alloc_fast: 100\nrx_pp_alloc_slow: 2\nrx_pp_recycle_cached: 90\n")
