@@ -164,7 +164,7 @@ def _compose(text: str, path: str) -> tuple[MappingNode, _LessonLoader]:
 
 def _check_tree(root: Node, path: str) -> None:
     """Tags, key kinds and duplicate keys, everywhere, before any validation (every one found, up to a limit)."""
-    from .validate import MAX_ERRORS
+    from .limits import MAX_ERRORS
     errors: list[LessonError] = []
 
     def bad(m: Any, message: str) -> None:
