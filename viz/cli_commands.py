@@ -229,15 +229,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         print_run(result, lesson)
     if faults:
-        from models.runner import run_params, variant_params
-
         from . import cli_faults
-
-        def rerun(name: str, injected: list[str]) -> cli_faults.Outcome:
-            return cli_faults.of_variant(run_params(name, variant_params(lesson, name, sets), result["frames"],
-                                                    seed=args.seed, faults=lesson.faults_for(name, injected)))
-        err(*cli_faults.notes(lesson.id, {n: cli_faults.of_result(r) for n, r in result["variants"].items()},
-                              faults, rerun))
+        err(*cli_faults.notes(lesson.id, {n: (r["faults"], r.get("violation_counts") or {},
+                                              r.get("warning_counts") or {})
+                                          for n, r in result["variants"].items()}, faults))
     return _violation_exit(unexpected(result))
 
 
@@ -274,14 +269,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
         err(f"rxviz: note: {events.late:,} events came too late to be sorted in and are printed where they came")
     if faults:
         from . import cli_faults
-
-        def rerun(variant: str, injected: list[str]) -> cli_faults.Outcome:
-            other = Sim(variant_params(lesson, variant, sets), seed=args.seed,
-                        faults=lesson.faults_for(variant, injected))
-            other.run_frames(frames)
-            return (other.rec.counters(), {}, dict(other.rec.violations.counts), dict(other.rec.warnings.counts))
-        mine = (sim.rec.counters(), {}, dict(sim.rec.violations.counts), dict(sim.rec.warnings.counts))
-        err(*cli_faults.notes(lesson.id, {name: mine}, faults, rerun, where=f" in {frames:,} frames"))
+        mine = (sim.fault_hits, sim.rec.violations.counts, sim.rec.warnings.counts)
+        err(*cli_faults.notes(lesson.id, {name: mine}, faults, where=f" in {frames:,} frames"))
     expect = lesson.expect.get(name, ())
     reports = sim.rec.violations
     shown = [v for v in reports if v.name in expect]

@@ -208,6 +208,9 @@ def test_run_each_fault_is_reported_never_a_traceback(capsys, fault):
     # A variant the fault showed nothing in is said so, never a silent exit 0.
     notes = [m for m in said if m.startswith(f"rxviz: note: --inject {fault} ")]
     assert len(notes) == len(quiet) and all(f"/ {n}" in m for n, m in zip(quiet, notes, strict=True))
+    # "no effect" exactly where the model counted the fault acting 0 times
+    idle = [n for n in quiet if result["variants"][n]["faults"][fault] == 0]
+    assert [n for n, m in zip(quiet, notes, strict=True) if "has no effect" in m] == idle
     if found:
         assert any("the checker reported" in m for m in said) and FAULT_SHOWS[fault] in err
     else:
