@@ -4,7 +4,10 @@
 into the user's runtime directory (viz.state.runtime_dir: per user, private):
 
     presenter-<session>.json   {"session", "lesson", "title", "step", "total", "step_title",
-                                "notes", "next_title", "started", "updated"}
+                                "notes", "next_title", "ask", "started", "updated"}
+
+`ask` is the step's question with its choices, the right one and why, so the
+speaker can ask the room and knows the answer; it is never on the player's screen.
 
 rewritten atomically on every step and removed when the presenter quits. Files
 are used rather than a socket: nothing listens, nothing to clean up after a
@@ -68,6 +71,7 @@ class NotesPublisher:
         data = {"session": self.session, "pid": os.getpid(), "lesson": lesson.id, "title": lesson.title,
                 "step": step, "total": total, "step_title": spec.title if spec else lesson.title,
                 "notes": spec.notes if spec else "", "next_title": nxt.title if nxt else "",
+                "ask": asked(spec.ask) if spec is not None and spec.ask is not None else None,
                 "started": self.started, "updated": time.time()}
         try:
             write_json(self.path, data)
@@ -79,6 +83,23 @@ class NotesPublisher:
             self.path.unlink()
         except OSError:
             pass
+
+
+def asked(ask) -> dict[str, Any]:
+    """A step's question as the speaker needs it: the choices, which one is right, and why."""
+    return {"question": ask.question, "choices": list(ask.choices), "answer": ask.answer, "explain": ask.explain}
+
+
+def _ask_lines(ask: Any, width: int) -> list[str]:
+    """The question, its choices with the right one marked, and the explanation (for the speaker only)."""
+    if not isinstance(ask, dict) or not isinstance(ask.get("choices"), list):
+        return []
+    lines = ["", *textwrap.wrap(f"ask the room: {ask.get('question', '')}", width)]
+    for i, choice in enumerate(ask["choices"]):
+        mark = "✓" if i == ask.get("answer") else " "
+        lines += textwrap.wrap(f"{mark} {i + 1}. {choice}", width, subsequent_indent="     ")
+    lines += textwrap.wrap(f"answer {int(ask.get('answer', 0)) + 1}: {ask.get('explain', '')}", width)
+    return lines
 
 
 def sessions(directory: Path | None = None) -> list[dict[str, Any]]:
@@ -109,6 +130,7 @@ def render(data: dict[str, Any], width: int = 80) -> str:
     notes = (data.get("notes") or "").strip() or "(no notes for this step)"
     for para in notes.split("\n"):
         lines += textwrap.wrap(para, width) or [""]
+    lines += _ask_lines(data.get("ask"), width)
     if data.get("next_title"):
         lines += ["", f"next: {data['next_title']}"]
     elapsed = int(max(0, float(data.get("updated", 0)) - float(data.get("started", 0))))

@@ -17,7 +17,7 @@ from typing import Any, Literal, NoReturn, TypeVar
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import calls, params, units
-from . import sanitize
+from . import extras, sanitize
 from .schema import Ask, Check, Fitted, Headline, Lesson, LessonError, Paper, Patch, Run, Step
 from .schema import did_you_mean as _hint
 
@@ -226,7 +226,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
     v = _V(loader, path)
     _no_internal_notes(v, root)
     top = _Map(v, root, "", ("id", "title", "driver", "summary", "scenario", "variants", "steps"),
-               ("patch", "paper", "headline", "end_pair", "fitted", "pseudocode", "checks"))
+               ("patch", "paper", "headline", "end_pair", "fitted", "pseudocode", "checks", "code_calls", "recap"))
     lid = top.get("id", "text")
     if not _ID.fullmatch(lid):
         top.fail("id", f"expected lowercase letters, digits and '-' (2 to 64), got {lid!r}")
@@ -348,10 +348,12 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
         v.fail(step_nodes[payoffs[0]], f"steps[{payoffs[0]}].payoff", "a payoff step shows the paper-vs-model "
                "headline: this lesson has no 'paper'")
     checks = tuple(_check(v, i, n, variants) for i, n in enumerate(v.seq(top.opt("checks"), "checks", 0, 1000)))
+    lines_calls = extras.code_calls(v, top.opt("code_calls"), variants, pseudocode)
     return Lesson(lid, top.get("title", "text"), top.get("driver", "text"), summary, patch,
                   scenario, scenario_raw, variants, paper, headline, tuple(fitted), pseudocode, steps, checks,
                   None if path == "<string>" else path, expect=expect, inject=inject, end_pair=end_pair,
-                  problems=tuple(str(e) for e in sorted(v.problems, key=lambda e: (e.line, e.column))))
+                  problems=tuple(str(e) for e in sorted(v.problems, key=lambda e: (e.line, e.column))),
+                  code_calls=lines_calls, recap=extras.recap(v, top.opt("recap")))
 
 
 def _variant(v: _V, node: Node, where: str) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]:

@@ -93,6 +93,9 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         Binding("tab", "cycle(1)", "next view", priority=True, show=False),
         Binding("shift+tab", "cycle(-1)", "previous view", priority=True, show=False),
         Binding("escape", "lessons", "lessons", show=False),
+        Binding("m", "lesson_map", "map"),
+        Binding("w", "glossary", "glossary (words)", show=False),
+        Binding("a", "retry", "ask the question again", show=False),
         *[Binding(str(i), f"answer({i - 1})", f"answer {i}", show=False) for i in range(1, 7)],
     ]
 
@@ -196,7 +199,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         if self.call_pending and not frame.landing:
             self.call_pending = False           # the call asked for: that is where we are now
             self.want = (frame.step, 0)
-            self._show(frame)
+            self._show(frame, keep=True)
         elif self.waiting and (frame.step, frame.extra) == self.want:    # else moved on, or already shown
             self._show(frame)
 
@@ -222,13 +225,21 @@ class PlayerScreen(Presenting, CallStepping, Screen):
 
     # -- state coming down ------------------------------------------------------------
     def holding(self, frame: Frame | None = None) -> bool:
-        """The frame's step asks a question not answered yet: the views show the step before."""
+        """The frame's step asks a question not answered yet: the views show the step before.
+
+        However the step was reached (→, a jump, the map, the palette, `]` across its
+        start, following an object into it), its frame carries the step before's
+        (`Frame.prior`), so the hold never depends on what was computed first.
+        """
         frame = frame or self.frame
         if frame is None or frame.extra or not frame.step or frame.step in self.revealed:
             return False
         spec = self.lesson.steps[frame.step - 1]
-        return (spec.ask is not None and (self.lesson.id, frame.step) not in self.app.answers
-                and frame.step - 1 in self.ready)
+        return spec.ask is not None and (self.lesson.id, frame.step) not in self.app.answers
+
+    def _held(self, frame: Frame) -> Frame:
+        """What the views show while `frame`'s question waits: the step before, as it was shown."""
+        return frame.prior or self.ready.get(frame.step - 1) or frame
 
     def answered(self, step: int) -> bool:
         """The question of `step` was answered or its outcome revealed (or it asks none)."""
@@ -246,7 +257,8 @@ class PlayerScreen(Presenting, CallStepping, Screen):
                 out.update(spec.ask.hide_code)
         return frozenset(out)
 
-    def _show(self, frame: Frame) -> None:
+    def _show(self, frame: Frame, keep: bool = False) -> None:
+        """Show `frame`; `keep`: it was reached by call (`]`, `[`), so the view the learner chose stays."""
         if self._busy_timer is not None:
             self._busy_timer.stop()
         moved_step = self.frame is None or self.frame.step != frame.step
@@ -260,28 +272,28 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         hold = self.holding(frame)
         # While a question waits, everything the views show is the step before, as it was shown
         # then (its model, its lit code line, its watch list), so nothing on screen answers it.
-        base = self.ready[step - 1] if hold else frame
+        base = self._held(frame) if hold else frame
         shown = self.variant or frame.shown
         seen = replace(base, shown=shown)
         self.seen = seen
         self.query_one(Narration).step = (step, frame.extra, not hold)
         ask = spec.ask if spec is not None else None
-        self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)))
+        self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)), step in self.revealed)
         # Two rules of app.tcss read `-asking`, each under classes of the screen; where neither can
         # apply, restyling the whole column for it (some twenty widgets, ~10 ms) changes nothing and
         # is skipped. The class is kept right all the same: the screen's own class changes (a
         # breakpoint, -deck-wide) restyle the column with it.
         asking_styled = self.has_class("-deck-wide") or self.has_class("-narrow", "-normal")
         self.query_one("#side").set_class(ask is not None, "-asking", update=asking_styled)
-        state = self._state(seen, shown)
+        state = self._state(seen, shown, asking=hold)
         pair = None
         names = compare_pair(self.lesson, shown)
         if self.compare and names and all(v in seen.sims for v in names):
-            a, b = (self._state(seen, v, reuse=False) for v in names)     # each gets its `other`
+            a, b = (self._state(seen, v, reuse=False, asking=hold) for v in names)     # each gets its `other`
             a.other, b.other = b, a
             pair = (a, b)
         deck = self.query_one(ViewDeck)
-        deck.show(state, pair, self._lead(step))
+        deck.show(state, pair, self._lead(step), keep=keep or not moved_step)
         deck.compare = pair is not None
         for view in self.query("#side-code"):
             view.state = state
@@ -308,7 +320,8 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         if self.playing and step >= frame.total and not frame.extra:
             self._set_playing(False)
 
-    def _state(self, frame: Frame, variant: str, reuse: bool = True, revealing: int = 0) -> ViewState:
+    def _state(self, frame: Frame, variant: str, reuse: bool = True, revealing: int = 0,
+               asking: bool = False) -> ViewState:
         """The views' state for `variant` of `frame`: the very object built before for the same
         inputs (`reuse`), so the lines the views built ahead for it (`_prepare_next`) are used."""
         spec = self.lesson.steps[frame.step - 1] if frame.step else None
@@ -317,7 +330,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         earlier = self.trail if self.follow else ()
         # By identity for the model's objects: a state holds them, so their ids stay theirs.
         key = (id(frame.sims[variant]), variant, frame.step, frame.code_line, id(prev), hidden, self.follow,
-               id(earlier))
+               id(earlier), frame.landing, asking)
         state = self._states.pop(key, None) if reuse else None
         if state is not None:
             self._states[key] = state               # the latest used last
@@ -325,7 +338,8 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             state = ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
                               code_line=frame.code_line, prev_counts=prev,
                               watch=spec.watch if spec is not None else (),
-                              hidden_code=hidden, follow=self.follow, earlier=earlier)
+                              hidden_code=hidden, follow=self.follow, earlier=earlier, at_call=not frame.landing,
+                              asking=asking)
             if reuse:
                 self._states[key] = state
                 if len(self._states) > STATES_KEPT:
@@ -358,8 +372,8 @@ class PlayerScreen(Presenting, CallStepping, Screen):
                 return
             step = nxt.step
             if self.holding(nxt):
-                # A question first shows this step's model again, as the variant the question is about.
-                state, told = self._state(frame, nxt.shown), False
+                # A question first shows the step before's model, as the variant the question is about.
+                state, told = self._state(self._held(nxt), nxt.shown, asking=True), False
             else:
                 state = self._state(nxt, nxt.shown)
         self.call_later(self.query_one(Narration).prepare, (step, 0, told))
@@ -368,7 +382,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         for view in deck.views():           # at the size it will have, and not at all if it will be hidden
             key = (view.id or "")[2:]
             self.call_later(view.prepare, state, None if sizes is None else (sizes[key],) if key in sizes else ())
-        for view in self.query("#side-code"):   # its height follows the narration's: the sizes it had
+        for view in self.query("#side-code, #deck-strip"):   # sizes they had: neither moves with the deck
             self.call_later(view.prepare, state)
 
     # -- the payoff ---------------------------------------------------------------------
@@ -604,7 +618,46 @@ class PlayerScreen(Presenting, CallStepping, Screen):
                  else None)
 
     def action_answer(self, index: int) -> None:
-        self.query_one(AskPanel).choose(index)
+        panel = self.query_one(AskPanel)
+        if not panel.choose(index) and panel.ask is not None and (panel.revealed or panel.chosen is not None):
+            self.notify("already " + ("revealed" if panel.revealed else "answered") + ": a asks the question again",
+                        timeout=3)
+
+    def action_lesson_map(self) -> None:
+        """m: every step's title, where we are, each question and how it went; Enter jumps (a jump like g)."""
+        from viz.screens.lesson_map import LessonMap
+        here = self.frame.step if self.frame is not None else self.want[0]
+        self.app.push_screen(LessonMap(self.lesson, here, self.app.answers, self.revealed),
+                             lambda k: k is not None and self.goto(k))
+
+    def action_glossary(self) -> None:
+        """w: the glossary, the terms this step's text uses first."""
+        from viz.screens.glossary import GlossaryScreen
+        step = self.frame.step if self.frame is not None else 0
+        if step:
+            spec = self.lesson.steps[step - 1]
+            parts = [spec.title, spec.text(self.answered(step))]
+            if spec.ask is not None:
+                parts += [spec.ask.question, *spec.ask.choices]
+            text, where = "\n".join(parts), f"on step {step}"
+        else:
+            text, where = self.lesson.summary, "in the lesson's summary"
+        self.app.push_screen(GlossaryScreen(text, where))
+
+    def action_retry(self) -> None:
+        """a: ask the step's question again (after its answer or its reveal): the step holds again."""
+        frame = self.frame
+        if frame is None or frame.extra or not frame.step:
+            return
+        step = frame.step
+        spec = self.lesson.steps[step - 1]
+        if spec.ask is None:
+            self.notify("this step asks no question: m lists those that do", timeout=3)
+            return
+        if self.answered(step):
+            self.revealed.discard(step)
+            self.app.forget_answer(self.lesson.id, step)
+            self.goto(step)                     # from the step's own landing, holding again
 
     def action_lessons(self) -> None:
         self._set_playing(False)

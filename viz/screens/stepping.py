@@ -75,5 +75,6 @@ class CallStepping:
             self.call_mode = True
             self.notify(f"following {obj}: ] and [ go to its next and previous move", timeout=3)
         if self.frame is not None:
+            self.query_one("ViewDeck").tabbed = False     # the followed object's machine comes to the front
             self._show(self.frame)
 

@@ -180,11 +180,13 @@ class NapiView(ModelView):
                             ("unmasked", "ok") if sim.irq_on else ("masked", "warn"))]
         if sim.napi_api:
             # The driver calls the NAPI/GRO API from a workqueue on an instance nothing polls:
-            # what GRO holds is the point, so it comes before the explanation.
+            # what GRO holds is the point, so it comes before the explanation. While a question
+            # waits the explanation is kept back: it would answer "what happens to these frames".
             lines += self._gro()
-            lines += self._wrap("frames go to ", ("napi_gro_receive", "label"),
-                                " from process context; nothing polls this NAPI, so nothing calls ",
-                                ("napi_complete_done", "label"), " to flush what GRO holds")
+            if not self.state.asking:
+                lines += self._wrap("frames go to ", ("napi_gro_receive", "label"),
+                                    " from process context; nothing polls this NAPI, so nothing calls ",
+                                    ("napi_complete_done", "label"), " to flush what GRO holds")
         else:
             call = "ieee80211_rx_ni" if sim.platform.mac80211_ns > 0 else "netif_receive_skb"
             lines += self._wrap("frames are delivered one by one from process context (", (call, "label"),

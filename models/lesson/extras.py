@@ -1,0 +1,99 @@
+"""The lesson fields that tie the text to the model as it runs: `code_calls` and `recap`.
+
+`code_calls` maps each pseudo-code line of a variant to the kernel calls it
+stands for, so the player can light the line of the call the screen is at
+as `]` walks the calls:
+
+    code_calls:
+      gro:
+        1: [irq, napi_schedule]
+        3: [dma_unmap_single on tx_buffer, dev_kfree_skb]
+        6: [dma_unmap_single]
+
+An entry is a call name (`models.calls`), or `CALL on MACHINE` when the same
+call stands for different lines depending on what it moves (the TX reclaim's
+`dma_unmap_single` moves a `tx_buffer`, the RX one an `rx_buffer`); a call
+listed on a line with and without a machine goes to the line whose machine
+it moved. `recap` is what the end screen opens with: three to five
+sentences of what the lesson showed.
+
+Kept apart from validate.py so the two grow without touching each other;
+validate.build calls `code_calls` and `recap` with its own node checker.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from yaml.nodes import Node
+
+from .. import calls
+from ..lifecycle import MACHINES
+from .schema import did_you_mean as _hint
+
+CodeCalls = dict[str, dict[int, tuple[tuple[str, str], ...]]]   # variant -> line -> ((call, machine or ""), ...)
+_SENTENCE = re.compile(r"[.!?](?:\s|$)")
+
+
+def code_calls(v: Any, node: Node | None, variants: dict[str, Any], pseudocode: dict[str, tuple[str, ...]]) \
+        -> CodeCalls:
+    """Check and build `code_calls` (`v`: validate's node checker, which raises LessonError at a node)."""
+    out: CodeCalls = {}
+    if node is None:
+        return out
+    for key, lines in v.mapping(node, "code_calls"):
+        variant = v.choice(key, "code_calls", variants, "variant")
+        where = f"code_calls.{variant}"
+        if variant not in pseudocode:
+            v.fail(key, "code_calls", f"variant {variant!r} has no pseudocode to map")
+        n = len(pseudocode[variant])
+        per: dict[int, tuple[tuple[str, str], ...]] = {}
+        seen: dict[tuple[str, str], int] = {}
+        for lkey, entries in v.mapping(lines, where):
+            line = v.integer(lkey, where, 1, n)
+            items = []
+            for j, item in enumerate(v.seq(entries, f"{where}.{line}", 1, 16)):
+                at = f"{where}.{line}[{j}]"
+                text = v.text(item, at)
+                call, _, machine = (p.strip() for p in text.partition(" on "))
+                if call not in calls.CALLS:
+                    v.fail(item, at, f"unknown kernel call {call!r}{_hint(call, calls.CALLS)}")
+                if machine and machine not in MACHINES:
+                    v.fail(item, at, f"unknown machine {machine!r}{_hint(machine, MACHINES)}")
+                if (call, machine) in seen:
+                    v.fail(item, at, f"{text!r} is already on line {seen[(call, machine)]}: a call stands for one "
+                           f"line (add 'on MACHINE' to tell two apart)")
+                seen[(call, machine)] = line
+                items.append((call, machine))
+            per[line] = tuple(items)
+        out[variant] = per
+    return out
+
+
+def recap(v: Any, node: Node | None) -> str:
+    """Check `recap`: what the lesson showed, in three to five sentences."""
+    if node is None:
+        return ""
+    text: str = v.text(node, "recap").strip()
+    n = len(_SENTENCE.findall(text + " "))
+    if not 3 <= n <= 5:
+        v.fail(node, "recap", f"expected three to five sentences of what the lesson showed, got {n}")
+    return text
+
+
+def line_of(entries: dict[int, tuple[tuple[str, str], ...]], call: str, moved: set[str]) -> int:
+    """The pseudo-code line a call stands for, given the machines its transitions moved (0: none).
+
+    A line that names the machine the call moved wins over one that names the call alone.
+    """
+    plain = 0
+    for line, items in entries.items():
+        for c, machine in items:
+            if c != call:
+                continue
+            if machine and machine in moved:
+                return line
+            if not machine and not plain:
+                plain = line
+    return plain
