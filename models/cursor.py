@@ -180,4 +180,4 @@ class _Where:
         return Touch(ev.seq, ev.t_ns, ev.call, ev.ctx, ev.obj or "", moves,
                      frozenset(found["buf"]), frozenset(found["page"]), frozenset(found["map"]),
                      frozenset(found["head"]), frozenset(found["slot"]), frozenset(found["desc"]),
-                     tuple(dict.fromkeys(phys)))
+                     tuple(dict.fromkeys(a for a in phys if a >= 0)))     # -1: data with no address (SDIO)

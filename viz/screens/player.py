@@ -247,15 +247,17 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         return (spec is None or spec.ask is None or step in self.revealed
                 or (self.lesson.id, step) in self.app.answers)
 
+    def _asked_ahead(self, variant: str, step: int, revealing: int = 0) -> list:
+        """The questions about `variant` at `step` or after it, still unanswered (`revealing`: that step's
+        outcome is about to be shown, so its question no longer counts)."""
+        return [spec.ask for spec in self.lesson.steps[max(0, step - 1):]
+                if spec.ask is not None and spec.show == variant and spec.index + 1 != revealing
+                and not self.answered(spec.index + 1)]
+
     def hidden_code(self, variant: str, step: int, revealing: int = 0) -> frozenset[int]:
         """Pseudocode lines of `variant` blanked at `step`: those a question still ahead would give away
         (`revealing`: as they will be once that step's outcome is shown)."""
-        out: set[int] = set()
-        for spec in self.lesson.steps[max(0, step - 1):]:
-            if spec.ask is not None and spec.ask.hide_code and spec.show == variant \
-                    and spec.index + 1 != revealing and not self.answered(spec.index + 1):
-                out.update(spec.ask.hide_code)
-        return frozenset(out)
+        return frozenset(n for ask in self._asked_ahead(variant, step, revealing) for n in ask.hide_code)
 
     def _show(self, frame: Frame, keep: bool = False) -> None:
         """Show `frame`; `keep`: it was reached by call (`]`, `[`), so the view the learner chose stays."""
@@ -327,6 +329,9 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         spec = self.lesson.steps[frame.step - 1] if frame.step else None
         prev = frame.prev_counts.get(variant, {})
         hidden = self.hidden_code(variant, frame.step, revealing)
+        # A question ahead is about this variant: the views keep back what explains it (the NAPI view's
+        # "nothing polls this NAPI"), here and at every step before, so a held screen is the one before.
+        asking = asking or bool(self._asked_ahead(variant, frame.step, revealing))
         earlier = self.trail if self.follow else ()
         # By identity for the model's objects: a state holds them, so their ids stay theirs.
         key = (id(frame.sims[variant]), variant, frame.step, frame.code_line, id(prev), hidden, self.follow,

@@ -38,7 +38,8 @@ class ViewState:
     follow: str | None = None                       # the object followed ("buf#513"), None: the views pick
     earlier: tuple = ()                             # its events before the trace buffer's (models.trace.Event)
     at_call: bool = False                           # stopped at a call `]`/`[` walked to (not where the step lands)
-    asking: bool = False                            # a question waits: no view explains what the variant does
+    asking: bool = False                            # a question about this variant waits (now or ahead):
+                                                    # no view explains what the variant does
 
 
 class ModelView(OnePass, can_focus=True):

@@ -42,7 +42,7 @@ def header(ms: MachineState) -> list[tuple[str, str]]:
     return out
 
 
-class MachineStrip(MachineView):
+class MachineStrip(MachineView, can_focus=False):
     """Four lines: which object and machine, then its last move and next step as boxes and arrows."""
 
     KEY = "machine-strip"

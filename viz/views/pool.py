@@ -129,7 +129,7 @@ class PoolView(ModelView):
         # in the order they are drawn, the least needed left out first.
         event = [self._event(pool, per, frag, width)]
         blocks = {"bars": bars, "stats": stats, "legend": [legend], "carving": carving}
-        room = height - len(head) - len(event) - len(census) - 1
+        room = height - len(head) - len(event) - len(census) - 2      # a row of pages, and "… N more"
         for name in ("legend", "stats", "bars", "carving"):
             if sum(map(len, blocks.values())) <= room:
                 break
@@ -163,7 +163,8 @@ class PoolView(ModelView):
             pages = [m for m in touch.moves if m.machine == "pp_page"]
             frags = [m for m in touch.moves if m.machine == "pp_frag" and m.dst == "returned"]
             if pages:
-                m = pages[-1]
+                # the page move named by the call itself (page_pool_dma_map: mapped fresh), else the last one
+                m = next((x for x in pages if x.edge == touch.call), pages[-1])
                 words, style = self.EVENTS.get(m.edge, (f"page#{{p}}: {m.src} → {m.dst}", "muted"))
                 text = words.format(p=m.obj.split("#")[-1])
             elif frags:

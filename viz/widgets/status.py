@@ -59,7 +59,8 @@ def last_call(frame: Frame) -> tuple[str, str]:
 class StatusLine(Widget):
     """One line under the views: play state, variant, last kernel call, frames, simulated time."""
 
-    COMPONENT_CLASSES = {"status--play", "status--variant", "status--ctx", "status--muted", "status--error"}
+    COMPONENT_CLASSES = {"status--play", "status--variant", "status--ctx", "status--muted", "status--error",
+                         "status--clock"}
     DEFAULT_CSS = """
     StatusLine {
         height: 1;
@@ -71,6 +72,7 @@ class StatusLine(Widget):
         & > .status--ctx { color: $text-secondary; }
         & > .status--muted { color: $foreground-muted; }
         & > .status--error { color: $text-error; text-style: bold; }
+        & > .status--clock { color: $text-accent; text-style: bold reverse; }
     }
     """
 
@@ -117,8 +119,8 @@ class StatusLine(Widget):
         if not self.clock:
             out.truncate(width, overflow="ellipsis")
             return out
-        out.truncate(max(0, width - len(self.clock) - 2), overflow="ellipsis", pad=True)
-        return out.append(f"  {self.clock}", self._s("play"))
+        out.truncate(max(0, width - len(self.clock) - 4), overflow="ellipsis", pad=True)
+        return out.append("  ").append(f" {self.clock} ", self._s("clock"))
 
     def _parts(self, play: Text, frame: Frame) -> list[tuple[int, str, Text]]:
         """The line's pieces in order, as (rank, side, text): when the line is too long, the pieces of the
@@ -161,8 +163,8 @@ class StatusLine(Widget):
             # The CPU clock can run ahead of the event clock inside a poll: show the later, as the log does.
             right.append(f" · {fmt_ns(sim.clock_ns)}", s("muted"))
             parts.append((7, "r", right))
-        if self.clock:
-            parts.append((0, "r", Text(f"  {self.clock}", s("play"))))
+        if self.clock:              # the talk timer, a block the speaker finds at a glance
+            parts.append((0, "r", Text("  ") + Text(f" {self.clock} ", s("clock"))))
         return parts
 
     @staticmethod
