@@ -167,3 +167,28 @@ async def test_the_glossary_lists_this_steps_terms_first_with_their_kernel_files
         assert gl._order[1].term in str(gl.query_one("#gl-def").render())
         await press(pilot, "escape")
         assert not isinstance(app.screen, GlossaryScreen)
+
+
+async def test_the_end_screen_opens_with_what_the_lesson_showed():
+    from viz.screens.end import EndScreen
+    app = app_for("rx-basics", len(RX.steps))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "right")
+        end = app.screen
+        assert isinstance(end, EndScreen)
+        heads = [str(w.render()) for w in end.query(".end-head")]
+        assert heads[0] == "What you saw"
+        assert str(end.query_one("#end-recap").render()) == " ".join(RX.recap.split())
+
+
+async def test_the_status_line_keeps_the_current_call_whole_at_80_columns():
+    from viz.widgets.status import StatusLine
+    app = app_for("rx-basics", 3)                          # lands on napi_skb_cache_put head#2
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        text = app.screen.query_one(StatusLine).render().plain
+        call = app.screen.frame.sims["gro"].rec.recent(1)[-1].call
+        assert call in text and len(text) <= 78 and "gro" in text
+        await press(pilot, "left_square_bracket", "right_square_bracket")
+        assert call in app.screen.query_one(StatusLine).render().plain

@@ -108,3 +108,11 @@ async def test_compare(svg_snapshot):
 
 async def test_too_small(svg_snapshot):
     await shoot("rx-basics", 1, svg_snapshot, sizes=[(60, 20)])
+
+
+async def test_lesson_map(svg_snapshot):
+    await shoot("rx-basics", 6, svg_snapshot, keys=("m",))
+
+
+async def test_glossary(svg_snapshot):
+    await shoot("ath11k-36bit-dma-mask", 3, svg_snapshot, keys=("w",))

@@ -135,7 +135,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             yield ViewDeck(self.keys, aside=("code",), id="deck")
         yield PathStrip(id="pathstrip")
         yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one(AskPanel).display = False
@@ -295,6 +295,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             a.other, b.other = b, a
             pair = (a, b)
         deck = self.query_one(ViewDeck)
+        deck.set_reactive(ViewDeck.asking, ask is not None)      # laid out by show() just below
         deck.show(state, pair, self._lead(step), keep=keep or not moved_step)
         deck.compare = pair is not None
         for view in self.query("#side-code"):

@@ -55,7 +55,7 @@ class PoolView(ModelView):
     PoolView > .poolview--out { color: $foreground; }
     PoolView > .poolview--muted { color: $text-muted; }
     PoolView > .poolview--delta { color: $text-accent; text-style: bold; }
-    PoolView > .poolview--now { background: $accent 60%; text-style: bold; }
+    PoolView > .poolview--now { background: $accent; color: $background; text-style: bold; }
     PoolView > .poolview--was { text-style: underline; }
     PoolView > .poolview--recycled { color: $text-success; text-style: bold; }
     PoolView > .poolview--fresh { color: $text-warning; text-style: bold; }

@@ -41,7 +41,7 @@ class RingView(ModelView):
     RingView > .ringview--muted { color: $text-muted; }
     RingView > .ringview--bounced { color: $text-warning; }
     RingView > .ringview--direct { color: $text-success; }
-    RingView > .ringview--now { background: $accent 60%; text-style: bold; }
+    RingView > .ringview--now { background: $accent; color: $background; text-style: bold; }
     RingView > .ringview--was { text-style: underline; }
     """
 

@@ -47,7 +47,7 @@ class SkbCacheView(ModelView):
     SkbCacheView > .skbcacheview--delta { color: $text-accent; text-style: bold; }
     SkbCacheView > .skbcacheview--muted { color: $text-muted; }
     SkbCacheView > .skbcacheview--head { text-style: bold underline; }
-    SkbCacheView > .skbcacheview--now { background: $accent 60%; text-style: bold; }
+    SkbCacheView > .skbcacheview--now { background: $accent; color: $background; text-style: bold; }
     SkbCacheView > .skbcacheview--was { text-style: underline; }
     """
 

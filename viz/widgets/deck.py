@@ -76,6 +76,7 @@ class ViewDeck(Widget):
     lead: reactive[str] = reactive("", init=False)
     compare: reactive[bool] = reactive(False, init=False)
     zoomed: reactive[bool] = reactive(False, init=False)     # z: the active view alone, on the whole screen
+    asking: reactive[bool] = reactive(False, init=False)     # a question's panel takes the narration's rows
 
     def __init__(self, keys: tuple[str, ...], aside: tuple[str, ...] = (), **kw) -> None:
         super().__init__(**kw)
@@ -215,6 +216,9 @@ class ViewDeck(Widget):
     def watch_compare(self) -> None:
         self._relayout()
 
+    def watch_asking(self) -> None:
+        self._relayout()
+
     def watch_zoomed(self) -> None:
         for view in self.query(ModelView):
             view.forget()
@@ -305,7 +309,10 @@ class ViewDeck(Widget):
                 key = (view.id or "")[2:]
                 set_flags(view, {"-hidden": key != self.active, "-active": key == mark})
         for strip in self.query(MachineStrip):      # the full machine on screen says it all
-            strip.display = not (self.compare or self.zoomed or "machine" in shown)
+            # At 80x24 a question's panel leaves the view below it a few rows: the strip gives them up
+            # while the question is on screen (the views show the step before then, not this one's move).
+            squeezed = self.asking and size.height < STACK and size.width < WIDE
+            strip.display = not (self.compare or self.zoomed or squeezed or "machine" in shown)
 
     def on_click(self, event) -> None:
         """A click on a view makes it the active one (the keys never move focus into views)."""
