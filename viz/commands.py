@@ -26,6 +26,8 @@ class LessonCommands(Provider):
             yield "Next variant", screen.action_cycle_variant, "show the next variant on this step (v)"
             yield "Sandbox", screen.action_sandbox, "change a scenario parameter and run again (s)"
             yield "Zoom the view", screen.action_zoom, "the active view on the whole screen (z)"
+            yield "Lesson map", screen.action_lesson_map, "every step, where you are, how each question went (m)"
+            yield "Glossary", screen.action_glossary, "the terms the lessons use, this step's first (w)"
             lesson = screen.lesson
             yield f"Jump to step 0: {lesson.title}", partial(screen.goto, 0), "the lesson's cover page"
             for step in lesson.steps:

@@ -85,9 +85,11 @@ def recap(v: Any, node: Node | None) -> str:
 def line_of(entries: dict[int, tuple[tuple[str, str], ...]], call: str, moved: set[str]) -> int:
     """The pseudo-code line a call stands for, given the machines its transitions moved (0: none).
 
-    A line that names the machine the call moved wins over one that names the call alone.
+    A line that names the machine the call moved wins over one that names the call alone. A call
+    that has moved nothing yet (the screen is stopped inside it: `dma_map_single` before its
+    SWIOTLB sub-calls have returned) may stand for a line that names a machine, failing a plain one.
     """
-    plain = 0
+    plain = unsure = 0
     for line, items in entries.items():
         for c, machine in items:
             if c != call:
@@ -96,4 +98,6 @@ def line_of(entries: dict[int, tuple[tuple[str, str], ...]], call: str, moved: s
                 return line
             if not machine and not plain:
                 plain = line
-    return plain
+            if machine and not moved and not unsure:
+                unsure = line
+    return plain or unsure

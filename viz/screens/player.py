@@ -295,7 +295,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             a.other, b.other = b, a
             pair = (a, b)
         deck = self.query_one(ViewDeck)
-        deck.set_reactive(ViewDeck.asking, ask is not None)      # laid out by show() just below
+        deck.set_reactive(ViewDeck.asking, hold)      # a question waits (laid out by show() just below)
         deck.show(state, pair, self._lead(step), keep=keep or not moved_step)
         deck.compare = pair is not None
         for view in self.query("#side-code"):

@@ -35,8 +35,8 @@ def header(ms: MachineState) -> list[tuple[str, str]]:
             if ms.call and ms.call != last.call:
                 out.append((f" (edge {last.call})", "muted"))
         else:
-            out.append((f" · {ms.call} moves nothing; this move was {ms.age} call{'s' if ms.age != 1 else ''} ago",
-                        "muted"))
+            ago = f"{ms.age} call{'s' if ms.age != 1 else ''} ago"
+            out.append((f" · {ms.call} (the move drawn: {ago})", "muted"))
     elif ms.state:
         out.append(("  (how it got there is before the recorded calls)", "muted"))
     return out
@@ -68,7 +68,10 @@ class MachineStrip(MachineView, can_focus=False):
         head = Text(no_wrap=True, end="")
         for text, role in header(ms):
             if head.cell_len + len(text) > width:
-                break
+                # the move's age matters more than where the object is: shorten, else leave out
+                text = "  (" + text.split(" (the move drawn: ")[-1] if "move drawn" in text else ""
+                if not text or head.cell_len + len(text) > width:
+                    break
             head.append(text, self._s(role))
         if ms.obj is None and ms.state is None:
             return [head, self._text(("no object has moved yet: → runs the first step", "muted"))]

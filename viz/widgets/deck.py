@@ -76,7 +76,7 @@ class ViewDeck(Widget):
     lead: reactive[str] = reactive("", init=False)
     compare: reactive[bool] = reactive(False, init=False)
     zoomed: reactive[bool] = reactive(False, init=False)     # z: the active view alone, on the whole screen
-    asking: reactive[bool] = reactive(False, init=False)     # a question's panel takes the narration's rows
+    asking: reactive[bool] = reactive(False, init=False)     # a question waits: its panel takes rows
 
     def __init__(self, keys: tuple[str, ...], aside: tuple[str, ...] = (), **kw) -> None:
         super().__init__(**kw)
@@ -309,8 +309,8 @@ class ViewDeck(Widget):
                 key = (view.id or "")[2:]
                 set_flags(view, {"-hidden": key != self.active, "-active": key == mark})
         for strip in self.query(MachineStrip):      # the full machine on screen says it all
-            # At 80x24 a question's panel leaves the view below it a few rows: the strip gives them up
-            # while the question is on screen (the views show the step before then, not this one's move).
+            # At 80x24 a waiting question's panel leaves the view below it a few rows: the strip gives
+            # them up until the question is answered (the views show the step before meanwhile).
             squeezed = self.asking and size.height < STACK and size.width < WIDE
             strip.display = not (self.compare or self.zoomed or squeezed or "machine" in shown)
 
