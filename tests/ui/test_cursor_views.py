@@ -75,7 +75,7 @@ def check_call(app) -> list[str]:
         checked.append("skbcache")
     entries = frame.lesson.code_calls.get(frame.shown)
     code = deck_views.get("code")
-    if entries and code is not None:
+    if entries and code is not None and frame.cursor is not None:     # inside the step (its end: its own line)
         want = line_of(entries, now.call, {m.machine for m in now.moves})
         if want:
             assert code.lit_line()[0] == want, (now.call, code.lit_line())
@@ -188,7 +188,7 @@ async def test_the_machine_is_drawn_as_boxes_and_arrows_at_every_size(size):
         assert re.search(rf"┃ *{re.escape(ms.state)} *┃", text)         # the state it is in, lit
         assert "▶" in text and re.search(r"[╭┏]─*━*[╮┓]", text)           # arrows and boxes, not a list
         for _ in range(3):
-            await press(pilot, "right_square_bracket")
+            await press(pilot, "left_square_bracket")          # back through step 3's calls (4 asks)
             ms = from_sim(app.screen.frame.sims[app.screen.frame.shown]).machine
             text = "\n".join(strip.render_line(y).text for y in range(strip.size.height))
             assert re.search(rf"┃ *{re.escape(ms.state)} *┃", text)

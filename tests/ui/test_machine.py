@@ -214,17 +214,6 @@ async def test_compare_draws_both_machines_side_by_side():
 
 
 # ---------------------------------------------------------------------- snapshots of the view alone
-@pytest.fixture
-def svg_snapshot(snapshot):
-    from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
-
-    class SVGText(SingleFileSnapshotExtension):
-        file_extension = "svg"
-        _write_mode = WriteMode.TEXT
-
-    return snapshot.use_extension(SVGText)
-
-
 @pytest.mark.parametrize("lesson,variant", [("rx-basics", "gro"), ("ath9k-page-pool", "after")])
 async def test_snapshot_alone(lesson, variant, svg_snapshot):
     from viz.screenshot import portable

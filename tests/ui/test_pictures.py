@@ -17,7 +17,6 @@ import functools
 
 import pytest
 from hosting import Host
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from models.lesson import find_lesson
 from models.sim import Sim
@@ -29,16 +28,6 @@ from viz.views.memory import MemoryView
 from viz.views.pool import PoolView
 
 SIZES = [(78, 12), (120, 30)]
-
-
-class SVGText(SingleFileSnapshotExtension):
-    file_extension = "svg"
-    _write_mode = WriteMode.TEXT
-
-
-@pytest.fixture
-def svg_snapshot(snapshot):
-    return snapshot.use_extension(SVGText)
 
 
 @functools.cache

@@ -247,10 +247,10 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         return (spec is None or spec.ask is None or step in self.revealed
                 or (self.lesson.id, step) in self.app.answers)
 
-    def _asked_ahead(self, variant: str, step: int, revealing: int = 0) -> list:
-        """The questions about `variant` at `step` or after it, still unanswered (`revealing`: that step's
-        outcome is about to be shown, so its question no longer counts)."""
-        return [spec.ask for spec in self.lesson.steps[max(0, step - 1):]
+    def _asked_ahead(self, variant: str, step: int, revealing: int = 0, within: int = 10_000) -> list:
+        """The questions about `variant` at `step` or after it (at most `within` steps on), still unanswered
+        (`revealing`: that step's outcome is about to be shown, so its question no longer counts)."""
+        return [spec.ask for spec in self.lesson.steps[max(0, step - 1):step + within]
                 if spec.ask is not None and spec.show == variant and spec.index + 1 != revealing
                 and not self.answered(spec.index + 1)]
 
@@ -287,11 +287,11 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         # breakpoint, -deck-wide) restyle the column with it.
         asking_styled = self.has_class("-deck-wide") or self.has_class("-narrow", "-normal")
         self.query_one("#side").set_class(ask is not None, "-asking", update=asking_styled)
-        state = self._state(seen, shown, asking=hold)
+        state = self._state(seen, shown)
         pair = None
         names = compare_pair(self.lesson, shown)
         if self.compare and names and all(v in seen.sims for v in names):
-            a, b = (self._state(seen, v, reuse=False, asking=hold) for v in names)     # each gets its `other`
+            a, b = (self._state(seen, v, reuse=False) for v in names)     # each gets its `other`
             a.other, b.other = b, a
             pair = (a, b)
         deck = self.query_one(ViewDeck)
@@ -323,20 +323,24 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         if self.playing and step >= frame.total and not frame.extra:
             self._set_playing(False)
 
-    def _state(self, frame: Frame, variant: str, reuse: bool = True, revealing: int = 0,
-               asking: bool = False) -> ViewState:
+    def _state(self, frame: Frame, variant: str, reuse: bool = True, revealing: int = 0) -> ViewState:
         """The views' state for `variant` of `frame`: the very object built before for the same
         inputs (`reuse`), so the lines the views built ahead for it (`_prepare_next`) are used."""
         spec = self.lesson.steps[frame.step - 1] if frame.step else None
         prev = frame.prev_counts.get(variant, {})
         hidden = self.hidden_code(variant, frame.step, revealing)
-        # A question ahead is about this variant: the views keep back what explains it (the NAPI view's
-        # "nothing polls this NAPI"), here and at every step before, so a held screen is the one before.
-        asking = asking or bool(self._asked_ahead(variant, frame.step, revealing))
+        # A question about this variant waits at this step or the next: the views keep back what explains
+        # the variant (the NAPI view's "nothing polls this NAPI"), on the held screen and on the step
+        # before it alike, so the held screen is the one before. (Only those two: a state that changes
+        # when a question is answered makes each view build its lines again.)
+        asking = bool(self._asked_ahead(variant, frame.step, revealing, within=1))
         earlier = self.trail if self.follow else ()
         # By identity for the model's objects: a state holds them, so their ids stay theirs.
+        # Stopped inside the step by `]`/`[` (not where it lands, nor at its end: the same moment as its
+        # landing, which must look the same however it is reached): the code view lights the call's line.
+        at_call = frame.cursor is not None and not frame.landing
         key = (id(frame.sims[variant]), variant, frame.step, frame.code_line, id(prev), hidden, self.follow,
-               id(earlier), frame.landing, asking)
+               id(earlier), at_call, asking)
         state = self._states.pop(key, None) if reuse else None
         if state is not None:
             self._states[key] = state               # the latest used last
@@ -344,7 +348,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             state = ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
                               code_line=frame.code_line, prev_counts=prev,
                               watch=spec.watch if spec is not None else (),
-                              hidden_code=hidden, follow=self.follow, earlier=earlier, at_call=not frame.landing,
+                              hidden_code=hidden, follow=self.follow, earlier=earlier, at_call=at_call,
                               asking=asking)
             if reuse:
                 self._states[key] = state
@@ -379,7 +383,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             step = nxt.step
             if self.holding(nxt):
                 # A question first shows the step before's model, as the variant the question is about.
-                state, told = self._state(self._held(nxt), nxt.shown, asking=True), False
+                state, told = self._state(self._held(nxt), nxt.shown), False
             else:
                 state = self._state(nxt, nxt.shown)
         self.call_later(self.query_one(Narration).prepare, (step, 0, told))

@@ -229,8 +229,15 @@ class MemoryView(ModelView):
         if sim.ring_phys >= 0:
             marks.append((sim.ring_phys, "R", "ring", "ring"))
         cur = self.cursor()
-        now = cur.now.phys if cur.now is not None else ()
-        was = cur.before.phys if cur.before is not None else ()
+        sw = sim.swiotlb
+
+        def where(touch) -> tuple[int, ...]:
+            """The addresses a call touched: its data, and the SWIOTLB slots it took or copied."""
+            if touch is None:
+                return ()
+            return touch.phys + (tuple(sw.addr(s) for s in touch.slots) if sw is not None else ())
+
+        now, was = where(cur.now), where(cur.before)
         lit: set[tuple[str, int]] = set()
         rows: list[tuple[int, Text]] = []          # (span index, or -1 for a rule line) and the line
         for n, ((lo, hi, name, hole, rule), c) in enumerate(zip(spans, counts, strict=True)):
