@@ -18,9 +18,14 @@ shown at once, without a round trip through the worker.
 
 `]` and `[` move one kernel call instead of one step: the worker runs the
 step again and stops it right after that call (models.call_cursor),
-so every view shows that moment. `o` follows the object the current call
-moved; `]` and `[` then jump to that object's next and previous move, across
-steps, so one buffer can be walked from its allocation to its free.
+so every view shows that moment and lights what that call touched (the
+cursor, models.cursor). `o` follows the object the current call moved; `]`
+and `[` then jump to that object's next and previous move, across steps, so
+one buffer can be walked from its allocation to its free.
+
+A question holds on every path into its step: each frame of a question step
+carries the step before's (`Frame.prior`). The lesson map, the glossary and
+asking a question again are viz.screens.wayfinding's.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from models.lesson.schema import Lesson
 from viz.moves import MoveQueue
 from viz.screens.presenting import Presenting
 from viz.screens.stepping import CALL_SECONDS, CallStepping
+from viz.screens.wayfinding import Wayfinding
 from viz.session import Frame, Session, compare_pair, views_for
 from viz.views.all import view_class
 from viz.views.base import ViewState
@@ -63,7 +69,7 @@ BUSY_AFTER = 0.15           # say "computing…" only when a move takes longer t
 STATES_KEPT = 8
 
 
-class PlayerScreen(Presenting, CallStepping, Screen):
+class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
     """One lesson, played step by step."""
 
     AUTO_FOCUS = ""       # every key is a screen binding; a focused view would only add a second highlight
@@ -632,42 +638,6 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         if not panel.choose(index) and panel.ask is not None and (panel.revealed or panel.chosen is not None):
             self.notify("already " + ("revealed" if panel.revealed else "answered") + ": a asks the question again",
                         timeout=3)
-
-    def action_lesson_map(self) -> None:
-        """m: every step's title, where we are, each question and how it went; Enter jumps (a jump like g)."""
-        from viz.screens.lesson_map import LessonMap
-        here = self.frame.step if self.frame is not None else self.want[0]
-        self.app.push_screen(LessonMap(self.lesson, here, self.app.answers, self.revealed),
-                             lambda k: k is not None and self.goto(k))
-
-    def action_glossary(self) -> None:
-        """w: the glossary, the terms this step's text uses first."""
-        from viz.screens.glossary import GlossaryScreen
-        step = self.frame.step if self.frame is not None else 0
-        if step:
-            spec = self.lesson.steps[step - 1]
-            parts = [spec.title, spec.text(self.answered(step))]
-            if spec.ask is not None:
-                parts += [spec.ask.question, *spec.ask.choices]
-            text, where = "\n".join(parts), f"on step {step}"
-        else:
-            text, where = self.lesson.summary, "in the lesson's summary"
-        self.app.push_screen(GlossaryScreen(text, where))
-
-    def action_retry(self) -> None:
-        """a: ask the step's question again (after its answer or its reveal): the step holds again."""
-        frame = self.frame
-        if frame is None or frame.extra or not frame.step:
-            return
-        step = frame.step
-        spec = self.lesson.steps[step - 1]
-        if spec.ask is None:
-            self.notify("this step asks no question: m lists those that do", timeout=3)
-            return
-        if self.answered(step):
-            self.revealed.discard(step)
-            self.app.forget_answer(self.lesson.id, step)
-            self.goto(step)                     # from the step's own landing, holding again
 
     def action_lessons(self) -> None:
         self._set_playing(False)
