@@ -20,8 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from .loader import _check_tree, _compose, _decode, _read, lessons_dir
+from .nodes import Map, V
 from .schema import LessonError
-from .validate import _V, _Map, _no_internal_notes
+from .validate import _no_internal_notes
 
 GLOSSARY = Path("glossary") / "terms.yaml"
 
@@ -43,13 +44,15 @@ def load_glossary(path: str | Path | None = None) -> tuple[Term, ...]:
     path = str(path or lessons_dir() / GLOSSARY)
     root, loader = _compose(_decode(_read(path), path), path)
     _check_tree(root, path)
-    v = _V(loader, path)
+    v = V(loader, path)
     _no_internal_notes(v, root)
-    top = _Map(v, root, "", ("terms",))
+    if v.errors:
+        raise v.errors[0]
+    top = Map(v, root, "", ("terms",))
     out: list[Term] = []
     seen: dict[str, int] = {}
     for i, node in enumerate(v.seq(top.vals["terms"], "terms", 1, 500)):
-        t = _Map(v, node, f"terms[{i}]", ("term", "means", "kernel"), ("also",))
+        t = Map(v, node, f"terms[{i}]", ("term", "means", "kernel"), ("also",))
         names = v.seq(t.opt("also"), t.at("also"), 1, 20)
         also = tuple(v.text(n, f"terms[{i}].also[{j}]") for j, n in enumerate(names))
         term = Term(t.get("term", "text").strip(), " ".join(t.get("means", "text").split()),
@@ -61,7 +64,7 @@ def load_glossary(path: str | Path | None = None) -> tuple[Term, ...]:
             t.fail("term", f"{term.term!r} is already terms[{seen[key]}]")
         seen[key] = i
         out.append(term)
-    if v.problems:
+    if v.problems:      # a control character or markup in the glossary's text: it is ours, so refuse it
         raise v.problems[0]
     return tuple(out)
 

@@ -17,7 +17,7 @@ import re
 import pytest
 from test_app import app_for, press
 
-from models.read import cursor_of, line_of
+from models.read import before_of, cursor_of, line_of
 from viz.app import settle
 from viz.views.code import CodeView
 from viz.views.machine_data import from_sim
@@ -76,7 +76,8 @@ def check_call(app) -> list[str]:
     entries = frame.lesson.code_calls.get(frame.shown)
     code = deck_views.get("code")
     if entries and code is not None and frame.cursor is not None:     # inside the step (its end: its own line)
-        want = line_of(entries, now.call, {m.machine for m in now.moves})
+        events = list(sim.rec.events)
+        want = line_of(entries, now.call, {m.machine for m in now.moves}, before_of(events, len(events) - 1))
         if want:
             assert code.lit_line()[0] == want, (now.call, code.lit_line())
             checked.append("code")
@@ -117,8 +118,12 @@ async def test_the_code_line_follows_the_call_across_functions():
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)
         code = app.screen.query_one("#side-code", CodeView)
-        lines = []
-        for _ in range(8):
+        for _ in range(40):                     # to step 3's first call
+            await press(pilot, "right_square_bracket")
+            if app.screen.frame.step == 3:
+                break
+        lines = [code.lit_line()[0]]
+        for _ in range(5):                      # its calls, short of its end (which lights the step's own line)
             await press(pilot, "right_square_bracket")
             lines.append(code.lit_line()[0])
         # refill (5), take the filled buffer (6), wrap it (7), hand it to GRO (8): in the pseudo-code's order

@@ -68,7 +68,7 @@ async def test_memory_map_draws_the_bounce(nth, way, svg_snapshot):
     await shoot(MemoryView, sim, "ath11k-36bit-dma-mask", "before", svg_snapshot)
 
 
-@pytest.mark.parametrize("call", ["page_pool_alloc_frag", "page_pool_recycle_ring", "page_pool_dma_map"])
+@pytest.mark.parametrize("call", ["page_pool_alloc_frag", "page_pool_recycle_in_ring", "page_pool_dma_map"])
 async def test_pool_lights_the_page_the_call_carved_recycled_or_mapped(call, svg_snapshot):
     sim = stopped_after("ath9k-page-pool", "after", 120, call)
     await shoot(PoolView, sim, "ath9k-page-pool", "after", svg_snapshot)

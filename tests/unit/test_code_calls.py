@@ -15,7 +15,7 @@ import inspect
 import pytest
 
 from models.lesson import LessonError, all_lessons, load_lesson_text
-from models.lesson.extras import line_of
+from models.lesson.extras import before_of, line_of
 from models.sim import Sim
 
 LESSON = """
@@ -43,17 +43,27 @@ def test_lines_map_to_calls_and_a_machine_tells_two_lines_apart():
     lesson = load("code_calls:\n  a:\n    1: [napi_poll]\n    2: [dma_unmap_single on tx_buffer]\n"
                   "    3: [dma_unmap_single]\n")
     entries = lesson.code_calls["a"]
-    assert entries[2] == (("dma_unmap_single", "tx_buffer"),)
+    assert entries[2] == (("dma_unmap_single", "tx_buffer", ""),)
     assert line_of(entries, "dma_unmap_single", {"tx_buffer"}) == 2
     assert line_of(entries, "dma_unmap_single", {"rx_buffer"}) == 3
     assert line_of(entries, "dma_unmap_single", set()) == 3
     assert line_of(entries, "napi_poll", set()) == 1 and line_of(entries, "irq", set()) == 0
 
 
+def test_a_call_told_apart_by_the_call_before_it_and_line_0_for_none():
+    lesson = load("code_calls:\n  a:\n    0: [napi_skb_cache_get after tcp_send_ack]\n"
+                  "    3: [napi_skb_cache_get]\n")
+    entries = lesson.code_calls["a"]
+    assert line_of(entries, "napi_skb_cache_get", {"skb_head"}, "dma_unmap_single") == 3
+    assert line_of(entries, "napi_skb_cache_get", {"skb_head"}, "tcp_send_ack") == 0
+    with pytest.raises(LessonError, match="unknown kernel call 'tcp_ack'"):
+        load("code_calls:\n  a:\n    0: [napi_skb_cache_get after tcp_ack]\n")
+
+
 @pytest.mark.parametrize("extra,message", [
     ("code_calls:\n  a:\n    1: [napi_pol]\n", "unknown kernel call 'napi_pol' (did you mean 'napi_poll'?)"),
     ("code_calls:\n  a:\n    1: [napi_poll on rx_bufer]\n", "unknown machine 'rx_bufer'"),
-    ("code_calls:\n  a:\n    4: [napi_poll]\n", "expected a whole number between 1 and 3, got 4"),
+    ("code_calls:\n  a:\n    4: [napi_poll]\n", "expected a whole number between 0 and 3, got 4"),
     ("code_calls:\n  b:\n    1: [napi_poll]\n", "variant 'b' has no pseudocode to map"),
     ("code_calls:\n  a:\n    1: [napi_poll]\n    2: [napi_poll]\n", "'napi_poll' is already on line 1"),
     ("code_calls:\n  c:\n    1: [napi_poll]\n", "unknown variant 'c'"),
@@ -98,13 +108,14 @@ def test_the_pseudo_code_reads_in_the_order_the_model_makes_its_calls(lesson, va
     progress: dict[str, int] = {}
     received: set[str] = set()
     mapped = 0
-    for ev in sim.rec.events:
+    events = list(sim.rec.events)
+    for i, ev in enumerate(events):
         if ev.seq <= sim.setup_seq:
             continue
         if ev.call in ("napi_poll", "tasklet_action"):
             progress = {}                    # a new poll: each object goes through the code again
         received |= {t.obj for t in ev.transitions if t.call == "rx_frame"}
-        line = line_of(entries, ev.call, {t.machine for t in ev.transitions})
+        line = line_of(entries, ev.call, {t.machine for t in ev.transitions}, before_of(events, i))
         if not line:
             continue
         mapped += 1

@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from viz.plain import join
 from viz.session import compare_pair
 from viz.widgets.headline import HeadlinePanel
 from viz.widgets.sandbox_bar import fmt, value
@@ -109,7 +110,7 @@ class EndScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         lesson = self.lesson
         with VerticalScroll() as box:
-            box.border_title = f"end of the lesson · {lesson.title}"
+            box.border_title = join("end of the lesson · ", lesson.title)     # a title is plain text
             box.can_focus = True            # ↑ ↓ scroll it on a small screen
             if lesson.recap:                # what the lesson showed, in its own words, before the figures
                 yield Static(Content("What you saw"), classes="end-head")

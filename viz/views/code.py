@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from models.read import line_of
+from models.read import before_of, line_of
 
 from . import register
 from .base import ModelView
@@ -108,12 +108,12 @@ class CodeView(ModelView):
         entries = st.lesson.code_calls.get(st.variant) if st.lesson is not None else None
         if (not st.at_call and st.code_line) or not entries:
             return st.code_line, "▶ the line this step is about"
-        events = st.sim.rec.events or ()
+        events = list(st.sim.rec.events or ())
         now = events[-1] if events else None
-        for k, ev in enumerate(reversed(events)):
-            if k >= SEARCH:
-                break
-            line = line_of(entries, ev.call, {t.machine for t in ev.transitions})
+        for k in range(min(SEARCH, len(events))):
+            i = len(events) - 1 - k
+            ev = events[i]
+            line = line_of(entries, ev.call, {t.machine for t in ev.transitions}, before_of(events, i))
             if line:
                 if ev is now:
                     return line, f"▶ this call: {ev.call}"

@@ -143,14 +143,14 @@ class PoolView(ModelView):
     EVENTS = {
         "page_pool_alloc_frag": ("carved a fragment of page#{p}", "carving"),
         "page_pool_drain_frag": ("page#{p} fully carved: its fragments are out", "flight"),
-        "page_pool_recycle_direct": ("page#{p} recycled into the alloc cache: still mapped, nothing to allocate",
-                                     "recycled"),
-        "page_pool_recycle_ring": ("page#{p} recycled into the ptr_ring: still mapped, nothing to allocate",
-                                   "recycled"),
+        "page_pool_recycle_in_cache": ("page#{p} recycled into the alloc cache: still mapped, nothing to allocate",
+                                       "recycled"),
+        "page_pool_recycle_in_ring": ("page#{p} recycled into the ptr_ring: still mapped, nothing to allocate",
+                                      "recycled"),
         "page_pool_refill_alloc_cache": ("page#{p} from the ptr_ring into the alloc cache", "recycled"),
         "alloc_pages": ("page#{p} fresh from the page allocator (the slow path)", "fresh"),
         "page_pool_dma_map": ("page#{p} mapped fresh, once, as it enters the pool", "fresh"),
-        "page_pool_release_page": ("page#{p} leaves the pool: unmapped, back to the page allocator", "flight"),
+        "page_pool_return_netmem": ("page#{p} leaves the pool: unmapped, back to the page allocator", "flight"),
         "put_page": ("page#{p} freed", "muted"),
     }
 
