@@ -16,8 +16,10 @@ runs the panel shows how far it got.
     after is predicted: only the before figure was used to fit
     fitted: path_rest_ns = 58330, to paper.before (...)
 
-In presenter mode the paper's and the model's figures are also drawn large
-(Digits), one row each, so the room reads the comparison itself.
+In presenter mode the paper's and the model's figures are drawn large
+(Digits), one row each with the unit and what each figure is (published;
+fitted, predicted or bounded) beside it, so the room reads the comparison
+itself; the table gives them its rows.
 """
 
 from __future__ import annotations
@@ -78,9 +80,12 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
         & > .hl-big { height: auto; display: none; }
         & > .hl-big > Digits { width: auto; color: $text; margin-right: 2; }
         & > .hl-big > .hl-arrow { width: 7; padding-top: 1; margin-right: 1; text-style: bold; }
+        & > .hl-big > .hl-kind { width: auto; padding-top: 1; text-style: bold italic; color: $text-success; }
         & > #hl-notes { color: $text-muted; }
     }
     HeadlinePanel.-present > .hl-big { display: block; }
+    /* presenting: the large rows say what each figure is; the table would only peek out under them */
+    HeadlinePanel.-present > #hl-table { display: none; }
     """
 
     def __init__(self, lesson: Lesson, **kw) -> None:
@@ -96,6 +101,7 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
                 yield Digits("", id=f"hl-{who}-before")
                 yield Static("→", classes="hl-arrow", markup=False)
                 yield Digits("", id=f"hl-{who}-after")
+                yield Static("", id=f"hl-{who}-kind", classes="hl-kind", markup=False)
         yield Static(id="hl-table")
         yield Static(id="hl-notes", markup=False)
 
@@ -131,3 +137,9 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
             for side in ("before", "after"):
                 value = figures.get(side)
                 self.query_one(f"#hl-{who}-{side}", Digits).update("" if value is None else f"{value:,.1f}")
+        # What each large figure is, beside it: the room reads "fitted" or "predicted" with the number.
+        unit = h.get("unit", "")
+        self.query_one("#hl-paper-kind", Static).update(f"{unit} · published")
+        before, after = h.get("before_kind", ""), h.get("after_kind", "")
+        self.query_one("#hl-model-kind", Static).update(
+            f"{unit} · " + (f"before {before}, after {after}" if before and after else after or before or "model"))
