@@ -192,3 +192,13 @@ async def test_the_status_line_keeps_the_current_call_whole_at_80_columns():
         assert call in text and len(text) <= 78 and "gro" in text
         await press(pilot, "left_square_bracket", "right_square_bracket")
         assert call in app.screen.query_one(StatusLine).render().plain
+
+
+async def test_brackets_at_a_hold_say_so_once_not_once_a_press():
+    app = app_for("rx-basics", Q)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert_holds(app, Q)
+        await press(pilot, *["right_square_bracket"] * 4)
+        said = [n for n in app._notifications if "answer first" in n.message]
+        assert len(said) == 1 and app.screen.frame.step == Q
