@@ -20,7 +20,15 @@ Names, by what they describe:
 - kernel constants a view draws against: `FOUR_GiB`, `GiB`, `MiB` (the
   memory map's lines), `FQ_SIZE` (the IOMMU flush queue),
   `GRO_LEGACY_MAX_SIZE` (64 KiB: a GRO super-packet's limit);
-- the model's types: `Sim` (one variant of the model), `Lesson`.
+- the model's types: `Sim` (one variant of the model), `Lesson`; `line_of`
+  (the pseudo-code line a kernel call stands for, from the lesson's `code_calls`)
+  and `before_of` (the call just before an event in its context, which some
+  entries name);
+- the cursor (models.cursor): `cursor_of(sim)`, the call the variant is at
+  and the call before it, each as a `Touch` (the buffers, pages, mappings,
+  heads, SWIOTLB slots and descriptors it touched, and its `Move`s along
+  the lifecycle machines); `touch_of(sim, event)` for any recorded event.
+  Every view lights "what just changed" from it, so one cursor drives them all.
 
 What a view reads on a `Sim` (attributes and read-only properties, never a
 method that advances or changes it):
@@ -57,14 +65,17 @@ changing what is drawn.
 from __future__ import annotations
 
 from .calls import CALLS, CATEGORIES, COUNTERS, METRICS, VIEWS
+from .cursor import Cursor, Move, Touch, cursor_of, touch_of
 from .gro import GRO_LEGACY_MAX_SIZE
 from .iommu import FQ_SIZE
+from .lesson.extras import before_of, line_of
 from .lesson.schema import Lesson
 from .lifecycle import MACHINES, edge_counts, graph
 from .memory import FOUR_GiB, GiB, MiB
 from .sim import Sim
 
 __all__ = [
-    "CALLS", "CATEGORIES", "COUNTERS", "FOUR_GiB", "FQ_SIZE", "GRO_LEGACY_MAX_SIZE", "GiB", "Lesson", "MACHINES",
-    "METRICS", "MiB", "Sim", "VIEWS", "edge_counts", "graph",
+    "CALLS", "CATEGORIES", "COUNTERS", "Cursor", "FOUR_GiB", "FQ_SIZE", "GRO_LEGACY_MAX_SIZE", "GiB", "Lesson",
+    "MACHINES", "METRICS", "MiB", "Move", "Sim", "Touch", "VIEWS", "before_of", "cursor_of", "edge_counts", "graph",
+    "line_of", "touch_of",
 ]

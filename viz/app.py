@@ -138,6 +138,12 @@ class RxvizApp(App[int]):
         self.store.get(lesson_id).answers[step] = choice
         self._save()
 
+    def forget_answer(self, lesson_id: str, step: int) -> None:
+        """The learner asks a question again: its answer is no longer given."""
+        if self.answers.pop((lesson_id, step), None) is not None:
+            self.store.get(lesson_id).answers.pop(step, None)
+            self._save()
+
     _save_pending = False
 
     def _save(self) -> None:

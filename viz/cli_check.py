@@ -49,6 +49,7 @@ def check_one(path: str) -> tuple[int, list[str]]:
     file:line:col, so a failure is as easy to spot in a long run as a pass.
     """
     from models.lesson import LessonError, load_lesson
+    from models.lesson.fairness import spoilers
     from models.replay import LessonRun
     why = _unreadable(path)
     if why:
@@ -73,6 +74,8 @@ def check_one(path: str) -> tuple[int, list[str]]:
                          f"(count {step.run.count}) was not reached within {note.frames:,} frames "
                          f"(limit {step.run.limit:,})")
     lines += [f"{path}:{r.check.line}: check failed: {r.message}" for r in results if not r.ok]
+    lines += [f"{path}:{step.line}: step {step.index + 1} ({step.title}): its question is given away: {why}"
+              for step, why in spoilers(lesson)]
     if lines:
         return 1, [_fail_line(lesson.id, len(lines)), *lines]
     # Warnings say what a learner would notice but nothing breaks: printed, and the exit stays 0.
@@ -89,12 +92,27 @@ def lesson_warnings(lesson) -> list[str]:
     return [f"answers: {w}" for w in (lesson.answer_balance(), lesson.answer_lengths()) if w]
 
 
+def check_glossary() -> tuple[int, list[str]]:
+    """(exit code, lines) for the glossary shipped with the lessons (models.lesson.glossary)."""
+    from models.lesson import LessonError, lessons_dir
+    from models.lesson.glossary import GLOSSARY, load_glossary
+    try:
+        terms = load_glossary(lessons_dir() / GLOSSARY)
+    except LessonError as e:
+        return 1, [_fail_line("glossary", 1), str(e)]
+    return 0, [f"ok  glossary  ({len(terms)} terms)"]
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     paths = _check_paths(args.files)
     if not paths:
         print("no lessons to check")
         return 0
     worst = 0
+    if not args.files:          # all the shipped lessons: their glossary too
+        code, lines = check_glossary()
+        put(*(part for line in lines for part in layout(line)))
+        worst = max(worst, code)
     for path in paths:
         code, lines = check_one(path)
         if code == 2:

@@ -31,6 +31,9 @@ class LessonCommands(Provider):
             yield plain("Next variant"), screen.action_cycle_variant, plain("show the next variant on this step (v)")
             yield plain("Sandbox"), screen.action_sandbox, plain("change a scenario parameter and run again (s)")
             yield plain("Zoom the view"), screen.action_zoom, plain("the active view on the whole screen (z)")
+            yield (plain("Lesson map"), screen.action_lesson_map,
+                   plain("every step, where you are, how each question went (m)"))
+            yield plain("Glossary"), screen.action_glossary, plain("the terms the lessons use, this step's first (w)")
             lesson = screen.lesson
             yield join("Jump to step 0: ", lesson.title), partial(screen.goto, 0), plain("the lesson's cover page")
             for step in lesson.steps:

@@ -4,7 +4,10 @@
 into the user's runtime directory (viz.state.runtime_dir: per user, private):
 
     presenter-<session>.json   {"session", "lesson", "title", "step", "total", "step_title",
-                                "notes", "next_title", "started", "updated"}
+                                "notes", "next_title", "ask", "started", "updated"}
+
+`ask` is the step's question with its choices, the right one and why, so the
+speaker can ask the room and knows the answer; it is never on the player's screen.
 
 rewritten atomically on every step and removed when the presenter quits. Files
 are used rather than a socket: nothing listens, nothing to clean up after a
@@ -50,7 +53,7 @@ _counter = itertools.count(1)
 # The fields of a presenter's file and their kinds; a file with any other shape is skipped.
 _FIELDS: dict[str, type | tuple[type, ...]] = {
     "session": str, "pid": int, "lesson": str, "title": str, "step": int, "total": int, "step_title": str,
-    "notes": str, "next_title": str, "started": (int, float), "updated": (int, float)}
+    "notes": str, "next_title": str, "ask": (dict, type(None)), "started": (int, float), "updated": (int, float)}
 _SESSION = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
@@ -87,6 +90,7 @@ class NotesPublisher:
         data = {"session": self.session, "pid": os.getpid(), "lesson": lesson.id, "title": lesson.title,
                 "step": step, "total": total, "step_title": spec.title if spec else lesson.title,
                 "notes": spec.notes if spec else "", "next_title": nxt.title if nxt else "",
+                "ask": asked(spec.ask) if spec is not None and spec.ask is not None else None,
                 "started": self.started, "updated": time.time()}
         try:
             write_json(self.path, data)
@@ -98,6 +102,23 @@ class NotesPublisher:
             self.path.unlink()
         except OSError:
             pass
+
+
+def asked(ask) -> dict[str, Any]:
+    """A step's question as the speaker needs it: the choices, which one is right, and why."""
+    return {"question": ask.question, "choices": list(ask.choices), "answer": ask.answer, "explain": ask.explain}
+
+
+def _ask_ok(ask: Any) -> bool:
+    """Whether a file's `ask` has the shape `asked` writes (or is null: the step has no question)."""
+    if ask is None:
+        return True
+    return isinstance(ask, dict) and set(ask) == {"question", "choices", "answer", "explain"} \
+        and all(isinstance(ask[k], str) and len(ask[k]) <= 64 * 1024 for k in ("question", "explain")) \
+        and isinstance(ask["choices"], list) and 0 < len(ask["choices"]) <= 16 \
+        and all(isinstance(c, str) and len(c) <= 4096 for c in ask["choices"]) \
+        and isinstance(ask["answer"], int) and not isinstance(ask["answer"], bool) \
+        and 0 <= ask["answer"] < len(ask["choices"])
 
 
 def _read(path: Path) -> dict[str, Any] | None:
@@ -112,8 +133,9 @@ def _read(path: Path) -> dict[str, Any] | None:
             data = json.loads(f.read(MAX_FILE + 1).decode("utf-8"))
     except (OSError, ValueError, RecursionError):
         return None                     # being replaced, or not ours
-    if not isinstance(data, dict) or set(data) != set(_FIELDS):
+    if not isinstance(data, dict) or set(data) - set(_FIELDS) or set(_FIELDS) - set(data) - {"ask"}:
         return None
+    data.setdefault("ask", None)          # a presenter from before questions were published
     for name, kind in _FIELDS.items():
         v = data[name]
         if not isinstance(v, kind) or isinstance(v, bool):
@@ -121,7 +143,7 @@ def _read(path: Path) -> dict[str, Any] | None:
         if isinstance(v, float) and not math.isfinite(v) or isinstance(v, str) and len(v) > 64 * 1024:
             return None
     if not _SESSION.fullmatch(data["session"]) or not 0 < data["pid"] < 1 << 31 \
-            or not 0 <= data["step"] <= data["total"] <= 10_000:
+            or not 0 <= data["step"] <= data["total"] <= 10_000 or not _ask_ok(data["ask"]):
         return None
     return data
 
@@ -163,6 +185,12 @@ def render(data: dict[str, Any], width: int = 80) -> str:
     notes = (data.get("notes") or "").strip() or "(no notes for this step)"
     for para in notes.split("\n"):
         lines += wrap(para)
+    if ask := data.get("ask"):   # the question, its choices with the right one marked, and why: the speaker's only
+        lines += ["", *wrap(f"ask the room: {ask['question']}")]
+        for i, choice in enumerate(ask["choices"]):
+            lines += textwrap.wrap(shown(f"{'✓' if i == ask['answer'] else ' '} {i + 1}. {choice}"), width,
+                                   subsequent_indent="     ", break_on_hyphens=False)
+        lines += wrap(f"answer {ask['answer'] + 1}: {ask['explain']}")
     if data.get("next_title"):
         lines += ["", *wrap(f"next: {data['next_title']}")]
     elapsed = int(max(0.0, min(1e9, float(data.get("updated", 0)) - float(data.get("started", 0)))))

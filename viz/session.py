@@ -110,6 +110,8 @@ class Frame:
     calls: dict[str, tuple[int, int]] = field(default_factory=dict)   # each variant's calls in the step: (first, last)
     landing: bool = True            # where the step lands (not a call stepped to): the player keeps it as ready
     earlier: tuple = ()             # following an object: its events found so far (models.trace.Event)
+    prior: Frame | None = None      # a step that asks a question: the step before's frame, which the
+                                    # views show until the question is answered (however it was reached)
 
     @property
     def code_line(self) -> int | None:
@@ -145,6 +147,7 @@ class Session:
         self.extra = 0                         # frames fast-forwarded beyond it
         self._ff: dict[str, Sim] | None = None
         self._trails: dict[tuple[str, str], dict] = {}     # (variant, object) -> its events found, by number
+        self._priors: dict[int, Frame] = {}                # step -> its landing frame, shown by a question after it
 
     def _ensure(self) -> LessonRun:
         if self.run is None:
@@ -167,12 +170,14 @@ class Session:
         """Step k's stored state (sims, notes), running the model up to it if needed."""
         return self._ensure().snapshot(k)
 
-    def frame_at(self, k: int, variant: str | None = None, cursor: int | None = -1) -> Frame:
+    def frame_at(self, k: int, variant: str | None = None, cursor: int | None = -1, prior: bool = True) -> Frame:
         """The frame of lesson step k, computing up to it if needed.
 
         `variant`: the one shown (default: the step's). `cursor`: stop it right after that
         call; -1 (the default) is where the step lands: a step that runs `until` a call
-        stops right after that call, any other at its end (None).
+        stops right after that call, any other at its end (None). A step that asks a
+        question carries the step before's frame (`prior`), whatever way it is reached:
+        a jump, `]` across its start, following an object into it.
         """
         run = self._ensure()
         k = max(0, min(run.total, k))
@@ -199,8 +204,19 @@ class Session:
         if cursor is not None:
             sims = sims.replace(shown, cur.at_call(k, shown, cursor))
             cursor = sims[shown].rec.seq
+        before = self._prior(k, shown) if prior else None
         return Frame(self.lesson, k, run.total, 0, shown, sims,
-                     {v: Counts(cnt) for v, cnt in prev.items()}, reached, cursor, calls, landing)
+                     {v: Counts(cnt) for v, cnt in prev.items()}, reached, cursor, calls, landing, prior=before)
+
+    def _prior(self, k: int, shown: str) -> Frame | None:
+        """Step k-1's landing frame when step k asks a question, with `shown` thawed (kept: it never changes)."""
+        if k < 1 or self.lesson.steps[k - 1].ask is None:
+            return None
+        got = self._priors.get(k - 1)
+        if got is None:
+            got = self._priors[k - 1] = self.frame_at(k - 1, prior=False)
+        got.sims.thaw((shown,))
+        return got
 
     def step_call(self, k: int, variant: str, at: int, delta: int, follow: str | None = None,
                   cancelled=lambda: False) -> tuple[Frame | None, str]:
@@ -230,23 +246,25 @@ class Session:
                           f"{TRACED_TAIL} frames are recorded): ← goes to the step before")
         j = k + delta
         while 1 <= j <= run.total and not cancelled():
-            f, lst, r = cur.call_range(j, variant)
+            shown = run.shown(j)        # across a step's end, the step's own variant (not one `v` picked)
+            f, lst, r = cur.call_range(j, shown)
             if lst >= r:
-                return self.frame_at(j, variant, r if delta > 0 else None), ""
+                return self.frame_at(j, shown, r if delta > 0 else None), ""
             j += delta
         return None, "the last call of the lesson" if delta > 0 else "the first call of the lesson"
 
     def _follow(self, run, k, variant, at, delta, follow, cancelled) -> tuple[Frame | None, str]:
-        trail = self._trails.setdefault((variant, follow), {})
         j = max(1, k)
         while 1 <= j <= run.total and not cancelled():
-            found = self._cursor().moves_of(j, variant, follow)
+            shown = variant if j == k else run.shown(j)     # another step: its own variant
+            trail = self._trails.setdefault((shown, follow), {})
+            found = self._cursor().moves_of(j, shown, follow)
             trail.update((e.seq, e) for e in found)
             seqs = [e.seq for e in found]
             if j == k:
                 seqs = [q for q in seqs if (q > at if delta > 0 else q < at)]
             if seqs:
-                frame = self.frame_at(j, variant, seqs[0] if delta > 0 else seqs[-1])
+                frame = self.frame_at(j, shown, seqs[0] if delta > 0 else seqs[-1])
                 return replace(frame, earlier=tuple(trail[q] for q in sorted(trail))), ""
             j += delta
         return None, (f"{follow} makes no {'further' if delta > 0 else 'earlier'} move in this lesson's "

@@ -250,6 +250,9 @@ class Lesson:
     # control or bidi characters found in the lesson's text (each `file:line:col: field: ...`);
     # the strings themselves were cleaned when loaded (models.lesson.sanitize)
     problems: tuple[str, ...] = ()
+    # variant -> pseudocode line -> the kernel calls it stands for, as (call, machine or "") (lesson.extras)
+    code_calls: dict[str, dict[int, tuple[tuple[str, str, str], ...]]] = field(default_factory=dict)
+    recap: str = ""           # what the lesson showed, three to five sentences: the end screen opens with it
 
     def params_for(self, variant: str) -> dict[str, Any]:
         """The scenario with one variant's overrides applied (a fresh dict)."""

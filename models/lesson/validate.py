@@ -22,6 +22,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import calls, params
+from . import extras
 from .limits import MAX_CHECKS, MAX_FITTED, MAX_HEADLINE_FRAMES
 from .nodes import Map, TooMany, V, null, short
 from .schema import Fitted, Headline, Lesson, LessonError, Paper, Patch
@@ -94,7 +95,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
 def _build(v: V, root: MappingNode, path: str, stem: str | None) -> Lesson | None:
     _no_internal_notes(v, root)
     top = Map(v, root, "", ("id", "title", "driver", "summary", "scenario", "variants", "steps"),
-               ("patch", "paper", "headline", "end_pair", "fitted", "pseudocode", "checks"))
+               ("patch", "paper", "headline", "end_pair", "fitted", "pseudocode", "checks", "code_calls", "recap"))
     lid = top.take("id", "text", bad="")
     if lid and not _ID.fullmatch(lid):
         v.record(v.error(top.vals["id"], "id", f"expected lowercase letters, digits and '-' (2 to 64), "
@@ -190,12 +191,15 @@ def _build(v: V, root: MappingNode, path: str, stem: str | None) -> Lesson | Non
                          "paper-vs-model headline: this lesson has no 'paper'"))
     checks = tuple(c for i, n in enumerate(v.keep(v.seq, top.opt("checks"), "checks", 0, MAX_CHECKS, default=[]))
                    if (c := v.keep(check, v, i, n, variants)) is not None)
+    lines_calls = v.keep(extras.code_calls, v, top.opt("code_calls"), variants, pseudocode, default={})
+    recap = v.keep(extras.recap, v, top.opt("recap"), default="")
     if v.errors:
         return None
     return Lesson(lid, title, driver, summary, patch,
                   scenario, scenario_raw, variants, paper, headline, tuple(fitted), pseudocode, steps, checks,
                   None if path == "<string>" else path, expect=expect, inject=inject, end_pair=end_pair,
-                  problems=tuple(str(e) for e in sorted(dict.fromkeys(v.problems), key=lambda e: (e.line, e.column))))
+                  problems=tuple(str(e) for e in sorted(dict.fromkeys(v.problems), key=lambda e: (e.line, e.column))),
+                  code_calls=lines_calls, recap=recap)
 
 
 def _patch(v: V, node: Node) -> Patch:

@@ -358,6 +358,11 @@ async def test_answering_a_question_is_remembered():
         assert not ask.display                   # step 6 asks nothing
         await press(pilot, "left")
         assert ask.display and ask.chosen == 0   # the answer given is shown again
+        await press(pilot, "2")                  # answered: a digit does not change the answer
+        assert ask.chosen == 0 and (app.screen.lesson.id, 5) in app.answers
+        await press(pilot, "a")                  # a asks it again: the step holds, the answer is gone
+        await settle(app, pilot)
+        assert ask.chosen is None and app.screen.holding() and (app.screen.lesson.id, 5) not in app.answers
         await press(pilot, "2")
         assert "✓ right" in str(ask.query_one(".verdict").render())
 

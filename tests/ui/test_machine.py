@@ -16,6 +16,7 @@ from hosting import Host
 from test_machine_layout import AREAS, check_drawing
 
 from models.lesson import find_lesson
+from models.read import MACHINES
 from models.sim import Sim
 from viz.app import make_app, settle
 from viz.views import VIEW_CLASSES
@@ -45,7 +46,7 @@ def state(lesson: str, variant: str, frames: int = 200) -> ViewState:
 
 @pytest.mark.parametrize("lesson,variant,machine", CASES)
 def test_the_machine_a_run_takes_fits_a_compare_column(lesson, variant, machine):
-    ms = from_sim(sim_of(lesson, variant)).machine
+    ms = from_sim(sim_of(lesson, variant), machine=machine).machine
     assert ms.machine == machine
     picked = MachineView().drawing(ms, *AREAS["compare"])
     assert picked is not None
@@ -84,8 +85,8 @@ def test_registered_as_a_view():
 @pytest.mark.parametrize("lesson,variant,machine", CASES)
 async def test_the_lit_state_is_the_one_the_data_gives(lesson, variant, machine):
     st = state(lesson, variant)
-    ms = from_sim(st.sim).machine
-    text = await render(st, (160, 50))
+    ms = from_sim(st.sim, machine=machine).machine
+    text = await render(st, (160, 50), machine=machine)
     for s in {s for layer in layers(machine).layers for s in layer}:
         assert re.search(rf"{SIDE} *{re.escape(s)} *{SIDE}", text), f"state {s} not drawn"
     assert lit_box(text) == ms.state
@@ -94,8 +95,25 @@ async def test_the_lit_state_is_the_one_the_data_gives(lesson, variant, machine)
         bufs = {f"buf#{b.id}": b for b in st.sim.ring.bufs if b is not None}
         if ms.obj in bufs:
             assert bufs[ms.obj].state == ms.state
-    if ms.last is not None:
-        assert f"just now {ms.last.call}: {ms.last.src} → " in text
+    if ms.last is not None and ms.age == 0:
+        assert f"this call {ms.call}: {ms.last.src} → " in text
+    elif ms.last is not None:
+        assert f"{ms.age} call{'s' if ms.age != 1 else ''} ago" in text
+
+
+@pytest.mark.parametrize("lesson,variant,machine", CASES)
+def test_with_no_machine_asked_for_the_current_calls_object_is_drawn(lesson, variant, machine):
+    """The cursor: the machine and object are those of the latest move, made by the current call or,
+    when it moved nothing, a few calls before (and the view says how many)."""
+    sim = sim_of(lesson, variant)
+    ms = from_sim(sim).machine
+    moved = [(ev, t) for ev in sim.rec.events for t in ev.transitions]
+    ev, t = moved[-1]
+    assert (ms.machine, ms.state) == (t.machine, t.dst)
+    # a page_pool fragment is named by its page and offset (page#93+2048), the event by its buffer
+    assert ms.obj == t.obj or (t.machine == "pp_frag" and ms.obj.startswith("page#"))
+    assert ms.last is not None and ms.last.seq == ev.seq and ms.call == sim.rec.recent(1)[-1].call
+    assert ms.age == sum(1 for e in sim.rec.events if ev.seq < e.seq)
 
 
 async def test_a_machine_can_be_chosen():
@@ -108,13 +126,12 @@ async def test_a_machine_can_be_chosen():
 
 async def test_80x24_is_compact_and_keeps_the_state_and_the_edge_just_taken():
     st = state("rx-basics", "gro")
-    ms = from_sim(st.sim).machine
-    text = await render(st, (80, 24))
-    assert "╭" not in text                      # no boxes: the compact form
-    assert ms.last is not None and f"{ms.last.call}: {ms.last.src} → " in text
-    order = [s for layer in layers("rx_buffer").layers for s in layer]
-    for s in order:
-        assert s in text
+    ms = from_sim(st.sim, machine="rx_buffer").machine
+    text = await render(st, (80, 24), machine="rx_buffer")
+    # the compact drawing: boxes and arrows (the state came from, the arrow, the state lit), not a list
+    assert re.search(rf"[│╭╰] *{re.escape(ms.last.src)} *[│╮╯]", text)
+    assert lit_box(text) == ms.state and "▶" in text
+    assert ms.last is not None and f"{ms.last.src} → " in text
     assert re.search(r"next: \S+", text)
 
 
@@ -127,6 +144,7 @@ async def test_a_drawing_is_laid_out_off_the_event_loop():
     app = Host(MachineView)
     async with app.run_test(size=(150, 47)) as pilot:
         view = app.query_one(MachineView)
+        view.machine = "rx_buffer"
         view.state = st
         await laid_out(app, pilot)
         ms = view.data().machine
@@ -139,8 +157,8 @@ async def test_a_drawing_is_laid_out_off_the_event_loop():
 
 async def test_counts_are_the_datas():
     st = state("rx-basics", "gro")
-    ms = from_sim(st.sim).machine
-    text = await render(st, (160, 50))
+    ms = from_sim(st.sim, machine="rx_buffer").machine
+    text = await render(st, (160, 50), machine="rx_buffer")
     n = ms.counts[("allocated", "dma_map_single", "mapped")]
     assert re.search(rf"dma_map_single {n:,}".replace(",", " "), text)
     assert "n transitions this run" in text      # the model counts every move on every edge
@@ -186,25 +204,16 @@ async def test_compare_draws_both_machines_side_by_side():
         for side in ("a", "b"):
             view = app.screen.query_one(f"#{side}-machine", MachineView)
             texts[side] = "\n".join(view.render_line(y).text for y in range(view.size.height))
-        assert "RX buffer mapped per frame" in texts["a"] and "┃" in texts["a"]
-        assert "page_pool page" in texts["b"] and re.search(rf"{SIDE} *alloc-cache *{SIDE}", texts["b"])
+        # each column draws the machine of its own variant's current call's object, lit
+        for side in ("a", "b"):
+            ms = app.screen.query_one(f"#{side}-machine", MachineView).data().machine
+            assert MACHINES[ms.machine][0].split(" (")[0] in texts[side] and "┃" in texts[side]
         await pilot.press("c")                                  # compare off: the narration is back
         await settle(app, pilot)
         assert not app.screen.has_class("-deck-wide")
 
 
 # ---------------------------------------------------------------------- snapshots of the view alone
-@pytest.fixture
-def svg_snapshot(snapshot):
-    from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
-
-    class SVGText(SingleFileSnapshotExtension):
-        file_extension = "svg"
-        _write_mode = WriteMode.TEXT
-
-    return snapshot.use_extension(SVGText)
-
-
 @pytest.mark.parametrize("lesson,variant", [("rx-basics", "gro"), ("ath9k-page-pool", "after")])
 async def test_snapshot_alone(lesson, variant, svg_snapshot):
     from viz.screenshot import portable

@@ -59,14 +59,14 @@ def test_counts_are_the_runs_transitions_on_every_edge(lesson, variant):
 
 def test_the_followed_buffer_is_the_models():
     sim = sim_of("rx-basics", "gro")
-    ms = from_sim(sim).machine
+    ms = from_sim(sim, machine="rx_buffer").machine
     assert ms.obj == f"buf#{ms.obj[4:]}"
     on_ring = {f"buf#{b.id}": b for b in sim.ring.bufs if b is not None}
     in_skbs = {f"buf#{b.id}": b for skb in list(sim.stack.sockq) + ([sim.stack.held] if sim.stack.held else [])
                for b in skb.buffers()}
     buf = {**in_skbs, **on_ring}[ms.obj]
     assert buf.state == ms.state
-    p = from_sim(sim).passport
+    p = from_sim(sim, machine="rx_buffer").passport
     assert p.phys == buf.phys and p.size == buf.size and p.dma == buf.map.dma and p.mapped == buf.map.live
 
 
@@ -84,7 +84,7 @@ def test_following_a_named_object():
 
 def test_population_counts_the_ring():
     sim = sim_of("rx-basics", "gro")
-    ms = from_sim(sim).machine
+    ms = from_sim(sim, machine="rx_buffer").machine
     on_ring = sum(1 for b in sim.ring.bufs if b is not None and b.state == "device-owned")
     assert ms.population["device-owned"] == on_ring
 

@@ -13,10 +13,16 @@ from viz.views.machine_data import from_sim
 from viz.views.passport import PassportView, history_line
 
 
-def state(lesson: str, variant: str, frames: int = 150) -> ViewState:
+def state(lesson: str, variant: str, frames: int = 150, follow: str = "ring") -> ViewState:
+    """The variant after `frames`, following (o) a buffer on the ring, the cleaned one's neighbour,
+    or the page the pool carves (`follow="page"`)."""
     sim = Sim(find_lesson(lesson).params_for(variant), trace=400)
     sim.run_frames(frames)
-    return ViewState(sim=sim, variant=variant, lesson=find_lesson(lesson), step=1)
+    if follow == "page":
+        obj = f"page#{sim.pool.frag_page.id}"
+    else:
+        obj = f"buf#{sim.ring.buf((sim.ring.clean_idx + sim.ring.size - 1) % sim.ring.size).id}"
+    return ViewState(sim=sim, variant=variant, lesson=find_lesson(lesson), step=1, follow=obj)
 
 
 async def render(st: ViewState, size: tuple[int, int]) -> str:
@@ -35,7 +41,7 @@ def test_registered_as_a_view():
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)])
 async def test_identity_addresses_and_history_in_kernel_words(size):
     st = state("rx-basics", "gro")
-    p = from_sim(st.sim).passport
+    p = from_sim(st.sim, st.follow).passport
     text = await render(st, size)
     assert text.startswith(f"{p.obj} · {p.kind}")
     assert f"phys {p.phys:#x}" in text and f"DMA {p.dma:#x}" in text
@@ -47,15 +53,15 @@ async def test_identity_addresses_and_history_in_kernel_words(size):
 
 async def test_a_bounced_buffer_shows_its_slot():
     st = state("ath11k-36bit-dma-mask", "before", 40)
-    p = from_sim(st.sim).passport
+    p = from_sim(st.sim, st.follow).passport
     assert p.bounce_slot is not None and p.bounce_phys == st.sim.swiotlb.addr(p.bounce_slot)
     text = await render(st, (160, 50))
     assert f"SWIOTLB slot {p.bounce_slot} at {p.bounce_phys:#x}" in text
 
 
 async def test_a_page_pool_page_shows_its_refcount():
-    st = state("ath9k-page-pool", "after")
-    p = from_sim(st.sim).passport
+    st = state("ath9k-page-pool", "after", follow="page")
+    p = from_sim(st.sim, st.follow).passport
     text = await render(st, (160, 50))
     assert p.machine == "pp_page" and f"pp_ref_count {dict(p.refs)['pp_ref_count']}" in text
 

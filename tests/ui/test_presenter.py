@@ -183,3 +183,46 @@ def test_notes_without_a_session_stay_with_one_presenter_of_two(tmp_path):
     assert printed[3].startswith("presenter second has ended")
     assert printed[4].startswith("── rx-basics · step 3/")              # then the one still running
     assert printed[5].startswith("── rx-basics · step 4/")
+
+
+@pytest.mark.slow
+async def test_presenting_z_zooms_the_headline_on_the_payoff_and_the_machine_elsewhere():
+    from textual.widgets import Digits
+
+    from viz.widgets.prose import Prose
+    payoff = 10
+    app = make_app(lesson="atlantic-page-pool", step=payoff, present=True, remember=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        panel = screen.query_one(HeadlinePanel)
+        assert panel.display and panel.headline is not None
+        # both figures large: the paper's and the model's, before and after
+        big = {d.id: d.value for d in panel.query(Digits)}
+        assert all(big[f"hl-{who}-{side}"] for who in ("paper", "model") for side in ("before", "after"))
+        assert big["hl-paper-before"] == "2,240.0"
+        await press(pilot, "z")
+        assert screen.has_class("-zoom-headline") and panel.region.height >= 30
+        assert screen.query_one(StatusLine).region.height == 1                 # the call and the timer stay
+        await press(pilot, "z", "left", "z")                  # back, a step back, zoom: the machine
+        deck = screen.query_one(ViewDeck)
+        assert deck.zoomed and deck.active == "machine" and not screen.has_class("-zoom-headline")
+        assert screen.query_one("#v-machine").region.width == 120
+        await press(pilot, "z")
+        # the narration is the step's `say` only, drawn at a heavier weight
+        spec = screen.lesson.steps[screen.frame.step - 1]
+        prose = screen.query_one("#n-say", Prose)
+        assert prose.source == spec.say and prose.rich_style.bold
+
+
+@pytest.mark.slow
+async def test_a_question_steps_notes_carry_its_question_and_answer():
+    app = make_app(lesson="rx-basics", step=4, present=True, remember=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        data = notes.pick(app.notes.session)
+        spec = app.screen.lesson.steps[3]
+        assert data["ask"] == {"question": spec.ask.question, "choices": list(spec.ask.choices),
+                               "answer": spec.ask.answer, "explain": spec.ask.explain}
+        text = notes.render(data, 100)
+        assert "ask the room" in text and f"✓ {spec.ask.answer + 1}." in text

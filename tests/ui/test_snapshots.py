@@ -10,7 +10,6 @@ intended change, inspect the new SVGs and run
 from __future__ import annotations
 
 import pytest
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from viz.app import make_app, settle
 
@@ -33,18 +32,6 @@ ACTIVE_STEPS = {
     "machine": ("rx-basics", 10),
     "passport": ("rx-basics", 10),
 }
-
-
-class SVGText(SingleFileSnapshotExtension):
-    """One .svg per snapshot, stored as text so a failing comparison shows a readable diff."""
-
-    file_extension = "svg"
-    _write_mode = WriteMode.TEXT
-
-
-@pytest.fixture
-def svg_snapshot(snapshot):
-    return snapshot.use_extension(SVGText)
 
 
 async def shoot(lesson, step, snapshot, keys=(), compare=False, sizes=SIZES, active="") -> None:
@@ -108,3 +95,11 @@ async def test_compare(svg_snapshot):
 
 async def test_too_small(svg_snapshot):
     await shoot("rx-basics", 1, svg_snapshot, sizes=[(60, 20)])
+
+
+async def test_lesson_map(svg_snapshot):
+    await shoot("rx-basics", 6, svg_snapshot, keys=("m",))
+
+
+async def test_glossary(svg_snapshot):
+    await shoot("ath11k-36bit-dma-mask", 3, svg_snapshot, keys=("w",))

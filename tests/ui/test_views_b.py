@@ -107,6 +107,19 @@ async def test_napi_without_a_poll_says_frames_go_up_from_process_context():
     assert f"{st.sim.metrics()['acks_per_segment']:.2f} ACK/seg" in text
 
 
+async def test_napi_names_the_delivery_and_the_transport_the_model_ran():
+    # ath9k: a tasklet hands each frame to ieee80211_rx() in softirq and the frames are routed (UDP)
+    st = state("ath9k-page-pool", "after")
+    text = " ".join((await render(NapiView, st, (160, 50))).split())
+    assert "from a tasklet, in softirq (ieee80211_rx)" in text and "ieee80211_rx_ni" not in text
+    assert "tasklet's own budget of 512" in text
+    assert f"routed ip_forward +{delta(st, 'ip_forward')}" in text and "tcp_send_ack" not in text
+    # dma-bugs: UDP to a local socket, taken by the reader with udp_recvmsg(); no TCP in sight
+    st = state("dma-bugs", "clean")
+    text = await render(NapiView, st, (160, 50))
+    assert "UDP udp_recvmsg" in text and "tcp_send_ack" not in text and "ACK/seg" not in text
+
+
 # ---------------------------------------------------------------------- bus
 async def test_bus_timeline_has_bundles_and_ack_writes():
     st = state("ath10k-sdio-napi", "before")

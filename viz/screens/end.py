@@ -1,6 +1,7 @@
 """The end of a lesson: the payoff, what changed between the variants, and the next lesson.
 
-Shown when → is pressed on the last step. It sums up the lesson from the
+Shown when → is pressed on the last step. It opens with what the lesson
+showed, in the lesson's own words (`recap`), then sums up the lesson from the
 model's last frame: the counters and metrics the lesson's steps watched, for
 the lesson's point (`end_pair` when the lesson names it, else the headline's
 before and after, else the last step's variant beside the first), only those
@@ -15,6 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
@@ -110,6 +112,9 @@ class EndScreen(ModalScreen[None]):
         with VerticalScroll() as box:
             box.border_title = join("end of the lesson · ", lesson.title)     # a title is plain text
             box.can_focus = True            # ↑ ↓ scroll it on a small screen
+            if lesson.recap:                # what the lesson showed, in its own words, before the figures
+                yield Static(Content("What you saw"), classes="end-head")
+                yield Static(Content(" ".join(lesson.recap.split())), id="end-recap")
             names, rows = summary(lesson, self.player.frame)
             head = (f"What changed from {names[0]} to {names[1]} (what the steps watched, at the last step)"
                     if names else "What the steps watched, at the last step")

@@ -44,8 +44,12 @@ its ends: the model stops right after that call and every view shows that
 moment (status: step 4/13 · call 17/212). o follows the object the call
 moved (a buffer, page, slot, head): ] and [ then jump to its next and
 previous move, across steps, and space plays call by call. o again stops.
-The machine view draws the followed object's lifecycle; on a wide screen
-it takes the whole deck (and, compared, the narration steps aside).
+Every view lights what the current call touched (the call before's, dim):
+the machine strip under the views draws that object's move as boxes and
+arrows at every size; the machine view draws its whole lifecycle and, on a
+wide screen, takes the whole deck. The pseudo-code lights the call's line.
+m lists the lesson's steps and how each question went (Enter jumps); w is
+the glossary; a asks a question again after its answer or its reveal.
 """
 
 

@@ -18,9 +18,14 @@ shown at once, without a round trip through the worker.
 
 `]` and `[` move one kernel call instead of one step: the worker runs the
 step again and stops it right after that call (models.call_cursor),
-so every view shows that moment. `o` follows the object the current call
-moved; `]` and `[` then jump to that object's next and previous move, across
-steps, so one buffer can be walked from its allocation to its free.
+so every view shows that moment and lights what that call touched (the
+cursor, models.cursor). `o` follows the object the current call moved; `]`
+and `[` then jump to that object's next and previous move, across steps, so
+one buffer can be walked from its allocation to its free.
+
+A question holds on every path into its step: each frame of a question step
+carries the step before's (`Frame.prior`). The lesson map, the glossary and
+asking a question again are viz.screens.wayfinding's.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from models.lesson.schema import Lesson
 from viz.moves import MoveQueue
 from viz.screens.presenting import Presenting
 from viz.screens.stepping import CALL_SECONDS, CallStepping
+from viz.screens.wayfinding import Wayfinding
 from viz.session import Frame, Session, compare_pair, views_for
 from viz.views.all import view_class
 from viz.views.base import ViewState
@@ -63,7 +69,7 @@ BUSY_AFTER = 0.15           # say "computing…" only when a move takes longer t
 STATES_KEPT = 8
 
 
-class PlayerScreen(Presenting, CallStepping, Screen):
+class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
     """One lesson, played step by step."""
 
     AUTO_FOCUS = ""       # every key is a screen binding; a focused view would only add a second highlight
@@ -93,6 +99,9 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         Binding("tab", "cycle(1)", "next view", priority=True, show=False),
         Binding("shift+tab", "cycle(-1)", "previous view", priority=True, show=False),
         Binding("escape", "lessons", "lessons", show=False),
+        Binding("m", "lesson_map", "map"),
+        Binding("w", "glossary", "glossary (words)", show=False),
+        Binding("a", "retry", "ask the question again", show=False),
         *[Binding(str(i), f"answer({i - 1})", f"answer {i}", show=False) for i in range(1, 7)],
     ]
 
@@ -132,7 +141,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             yield ViewDeck(self.keys, aside=("code",), id="deck")
         yield PathStrip(id="pathstrip")
         yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Keys typed in a burst keep coming while the app shuts down (`q`, then the rest of a word):
@@ -201,7 +210,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         if self.call_pending and not frame.landing:
             self.call_pending = False           # the call asked for: that is where we are now
             self.want = (frame.step, 0)
-            self._show(frame)
+            self._show(frame, keep=True)
         elif self.waiting and (frame.step, frame.extra) == self.want:    # else moved on, or already shown
             self._show(frame)
 
@@ -227,13 +236,21 @@ class PlayerScreen(Presenting, CallStepping, Screen):
 
     # -- state coming down ------------------------------------------------------------
     def holding(self, frame: Frame | None = None) -> bool:
-        """The frame's step asks a question not answered yet: the views show the step before."""
+        """The frame's step asks a question not answered yet: the views show the step before.
+
+        However the step was reached (→, a jump, the map, the palette, `]` across its
+        start, following an object into it), its frame carries the step before's
+        (`Frame.prior`), so the hold never depends on what was computed first.
+        """
         frame = frame or self.frame
         if frame is None or frame.extra or not frame.step or frame.step in self.revealed:
             return False
         spec = self.lesson.steps[frame.step - 1]
-        return (spec.ask is not None and (self.lesson.id, frame.step) not in self.app.answers
-                and frame.step - 1 in self.ready)
+        return spec.ask is not None and (self.lesson.id, frame.step) not in self.app.answers
+
+    def _held(self, frame: Frame) -> Frame:
+        """What the views show while `frame`'s question waits: the step before, as it was shown."""
+        return frame.prior or self.ready.get(frame.step - 1) or frame
 
     def answered(self, step: int) -> bool:
         """The question of `step` was answered or its outcome revealed (or it asks none)."""
@@ -241,17 +258,20 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         return (spec is None or spec.ask is None or step in self.revealed
                 or (self.lesson.id, step) in self.app.answers)
 
+    def _asked_ahead(self, variant: str, step: int, revealing: int = 0, within: int = 10_000) -> list:
+        """The questions about `variant` at `step` or after it (at most `within` steps on), still unanswered
+        (`revealing`: that step's outcome is about to be shown, so its question no longer counts)."""
+        return [spec.ask for spec in self.lesson.steps[max(0, step - 1):step + within]
+                if spec.ask is not None and spec.show == variant and spec.index + 1 != revealing
+                and not self.answered(spec.index + 1)]
+
     def hidden_code(self, variant: str, step: int, revealing: int = 0) -> frozenset[int]:
         """Pseudocode lines of `variant` blanked at `step`: those a question still ahead would give away
         (`revealing`: as they will be once that step's outcome is shown)."""
-        out: set[int] = set()
-        for spec in self.lesson.steps[max(0, step - 1):]:
-            if spec.ask is not None and spec.ask.hide_code and spec.show == variant \
-                    and spec.index + 1 != revealing and not self.answered(spec.index + 1):
-                out.update(spec.ask.hide_code)
-        return frozenset(out)
+        return frozenset(n for ask in self._asked_ahead(variant, step, revealing) for n in ask.hide_code)
 
-    def _show(self, frame: Frame) -> None:
+    def _show(self, frame: Frame, keep: bool = False) -> None:
+        """Show `frame`; `keep`: it was reached by call (`]`, `[`), so the view the learner chose stays."""
         if self._busy_timer is not None:
             self._busy_timer.stop()
         moved_step = self.frame is None or self.frame.step != frame.step
@@ -265,13 +285,13 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         hold = self.holding(frame)
         # While a question waits, everything the views show is the step before, as it was shown
         # then (its model, its lit code line, its watch list), so nothing on screen answers it.
-        base = self.ready[step - 1] if hold else frame
+        base = self._held(frame) if hold else frame
         shown = self.variant or frame.shown
         seen = replace(base, shown=shown)
         self.seen = seen
         self.query_one(Narration).step = (step, frame.extra, not hold)
         ask = spec.ask if spec is not None else None
-        self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)))
+        self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)), step in self.revealed)
         # Two rules of app.tcss read `-asking`, each under classes of the screen; where neither can
         # apply, restyling the whole column for it (some twenty widgets, ~10 ms) changes nothing and
         # is skipped. The class is kept right all the same: the screen's own class changes (a
@@ -286,7 +306,8 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             a.other, b.other = b, a
             pair = (a, b)
         deck = self.query_one(ViewDeck)
-        deck.show(state, pair, self._lead(step))
+        deck.set_reactive(ViewDeck.asking, hold)      # a question waits (laid out by show() just below)
+        deck.show(state, pair, self._lead(step), keep=keep or not moved_step)
         deck.compare = pair is not None
         for view in self.query("#side-code"):
             view.state = state
@@ -319,10 +340,18 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         spec = self.lesson.steps[frame.step - 1] if frame.step else None
         prev = frame.prev_counts.get(variant, {})
         hidden = self.hidden_code(variant, frame.step, revealing)
+        # A question about this variant waits at this step or the next: the views keep back what explains
+        # the variant (the NAPI view's "nothing polls this NAPI"), on the held screen and on the step
+        # before it alike, so the held screen is the one before. (Only those two: a state that changes
+        # when a question is answered makes each view build its lines again.)
+        asking = bool(self._asked_ahead(variant, frame.step, revealing, within=1))
         earlier = self.trail if self.follow else ()
         # By identity for the model's objects: a state holds them, so their ids stay theirs.
+        # Stopped inside the step by `]`/`[` (not where it lands, nor at its end: the same moment as its
+        # landing, which must look the same however it is reached): the code view lights the call's line.
+        at_call = frame.cursor is not None and not frame.landing
         key = (id(frame.sims[variant]), variant, frame.step, frame.code_line, id(prev), hidden, self.follow,
-               id(earlier))
+               id(earlier), at_call, asking)
         state = self._states.pop(key, None) if reuse else None
         if state is not None:
             self._states[key] = state               # the latest used last
@@ -330,7 +359,8 @@ class PlayerScreen(Presenting, CallStepping, Screen):
             state = ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
                               code_line=frame.code_line, prev_counts=prev,
                               watch=spec.watch if spec is not None else (),
-                              hidden_code=hidden, follow=self.follow, earlier=earlier)
+                              hidden_code=hidden, follow=self.follow, earlier=earlier, at_call=at_call,
+                              asking=asking)
             if reuse:
                 self._states[key] = state
                 if len(self._states) > STATES_KEPT:
@@ -363,8 +393,8 @@ class PlayerScreen(Presenting, CallStepping, Screen):
                 return
             step = nxt.step
             if self.holding(nxt):
-                # A question first shows this step's model again, as the variant the question is about.
-                state, told = self._state(frame, nxt.shown), False
+                # A question first shows the step before's model, as the variant the question is about.
+                state, told = self._state(self._held(nxt), nxt.shown), False
             else:
                 state = self._state(nxt, nxt.shown)
         self.call_later(self.query_one(Narration).prepare, (step, 0, told))
@@ -373,7 +403,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         for view in deck.views():           # at the size it will have, and not at all if it will be hidden
             key = (view.id or "")[2:]
             self.call_later(view.prepare, state, None if sizes is None else (sizes[key],) if key in sizes else ())
-        for view in self.query("#side-code"):   # its height follows the narration's: the sizes it had
+        for view in self.query("#side-code, #deck-strip"):   # sizes they had: neither moves with the deck
             self.call_later(view.prepare, state)
 
     # -- the payoff ---------------------------------------------------------------------
@@ -609,7 +639,10 @@ class PlayerScreen(Presenting, CallStepping, Screen):
                  else None)
 
     def action_answer(self, index: int) -> None:
-        self.query_one(AskPanel).choose(index)
+        panel = self.query_one(AskPanel)
+        if not panel.choose(index) and panel.ask is not None and (panel.revealed or panel.chosen is not None):
+            self.notify("already " + ("revealed" if panel.revealed else "answered") + ": a asks the question again",
+                        timeout=3)
 
     def action_lessons(self) -> None:
         self._set_playing(False)

@@ -2,10 +2,13 @@
 
 Mixed into `PlayerScreen`. Zoom (z) gives the active view the whole screen
 (the narration, the status line and the tabs step aside) and works in every
-mode, since a projector is not the only small screen; blank (b) covers the
-screen until any key. With `--present` the screen gets the presenter classes
-(larger headline figures), a talk timer in the status line (t restarts it)
-and tells `rxviz notes` each step it reaches (viz.notes).
+mode, since a projector is not the only small screen; with `--present` it
+zooms what a room should read instead: the paper-vs-model headline on the
+payoff step, the machine everywhere else. Blank (b) covers the screen until
+any key. With `--present` the screen gets the presenter classes (the paper's
+and the model's figures large, the narration trimmed to the step's `say` at
+a heavier weight), a talk timer in the status line (t restarts it) and tells
+`rxviz notes` each step it reaches (viz.notes).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ class Presenting:
     def start_presenting(self) -> None:
         present = getattr(self.app, "present", False)
         self.set_class(present, "-present")
-        for panel in self.query("HeadlinePanel"):
+        for panel in self.query("HeadlinePanel, Narration"):
             panel.set_class(present, "-present")
         self._talk_start = time.monotonic()
         if present:
@@ -67,9 +70,24 @@ class Presenting:
             self._tick_clock()
 
     def action_zoom(self) -> None:
+        """z: the active view on the whole screen; z again: back. Presenting, what the room should read:
+        the paper-vs-model headline on the payoff step, the machine (the current call's object) elsewhere."""
         from viz.widgets.deck import ViewDeck
-        self.toggle_class("-zoom")
-        self.query_one(ViewDeck).zoomed = self.has_class("-zoom")
+        from viz.widgets.headline import HeadlinePanel
+        deck = self.query_one(ViewDeck)
+        if self.has_class("-zoom") or self.has_class("-zoom-headline"):
+            self.remove_class("-zoom", "-zoom-headline")
+            deck.zoomed = False
+            return
+        if getattr(self.app, "present", False):
+            if self.query_one(HeadlinePanel).display:
+                self.add_class("-zoom-headline")
+                return
+            if "machine" in deck.keys:
+                deck.tabbed = True
+                deck.active = "machine"
+        self.add_class("-zoom")
+        deck.zoomed = True
 
     def action_blank(self) -> None:
         self.app.push_screen(BlankScreen())

@@ -49,7 +49,10 @@ class CallStepping:
         if self.holding():
             spec = self.lesson.steps[frame.step - 1]
             n = len(spec.ask.choices) if spec.ask else 0
-            self.notify(f"answer first (1–{n}), or → to see what happened", timeout=3)
+            # Once a step: the status line says it too, and a toast per press would pile up over the views.
+            if getattr(self, "_hold_told", None) != frame.step:
+                self._hold_told = frame.step
+                self.notify(f"answer first (1–{n}), or → to see what happened", timeout=3)
             return
         variant = self.variant or frame.shown
         at = frame.sims[variant].rec.seq          # the call the shown variant is at
@@ -75,5 +78,6 @@ class CallStepping:
             self.call_mode = True
             self.notify(f"following {obj}: ] and [ go to its next and previous move", timeout=3, markup=False)
         if self.frame is not None:
+            self.query_one("ViewDeck").tabbed = False     # the followed object's machine comes to the front
             self._show(self.frame)
 

@@ -18,7 +18,7 @@ from textual.geometry import Region
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from models.read import Lesson, Sim
+from models.read import Cursor, Lesson, Sim, cursor_of
 from viz.widgets.lines import text_strip
 from viz.widgets.onepass import OnePass
 
@@ -37,6 +37,9 @@ class ViewState:
     hidden_code: frozenset[int] = frozenset()       # pseudocode lines a question still ahead hides
     follow: str | None = None                       # the object followed ("buf#513"), None: the views pick
     earlier: tuple = ()                             # its events before the trace buffer's (models.trace.Event)
+    at_call: bool = False                           # stopped at a call `]`/`[` walked to (not where the step lands)
+    asking: bool = False                            # a question about this variant waits (now or ahead):
+                                                    # no view explains what the variant does
 
 
 class ModelView(OnePass, can_focus=True):
@@ -44,6 +47,7 @@ class ModelView(OnePass, can_focus=True):
 
     KEY = ""
     TITLE = ""
+    COMPONENT_PREFIX = ""       # a subclass drawn with its base's component styles names the base's ("machineview")
     DEFAULT_CSS = """
     ModelView {
         height: 1fr;
@@ -217,8 +221,8 @@ class ModelView(OnePass, can_focus=True):
         if style is None:
             if not self._styles:
                 self._styles = {}            # this widget's own dict, not the class default
-            style = (self.get_component_rich_style(f"{type(self).__name__.lower()}--{name}") if name
-                     else self.rich_style)
+            prefix = self.COMPONENT_PREFIX or type(self).__name__.lower()
+            style = self.get_component_rich_style(f"{prefix}--{name}") if name else self.rich_style
             self._styles[key] = style
         return style
 
@@ -231,6 +235,13 @@ class ModelView(OnePass, can_focus=True):
             else:
                 out.append(part[0], self._s(part[1]) if part[1] else None)
         return out
+
+    def cursor(self) -> Cursor:
+        """The call the shown variant is at and the one before it: what every view lights (models.cursor)."""
+        assert self.state is not None
+        return cursor_of(self.state.sim)
+
+    lit: frozenset = frozenset()    # what the last build lit for the current call, as (kind, id) pairs (tests read it)
 
     def delta(self, name: str) -> int:
         """How much a counter moved since the previous step."""

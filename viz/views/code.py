@@ -1,11 +1,17 @@
-"""The driver's RX path as short pseudo-code, with the line the current step is about lit.
+"""The driver's RX path as short pseudo-code, with the line of the call the screen is at lit.
 
 The lesson gives each variant a few lines of pseudo-code (the kernel's
-function and call names, with `#` comments); the step names the line it is
-about. That line is drawn reversed in the accent colour and marked "▶" (so
-it does not rest on colour alone), and the view scrolls to keep it in sight
-when the code is taller than the view. Comments are dimmed; they come last
-on a line, so a narrow view cuts them before it cuts code.
+function and call names, with `#` comments) and maps each line to the
+kernel calls it stands for (`code_calls`). Where a step lands, the line the
+step is about (`code`) is lit; once `]` and `[` walk the calls, the line of
+the current call is, so the ▶ moves through the poll with the log and the
+machine. A call no line stands for (the device's write, the reader on
+another core) leaves the ▶ on the last line the driver reached, and the
+caption under the code says which call the screen is at. The lit line is
+drawn reversed in the accent colour and marked "▶" (so it does not rest on
+colour alone), and the view scrolls to keep it in sight when the code is
+taller than the view. Comments are dimmed; they come last on a line, so a
+narrow view cuts them before it cuts code.
 
 In compare mode each panel shows its own variant's code; the player puts two
 of these side by side.
@@ -19,8 +25,12 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from models.read import before_of, line_of
+
 from . import register
 from .base import ModelView
+
+SEARCH = 200        # calls searched back for the last one a line stands for
 
 
 def split_comment(line: str) -> tuple[str, str]:
@@ -67,7 +77,8 @@ class CodeView(ModelView):
         if not code:
             msg = Text(f"this lesson has no pseudo-code for the {st.variant!r} variant", self._s("muted"))
             return list(msg.wrap(self.app.console, max(1, width)))
-        lit = st.code_line if st.code_line and 1 <= st.code_line <= len(code) else None
+        lit, caption = self.lit_line()
+        lit = lit if lit and 1 <= lit <= len(code) else None
         num_w = len(str(len(code)))
         room = max(4, width - (num_w + 3))          # after "▶ " + number + " "
         out: list[Text] = []
@@ -86,8 +97,28 @@ class CodeView(ModelView):
                     line.stylize(self._s("lit"), 2)
                 out.append(line)
         if lit and len(out) < height:
-            out.append(Text("▶ the line this step is about", self._s("muted")))
+            out.append(Text(caption, self._s("muted")))
         return self._window(out, lit_row, height)
+
+    def lit_line(self) -> tuple[int | None, str]:
+        """(the line to light, the caption saying why): the step's own line where the step lands,
+        else the line of the current call (or of the last call a line stands for)."""
+        st = self.state
+        assert st is not None
+        entries = st.lesson.code_calls.get(st.variant) if st.lesson is not None else None
+        if (not st.at_call and st.code_line) or not entries:
+            return st.code_line, "▶ the line this step is about"
+        events = list(st.sim.rec.events or ())
+        now = events[-1] if events else None
+        for k in range(min(SEARCH, len(events))):
+            i = len(events) - 1 - k
+            ev = events[i]
+            line = line_of(entries, ev.call, {t.machine for t in ev.transitions}, before_of(events, i))
+            if line:
+                if ev is now:
+                    return line, f"▶ this call: {ev.call}"
+                return line, f"▶ the driver's last line · this call: {now.call} ({now.ctx})" if now else ""
+        return st.code_line, "▶ the line this step is about"
 
     def _rows(self, raw: str, room: int) -> list[Text]:
         """One source line as display rows: the comment is shortened or dropped first, then

@@ -10,9 +10,14 @@ so it reads on a projector and without colour.
 When the whole machine does not draw cleanly (pp_page has 17 arrows), the
 arrows this run never took are left out and named in a footnote; the boxes
 stay where the whole machine puts them. When nothing fits (80x24, a small
-grid cell) a compact form says the same in a few lines: the states in order
-with the current one lit, the edge just taken with its full call name, and
-what can happen next.
+grid cell) a compact drawing says the same (viz.views.machine_local): boxes
+and arrows for the move just made and the likely next one, then every call
+that can come next.
+
+The object is the one the current call moved (the cursor), or the one
+followed with `o`. Its arrow is lit only for the call that took it; a call
+later it is drawn dim, and after that only its state stays lit, with "N
+calls ago" in the header.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from textual.reactive import reactive
 
 from models.read import MACHINES
 
+from . import machine_local as local
 from . import register
 from .base import ModelView, wrap_phrases
 from .machine_data import MachineState, RxData, from_sim
@@ -77,7 +83,8 @@ class MachineView(ModelView):
     COMPONENT_CLASSES = {f"machineview--{n}" for n in (
         "box", "box-lit", "state", "state-lit", "pop", "pop-lit", "line", "line-lit", "line-idle", "head",
         "head-lit", "head-idle", "name", "name-lit", "name-idle", "count", "count-lit", "count-idle", "loop",
-        "loop-lit", "title", "muted", "lit", "prev")}
+        "loop-lit", "title", "muted", "lit", "prev", "line-was", "head-was", "name-was", "count-was")}
+    COMPONENT_PREFIX = "machineview"
     DEFAULT_CSS = """
     MachineView > .machineview--box { color: $foreground; }
     MachineView > .machineview--box-lit { color: $text-accent; text-style: bold; }
@@ -103,6 +110,10 @@ class MachineView(ModelView):
     MachineView > .machineview--muted { color: $foreground-muted; }
     MachineView > .machineview--lit { color: $accent; text-style: bold reverse; }
     MachineView > .machineview--prev { color: $text-accent; text-style: underline; }
+    MachineView > .machineview--line-was { color: $text-accent; text-style: dim; }
+    MachineView > .machineview--head-was { color: $text-accent; text-style: dim; }
+    MachineView > .machineview--name-was { color: $text-accent; text-style: dim underline; }
+    MachineView > .machineview--count-was { color: $foreground-muted; text-style: italic dim; }
     """
 
     PREPARE = False         # its drawing may still be laid out by a worker, which then redraws it
@@ -199,16 +210,25 @@ class MachineView(ModelView):
                     line.append(what, self._s("muted"))
                     break
         last = ms.last
-        if last is not None:
-            forms = [(("just now ", "muted"), (last.call, "name-lit"), f": {last.src} → ", (f" {last.dst} ", "lit"),
+        if last is not None and ms.age == 0:
+            call = ms.call or last.call
+            via = (f" ({last.call})", "muted") if call != last.call else ""
+            forms = [(("this call ", "muted"), (call, "name-lit"), f": {last.src} → ", (f" {last.dst} ", "lit"), via,
                       (f"  at {fmt_t(last.t_ns)}", "muted"))]
-            forms.append(forms[0][:4])
+            forms.append(forms[0][:5])
             forms.append(forms[0][1:4])
-            forms.append(((last.call, "name-lit"), " → ", (f" {last.dst} ", "lit")))
+            forms.append(((call, "name-lit"), " → ", (f" {last.dst} ", "lit")))
+            just = next((t for t in (self._text(*f) for f in forms) if t.cell_len <= width), self._text(*forms[-1]))
+        elif last is not None:
+            ago = f"{ms.age} call{'s' if ms.age != 1 else ''} ago"
+            forms = [((f"{ms.call} moves nothing · {ago}: ", "muted"), (last.call, "name-was"),
+                      f" {last.src} → ", (f" {last.dst} ", "lit")),
+                     ((f"{ago}: ", "muted"), (last.call, "name-was"), f" {last.src} → ", (f" {last.dst} ", "lit")),
+                     ((f"{ago}: ", "muted"), (last.call, "name-was"), " → ", (f" {last.dst} ", "lit"))]
             just = next((t for t in (self._text(*f) for f in forms) if t.cell_len <= width), self._text(*forms[-1]))
         elif ms.state:
             just = self._text(("now ", "muted"), (ms.state, "lit"),
-                              ("  (how it got there is older than the trace)", "muted"))
+                              ("  (how it got there is before the recorded calls)", "muted"))
         else:
             just = self._text(("no object of this machine to follow yet", "muted"))
         return [line, just]
@@ -239,13 +259,16 @@ class MachineView(ModelView):
     def _ink(self, d: Drawing, ms: MachineState) -> Ink:
         self._more = False
         names, counts, idle = [], [], set()
-        lit = None
-        last = ms.last
+        lit = was = None
+        last = ms.last if ms.age <= 1 else None       # older than a call ago: nothing is lit but the state
         for i, g in enumerate(d.groups):
             ns = [ms.counts.get((g.src, c, g.dst)) for c in g.calls]
             used = [c for c, n in zip(g.calls, ns, strict=True) if n != 0]
             if last is not None and (last.src, last.dst) == (g.src, g.dst):
-                lit = i
+                if ms.age == 0:
+                    lit = i
+                else:
+                    was = i
                 shown = last.call
             else:       # the call this run takes most (a counted one before a named step)
                 shown = max(used, key=lambda c: ms.counts.get((g.src, c, g.dst), -1)) if used else g.calls[0]
@@ -263,17 +286,21 @@ class MachineView(ModelView):
             n = sum(ms.counts.get((s, c, s), 0) for c in calls)
             known = all((s, c, s) in ms.counts for c in calls)
             loops.append((s, f"↻ {d.short(calls[0])} {fmt_count(n) if known else ''}".rstrip()))
-            if last is not None and last.src == last.dst == s:
+            if last is not None and ms.age == 0 and last.src == last.dst == s:
                 lit_loop = s
         pop = tuple((s, f"×{fmt_count(n)}") for s, n in ms.population.items() if n)
-        return Ink(tuple(names), tuple(counts), frozenset(idle), ms.state, lit, pop, tuple(loops), lit_loop)
+        return Ink(tuple(names), tuple(counts), frozenset(idle), ms.state, lit, pop, tuple(loops), lit_loop, was)
 
     def _paint(self, d: Drawing, ms: MachineState, width: int) -> list[Text]:
         rows = paint(d, self._ink(d, ms))
-        left = " " * max(0, (width - d.width) // 2)
+        left = [(" ", "")] * max(0, (width - d.width) // 2)
+        return self._rows([left + row for row in rows])
+
+    def _rows(self, rows) -> list[Text]:
+        """Rows of (glyph, role) cells as lines, one style run per role."""
         out = []
         for row in rows:
-            line = Text(left, no_wrap=True, end="")
+            line = Text(no_wrap=True, end="")
             run, role = "", None
             for ch, r in row + [("", "\0")]:
                 if r != role and run:
@@ -285,17 +312,11 @@ class MachineView(ModelView):
         return out
 
     def _compact(self, ms: MachineState, width: int, room: int) -> list[Text]:
-        """The states in order, the current one lit; what can happen next from it."""
-        order = [s for layer in layers(ms.machine).layers for s in layer]
-        prev = ms.last.src if ms.last is not None else None
-        parts = []
-        for i, s in enumerate(order):
-            style = "lit" if s == ms.state else "prev" if s == prev else ""
-            part = self._text((f" {s} " if style == "lit" else s, style))
-            if i < len(order) - 1:
-                part.append(" ›", self._s("muted"))
-            parts.append(part)
-        lines = wrap_phrases(parts, width, max(1, room - 1))
+        """Boxes and arrows where the whole machine does not fit (viz.views.machine_local): the move the
+        object made and its likely next one; under them, everything that can happen next from its state."""
+        if ms.state is None:
+            return []
+        lines = self._rows(local.draw(ms, width)) if room >= 3 else []
         nxt = [(c, d) for s, c, d in MACHINES[ms.machine][2] if s == ms.state]
         if nxt and len(lines) < room:
             items = []

@@ -7,15 +7,18 @@
   every move whether the run is traced or not.
 - A history: the transitions the trace buffer's events carry for the object
   (the last few hundred calls), oldest first.
-- The followed object, when none is asked for, is the newest one to move in
-  the machine drawn; failing that, the one the driver touches next.
+- The object, when none is followed: the one the current call moved (the
+  cursor, models.cursor), in its own machine; a call that moves nothing
+  keeps the object the latest call before it moved, and says how many
+  calls ago that was. With a machine asked for, the newest object to move
+  in it; failing that, the one the driver touches next.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from models.read import MACHINES, edge_counts
+from models.read import MACHINES, cursor_of, edge_counts
 
 from .machine_data import Call, MachineState, PathFacts, RxData, Transition
 
@@ -232,23 +235,53 @@ def _path(sim) -> PathFacts:
                      socket=not sim.stack.forward)
 
 
+LOOKBACK = 64          # calls searched back for the latest move when the current call moves nothing
+
+
+def _by_cursor(sim, index: dict[str, _Obj]) -> _Obj | None:
+    """The object the current call moved; if it moved none, the latest call before it that did."""
+    now = cursor_of(sim).now
+    events = sim.rec.events or ()
+    for k, ev in enumerate(reversed(events)):
+        if k >= LOOKBACK or (now is not None and ev.seq > now.seq):
+            break
+        for t in ev.transitions:
+            if t.machine not in MACHINES:
+                continue
+            o = index.get(t.obj)
+            if o is not None and o.machine == t.machine:
+                return o
+            # held by nobody the index knows (a buffer in the driver's hands between alloc and post)
+            return _Obj(t.obj, t.machine, None, "in the driver's hands" if t.machine in _STRATEGY_MACHINE.values()
+                        or t.machine == "pp_frag" else "")
+    return None
+
+
 def build(sim, follow: str | None, machine: str | None, earlier=()) -> RxData:
     index = _index(sim)
     if follow and follow not in index:
         gone = _gone(sim, follow, earlier)
         if gone is not None:
             index[follow] = gone
+    o = None
+    if machine is None and not follow:
+        o = _by_cursor(sim, index)
+        if o is not None:
+            machine = o.machine
     if machine is None:
         picked = index.get(follow) if follow else None
         machine = picked.machine if picked is not None and picked.machine in MACHINES else default_machine(sim)
-    o = _follow(sim, index, machine, follow)
+    if o is None:
+        o = _follow(sim, index, machine, follow)
     history = _history(sim, o, earlier) if o is not None else []
     state = o.state if o is not None else None
     if o is not None and state is None and history:
         state = history[-1].dst
     last = history[-1] if history and history[-1].dst == state else None
+    now = cursor_of(sim).now
+    age = 0 if last is None or now is None else sum(1 for ev in (sim.rec.events or ()) if last.seq < ev.seq <= now.seq)
     ms = MachineState(machine, o.name if o else None, o.where if o else "", state, last, _counts(sim, machine),
-                      True, _population(sim, index, machine))
+                      True, _population(sim, index, machine), age, now.call if now is not None else "")
     from .passport_adapter import passport_of
 
     return RxData(last_call(sim), _path(sim), ms, passport_of(sim, o, state, history) if o is not None else None)

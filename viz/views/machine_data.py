@@ -82,6 +82,8 @@ class MachineState:
     counts: Mapping[Edge, int]       # transitions per edge this run; an edge not in it is not known
     exact: bool                      # counts are real transition counts (False: approximated)
     population: Mapping[str, int]    # objects of this machine in each state now (may be empty)
+    age: int = 0                     # calls since `last` (0: the current call made it; 1: the one before)
+    call: str = ""                   # the current call (it may move nothing, or name an edge differently)
 
 
 @dataclass(frozen=True, slots=True)

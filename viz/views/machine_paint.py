@@ -39,6 +39,7 @@ class Ink:
     population: tuple[tuple[str, str], ...] = ()     # (state, "×12")
     loops: tuple[tuple[str, str], ...] = ()          # (state, "↻ page_ref_inc 12")
     lit_loop: str | None = None           # the state whose self-loop was just taken
+    was_group: int | None = None          # the arrow taken one call ago (drawn dim: "-was")
 
 
 def paint(d: Drawing, ink: Ink) -> list[list[tuple[str, str]]]:
@@ -56,6 +57,8 @@ def paint(d: Drawing, ink: Ink) -> list[list[tuple[str, str]]]:
     def arrow_role(groups: set[int]) -> str:
         if ink.lit_group in groups:
             return "line-lit"
+        if ink.was_group is not None and ink.was_group in groups:
+            return "line-was"
         return "line-idle" if groups and groups <= ink.idle else "line"
 
     for c, sides in g.line.items():
@@ -90,7 +93,7 @@ def paint(d: Drawing, ink: Ink) -> list[list[tuple[str, str]]]:
             _population(rows, r, pop, "pop-lit" if s == ink.lit_state else "pop", g.ports)
     for i, lab in enumerate(d.labels):
         name, count = ink.names[i], ink.counts[i]
-        role = "-lit" if i == ink.lit_group else "-idle" if i in ink.idle else ""
+        role = "-lit" if i == ink.lit_group else "-was" if i == ink.was_group else "-idle" if i in ink.idle else ""
         if lab.cy == lab.y and lab.cx == lab.x + lab.width + 1:        # one line: "name count"
             room = lab.width + 1 + lab.cwidth
             text = f"{name} {count}".strip()[:room]

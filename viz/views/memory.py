@@ -22,6 +22,7 @@ from . import register
 from .base import ModelView, wrap_phrases
 
 SIXTY_FOUR_GiB = 64 * GiB
+GUTTER = 18             # the bounce arrow's column: right of "    12G │Normal  │"
 
 
 def size_str(n: int) -> str:
@@ -50,7 +51,8 @@ class MemoryView(ModelView):
     KEY = "memory"
     TITLE = "Physical memory"
     COMPONENT_CLASSES = {"memoryview--bounced", "memoryview--direct", "memoryview--iommu", "memoryview--line",
-                         "memoryview--pool", "memoryview--ring", "memoryview--muted", "memoryview--zone"}
+                         "memoryview--pool", "memoryview--ring", "memoryview--muted", "memoryview--zone",
+                         "memoryview--now", "memoryview--was"}
     DEFAULT_CSS = """
     MemoryView > .memoryview--bounced { color: $text-warning; text-style: bold; }
     MemoryView > .memoryview--direct { color: $text-success; text-style: bold; }
@@ -60,6 +62,8 @@ class MemoryView(ModelView):
     MemoryView > .memoryview--ring { color: $text-primary; }
     MemoryView > .memoryview--muted { color: $text-muted; }
     MemoryView > .memoryview--zone { text-style: bold; }
+    MemoryView > .memoryview--now { color: $text-accent; text-style: bold; }
+    MemoryView > .memoryview--was { color: $text-accent; text-style: dim; }
     """
 
 
@@ -80,21 +84,48 @@ class MemoryView(ModelView):
             blocks["iommu"] = wrap_phrases(self._iommu_line(sim), width, two)
         legend = Text()
         entries = (("B", "bounced", "bounced"), ("d", "direct", "direct"), ("i", "iommu", "IOMMU"),
-                   ("S", "pool", "SWIOTLB pool"), ("R", "ring", "descriptor ring"))
+                   ("S", "pool", "SWIOTLB pool"), ("R", "ring", "descriptor ring"), ("◀", "now", "this call"))
         short = width < sum(len(what) + 4 for _, _, what in entries)
         for glyph, name, what in entries:
             what = what.split()[-1] if short and glyph in "SR" else what
             legend.append(glyph, self._s(name)).append(f" {what}  ")
         blocks["legend"] = [legend]
-        # a short view keeps the map (the point of the view) and drops summaries, least useful first
+        # Every block gets the lines it may take whatever it holds now (a bounce line that wraps at one
+        # step and not at the next), so the map below keeps its rows, and its axis labels, from step to
+        # step and variant to variant of a lesson; a short view keeps the map (the point of the view)
+        # and drops summaries, least useful first, by its size alone.
+        room = {"swiotlb": two, "bounce": two if self._bounces() else 0, "iommu": two if self._iommu() else 0,
+                "legend": 1}
         segs, _, cuts = self._layout(sim, bits, limit)
-        need = len(segs) - (segs[0][2] == "DMA") + len(cuts) + (bits < 64 and limit >= sim.mem.max_addr)
+        need = len(segs) - (segs[0][2] == "DMA") + len(cuts) + 1
         for name in ("legend", "iommu", "swiotlb", "bounce"):
-            if len(head) + sum(map(len, blocks.values())) + need <= height:
+            if two + sum(room.values()) + need <= height:
                 break
-            blocks.pop(name, None)
-        out = head + [line for name in ("swiotlb", "bounce", "iommu", "legend") for line in blocks.get(name, [])]
+            room[name] = 0
+        out = head + [Text()] * (two - len(head))
+        for name in ("swiotlb", "bounce", "iommu", "legend"):
+            lines = blocks.get(name, [])[:room[name]]
+            out += lines + [Text()] * (room[name] - len(lines))
         return out + self._map(sim, width, max(1, height - len(out)), bits, limit)
+
+    def _variants(self):
+        """The parameters of every variant of the lesson (the axes are the same for all of them)."""
+        st = self.state
+        lesson = st.lesson if st is not None else None
+        if lesson is None or st.variant not in lesson.variants:
+            return [st.sim.params] if st is not None else []
+        return [lesson.params_for(v) for v in lesson.variants]
+
+    def _bounces(self) -> bool:
+        """Some variant of the lesson has a SWIOTLB pool (this one may have none): a line for the bounce."""
+        return self.state.sim.swiotlb is not None or any(p.get("swiotlb") != "off" for p in self._variants())
+
+    def _iommu(self) -> bool:
+        return self.state.sim.iommu is not None or any(p.get("iommu", "off") not in ("off",) for p in self._variants())
+
+    def _masks(self) -> set[int]:
+        """The streaming masks of every variant: each draws its limit as a line on the map."""
+        return {int(p.get("dma_mask", 64)) for p in self._variants()} | {self.state.sim.dma.mask.bit_length()}
 
     # ------------------------------------------------------------------ summary lines
     def _swiotlb_line(self, sim, width: int) -> list[Text]:
@@ -140,10 +171,13 @@ class MemoryView(ModelView):
                         .append(f"▏ {len(io.fq)}/{FQ_SIZE}")]
 
     # ------------------------------------------------------------------ the map
-    @staticmethod
-    def _layout(sim, bits: int, limit: int):
-        """The map's segments (zones and the hole, cut at the lines), the lines, and the cuts inside RAM."""
+    def _layout(self, sim, bits: int, limit: int):
+        """The map's segments (zones and the hole, cut at the lines), the lines, and the cuts inside RAM.
+
+        The limit of every variant's mask is a line, so a variant's map has the rows of the others'."""
         rules = {FOUR_GiB: "4 GiB", SIXTY_FOUR_GiB: "64 GiB"}
+        for other in sorted(self._masks() - {bits, 64}):
+            rules[1 << other] = f"{size_str(1 << other)} = a {other}-bit mask's limit"
         if bits < 64:
             rules[limit] = f"{size_str(limit)} = dma_mask {bits} limit: buffers above bounce"
         segs, start = [], 0
@@ -159,10 +193,13 @@ class MemoryView(ModelView):
         top = sim.mem.max_addr
         segs, rules, cuts = self._layout(sim, bits, limit)
         out, nrules = [], len(cuts)
-        if limit >= top and not (bits >= 64 and budget < len(segs) + nrules + 1):
-            # the mask reaches past all of RAM: say so at the top edge (the header says "64" already)
+        # The top edge says how far the mask reaches, on every variant (so every map has the same rows).
+        if limit >= top:
             reach = f"dma_mask {bits} → {size_str(limit)}, above all RAM" if bits < 64 else "dma_mask 64"
             out.append(Text().append(f"▲ {reach}: every buffer in reach", self._s("line")))
+        else:
+            out.append(Text().append(f"▲ dma_mask {bits} → {size_str(limit)}: buffers above its line bounce",
+                                     self._s("line")))
         if budget - len(out) - nrules < len(segs) and len(segs) > 1 and segs[0][2] == "DMA":
             # no row to spare for the 16 MiB ZONE_DMA: fold it into the zone above it
             segs[1] = (0, segs[1][1], "≤" + segs[1][2])
@@ -184,21 +221,39 @@ class MemoryView(ModelView):
                     counts[n][glyph] += 1
                     break
         maxn = max((n for c in counts for n in c.values()), default=1)
+        gutter = self._bounces()         # a column for the bounce's arrow, right of the zone names
         barw = max(3, min(24, width - 44))
         marks = []
         if sim.swiotlb is not None:
             marks.append((sim.swiotlb.base, "S", "pool", "SWIOTLB"))
         if sim.ring_phys >= 0:
             marks.append((sim.ring_phys, "R", "ring", "ring"))
-        for (lo, hi, name, hole, rule), c in zip(spans, counts, strict=True):
+        cur = self.cursor()
+        sw = sim.swiotlb
+
+        def where(touch) -> tuple[int, ...]:
+            """The addresses a call touched: its data, and the SWIOTLB slots it took or copied."""
+            if touch is None:
+                return ()
+            return touch.phys + (tuple(sw.addr(s) for s in touch.slots) if sw is not None else ())
+
+        now, was = where(cur.now), where(cur.before)
+        lit: set[tuple[str, int]] = set()
+        rows: list[tuple[int, Text]] = []          # (span index, or -1 for a rule line) and the line
+        for n, ((lo, hi, name, hole, rule), c) in enumerate(zip(spans, counts, strict=True)):
             if rule:
-                if len(rule) + 10 > width:       # "4 GiB = dma_mask 32 limit" without the gloss
+                if len(rule) + 22 > width:       # "4 GiB = dma_mask 32 limit" without the gloss
                     rule = rule.split(":")[0]
-                head = f"{'─' * 7} {rule} "
-                out.append(Text().append(head + "─" * max(1, width - len(head)), self._s("line")))
+                if len(rule) + 22 > width:
+                    rule = rule.split(" = ")[0]
+                # the label starts past the gutter, so the bounce's arrow crosses a line of dashes
+                head = f"{'─' * (GUTTER + 2 if gutter else 7)} {rule} "
+                rows.append((-1, Text().append(head + "─" * max(1, width - len(head)), self._s("line"))))
             line = Text().append(f"{_addr(lo):>7} ", self._s("muted")).append("│")
             zone = "PCI hole" if hole and name else name
             line.append(f"{zone:<8}", self._s("muted" if hole else "zone")).append("│")
+            if gutter:
+                line.append(" ")
             for a, glyph, style, what in marks:
                 if lo <= a < hi:
                     line.append(" ").append(glyph, self._s(style)).append(f" {what}")
@@ -206,8 +261,76 @@ class MemoryView(ModelView):
                 if c[glyph]:
                     line.append(" ").append(glyph * max(1, round(c[glyph] * barw / maxn)), self._s(style))
                     line.append(f" {c[glyph]}")
-            out.append(line)
-        return out
+            if any(lo <= a < hi for a in now):
+                line.append(" ◀ this call", self._s("now"))
+                lit.add(("row", lo))
+            elif any(lo <= a < hi for a in was):
+                line.append(" ◁", self._s("was"))
+            rows.append((n, line))
+        self.lit = frozenset(lit)
+        bounce = self._bounce_rows(sim, spans, cur) if gutter else None
+        if bounce is not None:
+            self._draw_bounce(rows, GUTTER, *bounce)
+        return out + [line for _, line in rows]
+
+    # ------------------------------------------------------------------ the bounce, drawn
+    def _bounce_rows(self, sim, spans, cur):
+        """(buffer's row, slot's row, the copy, how lit) of the latest SWIOTLB copy, or None."""
+        sw = sim.swiotlb
+        b = sw.last if sw is not None else None
+        if b is None:
+            return None
+        row = {}
+        for n, (lo, hi, *_rest) in enumerate(spans):
+            for key, a in (("buf", b.phys), ("slot", b.slot_addr)):
+                if lo <= a < hi:
+                    row[key] = n
+        if len(row) < 2:
+            return None
+        def copied(touch) -> bool:
+            return touch is not None and touch.call == "swiotlb_bounce"
+        how = "now" if copied(cur.now) else "was" if copied(cur.before) else "muted"
+        return row["buf"], row["slot"], b, how
+
+    def _draw_bounce(self, rows: list[tuple[int, Text]], col: int, buf: int, slot: int, b, how: str) -> None:
+        """The copy as an arrow down the gutter (column `col`) between the buffer's row and the slot's: it
+        leaves one (a corner) and arrives at the other (an arrowhead): into the slot at map time, back into
+        the buffer at unmap or at a sync for the CPU. Each end says what it is; the bytes copied are on
+        the way (or, with no row between, at the arrowhead)."""
+        at = {n: i for i, (n, _) in enumerate(rows) if n >= 0}
+        ib, isl = at[buf], at[slot]
+        if ib == isl:
+            return
+        top, bottom = min(ib, isl), max(ib, isl)
+        style, heavy = self._s(how), how == "now"
+        into_slot = not b.back
+        between = [i for i in range(top + 1, bottom) if rows[i][0] >= 0]
+        words = f"{b.nbytes} B {'↓' if into_slot == (ib == top) else '↑'}"
+        for i in range(top, bottom + 1):
+            n, line = rows[i]
+            if n < 0:                                   # a rule line: the arrow crosses it
+                cells = line.plain
+                mid = Text(cells[:col], line.style)
+                mid.append("┃" if heavy else "│", style)
+                mid.append(cells[col + 1:], self._s("line"))
+                rows[i] = (n, mid)
+                continue
+            if i in (ib, isl):
+                arriving = (i == isl) == into_slot
+                glyph = ("▼" if i == bottom else "▲") if arriving else \
+                    (("┓" if heavy else "┐") if i == top else ("┛" if heavy else "┘"))
+                label = "buf" if i == ib else "slot"
+                if arriving and not between:
+                    label += f" {words}"
+            else:
+                glyph, label = ("┃" if heavy else "│"), (words if i == between[0] else "")
+            new = line[:col]
+            new.append(glyph, style)
+            new.append(label, style)
+            new.append_text(line[col + 1:])
+            rows[i] = (n, new)
+        if heavy:
+            self.lit = self.lit | {("bounce", b.slot_addr)}
 
 
 def _addr(a: int) -> str:

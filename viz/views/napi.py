@@ -67,7 +67,7 @@ class NapiView(ModelView):
         if not sim.napi_polled:
             return self._no_napi()
         head = self._status()
-        tail = self._gro() + self._tcp() + self._legend()
+        tail = self._gro() + self._transport() + self._legend()
         room = height - len(head) - len(tail)
         # A short view gets the one-line chart, so GRO and TCP (often the step's point) stay on screen.
         chart = self._budget_chart(width, min(8, room - 3)) if room >= 5 else self._budget_line(width)
@@ -159,16 +159,41 @@ class NapiView(ModelView):
             return [self._text(*self._count(a)), self._text("  → ", *self._count(b))]
         return [self._text(*self._count(a), " → ", *self._count(b))]
 
-    def _tcp(self) -> list[Text]:
+    def _transport(self) -> list[Text]:
+        """What takes the frames after the stack, as the model ran it: TCP's ACKs, a UDP socket, or routing."""
         sim = self.state.sim
-        m = sim.metrics()
+        counts = sim.rec.counts
         q = len(sim.stack.sockq)
-        acks = [("TCP ", "label"), *self._count("tcp_send_ack"), " = ", (f"{m['acks_per_segment']:.2f}", "label"),
-                " ACK/seg so far"]
         queue = ["socket queue ", (f"{q} skb", "warn" if q else "muted")]
+        if counts.get("ip_forward", 0) or (sim.sc.forward and not counts.get("tcp_send_ack", 0)):
+            return [self._text(("routed ", "label"), *self._count("ip_forward"), ("  no local socket", "muted"))]
+        if counts.get("tcp_send_ack", 0) or (sim.wire.tcp and not counts.get("udp_recvmsg", 0)):
+            m = sim.metrics()
+            first = [("TCP ", "label"), *self._count("tcp_send_ack"), " = ",
+                     (f"{m['acks_per_segment']:.2f}", "label"), " ACK/seg so far"]
+        else:
+            first = [("UDP ", "label"), *self._count("udp_recvmsg")]
+            if counts.get("kfree_skb_reason", 0):
+                first += ["  dropped ", *self._count("kfree_skb_reason")[2:]]
         if self._narrow:
-            return [self._text(*acks), self._text("    ", *queue)]
-        return [self._text(*acks, "  ", *queue)]
+            return [self._text(*first), self._text("    ", *queue)]
+        return [self._text(*first, "  ", *queue)]
+
+    def _delivered_by(self) -> tuple[str, str]:
+        """(the call that hands the frames up, where it runs): what the model recorded, else (no frame
+        yet) the call its delivery makes (models.stack: a tasklet's ieee80211_rx, a workqueue's _ni)."""
+        sim = self.state.sim
+        counts = sim.rec.counts
+        tasklet = sim.delivery == "tasklet"
+        planned = ("ieee80211_rx" if tasklet else "ieee80211_rx_ni") if sim.platform.mac80211_ns > 0 \
+            else "netif_receive_skb"
+        call = next((c for c in ("ieee80211_rx_ni", "ieee80211_rx", "netif_receive_skb") if counts.get(c, 0)),
+                    planned)
+        ctx = next((ev.ctx for ev in reversed(sim.rec.events or ()) if ev.call == call), "")
+        ctx = ctx or ("softirq" if tasklet else "process")
+        if ctx == "softirq" and tasklet:
+            return call, "a tasklet, in softirq"
+        return call, "process context" if ctx == "process" else ctx
 
     def _legend(self) -> list[Text]:
         return self._wrap(("▲ a poll used its whole budget · ■ bytes GRO holds · +N this step (total)", "muted"))
@@ -180,20 +205,24 @@ class NapiView(ModelView):
                             ("unmasked", "ok") if sim.irq_on else ("masked", "warn"))]
         if sim.napi_api:
             # The driver calls the NAPI/GRO API from a workqueue on an instance nothing polls:
-            # what GRO holds is the point, so it comes before the explanation.
+            # what GRO holds is the point, so it comes before the explanation. While a question
+            # waits the explanation is kept back: it would answer "what happens to these frames".
             lines += self._gro()
-            lines += self._wrap("frames go to ", ("napi_gro_receive", "label"),
-                                " from process context; nothing polls this NAPI, so nothing calls ",
-                                ("napi_complete_done", "label"), " to flush what GRO holds")
+            if not self.state.asking:
+                lines += self._wrap("frames go to ", ("napi_gro_receive", "label"),
+                                    " from process context; nothing polls this NAPI, so nothing calls ",
+                                    ("napi_complete_done", "label"), " to flush what GRO holds")
         else:
-            call = "ieee80211_rx_ni" if sim.platform.mac80211_ns > 0 else "netif_receive_skb"
-            lines += self._wrap("frames are delivered one by one from process context (", (call, "label"),
-                                "): no poll, no budget, one skb per frame")
+            call, where = self._delivered_by()
+            budget = (f"no NAPI poll: the tasklet's own budget of {sim.sc.tasklet_budget} frames a run"
+                      if sim.delivery == "tasklet" else "no poll, no budget")
+            lines += self._wrap(f"frames are delivered one by one from {where} (", (call, "label"),
+                                f"): {budget}, one skb per frame")
             lines += self._gro()
-        for call in ("ieee80211_rx_ni", "ieee80211_rx_napi"):
+        for call in ("ieee80211_rx_ni", "ieee80211_rx", "ieee80211_rx_napi"):
             if sim.rec.counts.get(call, 0):
                 lines.append(self._text(*self._count(call)))
-        lines += self._tcp()
+        lines += self._transport()
         lines += self._wrap(("■ bytes GRO holds · +N this step (total)" if sim.napi_api and sim.stack.gro
                              else "+N this step (total)", "muted"))
         return lines

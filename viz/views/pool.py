@@ -5,7 +5,11 @@ view shows where each page is now (A alloc cache, R ptr_ring, C being carved,
 F fragments in flight, M just mapped) and, cell by cell, how many of its
 fragments are still out: that count is the page's pp_ref_count, and only the
 last put brings the page home. Pages keep their place (ordered by id), so
-stepping shows them change state in place. Without a pool the view says so;
+stepping shows them change state in place. The current call's page is lit
+(the call before's underlined), and a line says what the call did: a
+fragment carved, a page recycled into the cache or the ptr_ring (still
+mapped: the saving), or one fresh from the page allocator and mapped (the
+slow path). Without a pool the view says so;
 for atlantic's page-flip driver it shows the ring's pages instead: which
 2 KiB slice each descriptor holds and the page's page_ref_count.
 """
@@ -40,7 +44,8 @@ class PoolView(ModelView):
     KEY = "pool"
     TITLE = "page_pool"
     COMPONENT_CLASSES = {"poolview--cache", "poolview--ring", "poolview--carving", "poolview--flight",
-                         "poolview--mapped", "poolview--out", "poolview--muted", "poolview--delta"}
+                         "poolview--mapped", "poolview--out", "poolview--muted", "poolview--delta",
+                         "poolview--now", "poolview--was", "poolview--recycled", "poolview--fresh"}
     DEFAULT_CSS = """
     PoolView > .poolview--cache { color: $text-success; text-style: bold; }
     PoolView > .poolview--ring { color: $text-success; text-style: bold; }
@@ -50,6 +55,10 @@ class PoolView(ModelView):
     PoolView > .poolview--out { color: $foreground; }
     PoolView > .poolview--muted { color: $text-muted; }
     PoolView > .poolview--delta { color: $text-accent; text-style: bold; }
+    PoolView > .poolview--now { background: $accent; color: $background; text-style: bold; }
+    PoolView > .poolview--was { text-style: underline; }
+    PoolView > .poolview--recycled { color: $text-success; text-style: bold; }
+    PoolView > .poolview--fresh { color: $text-warning; text-style: bold; }
     """
 
 
@@ -83,39 +92,90 @@ class PoolView(ModelView):
         per = max(1, pool.page_bytes // frag)
         bar_w = max(4, min(30, width - 26))
         frags = f"{per} frag{'s' if per != 1 else ''}"
-        out = [Text(f"page_pool#{pool.id} · {pool.page_bytes // 1024} KiB pages · {frags} of {frag} B")]
+        head = [Text(f"page_pool#{pool.id} · {pool.page_bytes // 1024} KiB pages · {frags} of {frag} B")]
+        bars = []
         for label, n, cap, style in (("alloc cache", len(pool.cache), 128, "cache"),
                                      ("ptr_ring", pool.ring_len(), pool.ring_cap, "ring")):
             full, empty = bar(n, cap, bar_w)
-            out.append(Text(f"{label:<11} ▕").append(full, self._s(style)).append(empty, self._s("muted"))
-                       .append(f"▏ {n}/{cap}"))
+            bars.append(Text(f"{label:<11} ▕").append(full, self._s(style)).append(empty, self._s("muted"))
+                        .append(f"▏ {n}/{cap}"))
         # struct page_pool_stats, named as ethtool -S and page-pool-stats-get name them. waive and
         # released_refcnt are always shown: they stay 0 in this model (one NUMA node, and a pool
         # page is only ever referenced by the pool; models/page_pool.py says where the kernel counts them).
         st = pool.stats
-        for head, names in (("alloc", ("fast", "slow", "slow_high_order", "refill", "empty", "waive")),
-                            ("recycle", ("cached", "ring", "ring_full", "cache_full", "released_refcnt"))):
-            shown = [n for n in names if st[f"{head}_{n}"] or n in ALWAYS]
-            parts = [Text(f"{head}:" if not i else "").append(f"{' ' if not i else ''}{n} {st[f'{head}_{n}']:,}")
+        stats = []
+        for top, names in (("alloc", ("fast", "slow", "slow_high_order", "refill", "empty", "waive")),
+                           ("recycle", ("cached", "ring", "ring_full", "cache_full", "released_refcnt"))):
+            shown = [n for n in names if st[f"{top}_{n}"] or n in ALWAYS]
+            parts = [Text(f"{top}:" if not i else "").append(f"{' ' if not i else ''}{n} {st[f'{top}_{n}']:,}")
                      for i, n in enumerate(shown)]
-            out += _wrap_dot(parts, width, 2)
-        if height >= 8:
-            legend = Text()
-            for glyph, style, what in (("A", "cache", "cache"), ("R", "ring", "ptr_ring"),
-                                       ("C", "carving", "carving"), ("F", "flight", "in flight"),
-                                       ("M", "mapped", "mapped"), ("■", "out", "out"),
-                                       ("·", "muted", "back"), ("□", "muted", "uncarved")):
-                legend.append(glyph, self._s(style)).append(f" {what} ")
-            out.append(legend)
+            stats += _wrap_dot(parts, width, 2)
+        legend = Text()
+        for glyph, style, what in (("A", "cache", "cache"), ("R", "ring", "ptr_ring"),
+                                   ("C", "carving", "carving"), ("F", "flight", "in flight"),
+                                   ("M", "mapped", "mapped"), ("■", "out", "out"),
+                                   ("·", "muted", "back"), ("□", "muted", "uncarved")):
+            legend.append(glyph, self._s(style)).append(f" {what} ")
+        carving = []
         page = pool.frag_page
         if page is not None:
             carved = -(-pool.frag_offset // frag)
             line = Text("carving ").append_text(self._page_cell(page, per, carved))
-            out.append(line.append(f" page#{page.id} +{pool.frag_offset}/{pool.page_bytes} · "
-                                   f"pp_ref_count {page.outstanding()}"))
-        out += _wrap_dot([self._census(pool),
-                          Text(f"hold {pool.hold} − release {pool.release} = inflight {pool.inflight()}")], width, 1)
+            carving.append(line.append(f" page#{page.id} +{pool.frag_offset}/{pool.page_bytes} · "
+                                       f"pp_ref_count {page.outstanding()}"))
+        census = _wrap_dot([self._census(pool),
+                            Text(f"hold {pool.hold} − release {pool.release} = inflight {pool.inflight()}")], width, 1)
+        # What the current call did and the pages (the picture) come first; the rest as the height allows,
+        # in the order they are drawn, the least needed left out first.
+        event = [self._event(pool, per, frag, width)]
+        blocks = {"bars": bars, "stats": stats, "legend": [legend], "carving": carving}
+        room = height - len(head) - len(event) - len(census) - 2      # a row of pages, and "… N more"
+        for name in ("legend", "stats", "bars", "carving"):
+            if sum(map(len, blocks.values())) <= room:
+                break
+            blocks[name] = []
+        out = head + blocks["bars"] + blocks["stats"] + blocks["legend"] + event + blocks["carving"] + census
         return out + self._cells(pool, per, width, max(1, height - len(out)))
+
+    # What the current call did to the pool, in a phrase: (edge, words, style). A page that comes back
+    # is the point of page_pool (recycled: no alloc, no map); one fresh from the page allocator is the
+    # slow path it avoids (alloc_pages and a DMA map).
+    EVENTS = {
+        "page_pool_alloc_frag": ("carved a fragment of page#{p}", "carving"),
+        "page_pool_drain_frag": ("page#{p} fully carved: its fragments are out", "flight"),
+        "page_pool_recycle_in_cache": ("page#{p} recycled into the alloc cache: still mapped, nothing to allocate",
+                                       "recycled"),
+        "page_pool_recycle_in_ring": ("page#{p} recycled into the ptr_ring: still mapped, nothing to allocate",
+                                      "recycled"),
+        "page_pool_refill_alloc_cache": ("page#{p} from the ptr_ring into the alloc cache", "recycled"),
+        "alloc_pages": ("page#{p} fresh from the page allocator (the slow path)", "fresh"),
+        "page_pool_dma_map": ("page#{p} mapped fresh, once, as it enters the pool", "fresh"),
+        "page_pool_return_netmem": ("page#{p} leaves the pool: unmapped, back to the page allocator", "flight"),
+        "put_page": ("page#{p} freed", "muted"),
+    }
+
+    def _event(self, pool, per: int, frag: int, width: int) -> Text:
+        """One line: what the current call did to the pool (lit), else the call before (dim), else nothing."""
+        cur = self.cursor()
+        for touch, lit in ((cur.now, True), (cur.before, False)):
+            if touch is None:
+                continue
+            pages = [m for m in touch.moves if m.machine == "pp_page"]
+            frags = [m for m in touch.moves if m.machine == "pp_frag" and m.dst == "returned"]
+            if pages:
+                # the page move named by the call itself (page_pool_dma_map: mapped fresh), else the last one
+                m = next((x for x in pages if x.edge == touch.call), pages[-1])
+                words, style = self.EVENTS.get(m.edge, (f"page#{{p}}: {m.src} → {m.dst}", "muted"))
+                text = words.format(p=m.obj.split("#")[-1])
+            elif frags:
+                text, style = f"{frags[0].obj} returned: its page's pp_ref_count drops by one", "recycled"
+            else:
+                continue
+            line = Text().append("▶ " if lit else "▷ ", self._s("now" if lit else "muted"))
+            line.append(f"{touch.call}: " if lit else f"a call ago, {touch.call}: ", self._s("muted"))
+            line.append(text, self._s(style if lit else "muted"))
+            return line
+        return Text().append("▷ this call does not touch the pool", self._s("muted"))
 
     @staticmethod
     def _census(pool) -> Text:
@@ -148,21 +208,37 @@ class PoolView(ModelView):
         room = cols * rows
         if len(pages) > room:                      # keep the last row for "… N more"
             room = max(0, room - cols)
+        cur = self.cursor()
+        now = cur.now.pages if cur.now is not None else frozenset()
+        was = cur.before.pages if cur.before is not None else frozenset()
+        shown = pages[:room]
+        # the row of the page the current call touched is always among those shown (in the last row)
+        first = next((i for i, p in enumerate(pages) if p.id in now), None)
+        if first is not None and first >= room and room >= cols:
+            shown = pages[:room - cols] + pages[first - first % cols:first - first % cols + cols]
+        lit = set()
         out: list[Text] = []
-        for r in range(0, min(len(pages), room), cols):
+        for r in range(0, len(shown), cols):
             line = Text()
-            for page in pages[r:r + cols]:
+            for page in shown[r:r + cols]:
                 cell = self._page_cell(page, per)
                 if page is pool.frag_page:
                     cell.stylize(CURRENT)
+                if page.id in now:
+                    cell.stylize(self._s("now"))
+                    lit.add(("page", page.id))
+                elif page.id in was:
+                    cell.stylize(self._s("was"))
                 line.append_text(cell).append(" ")
             out.append(line)
+        self.lit = frozenset(lit)
         if not out and pages:
             # Not one row of pages fits: "… N more" would count pages never shown.
             return [Text().append("(too short to list the pages)", self._s("muted"))]
-        if len(pages) > room:
-            rest = Counter(STATES.get(p.state, ("?", ""))[0] for p in pages[room:])
-            out.append(Text().append(f"… {len(pages) - room} more: "
+        if len(pages) > len(shown):
+            ids = {id(p) for p in shown}
+            rest = Counter(STATES.get(p.state, ("?", ""))[0] for p in pages if id(p) not in ids)
+            out.append(Text().append(f"… {len(pages) - len(shown)} more: "
                                      + " ".join(f"{k} {n}" for k, n in rest.most_common()), self._s("muted")))
         return out
 

@@ -1,7 +1,9 @@
 """The RX descriptor ring: who owns each descriptor, where the heads are, what the tail holds.
 
 One cell per descriptor, many to a row, drawn with the Line API: a 2048-entry
-ring is one widget and a few dozen strips, not 2048 widgets. When the ring
+ring is one widget and a few dozen strips, not 2048 widgets. The descriptor
+the current kernel call touched (models.cursor) is lit, the one the call
+before touched is underlined, and the detail lines describe the lit one. When the ring
 has more rows than fit, the view keeps the rows around the tail (the driver's
 `clean_idx`) and the head (the device's `dev_idx`) and marks skipped rows with
 "…" in the index column, because that is where the ring changes from one step
@@ -29,7 +31,7 @@ class RingView(ModelView):
     KEY = "ring"
     TITLE = "RX ring"
     COMPONENT_CLASSES = {"ringview--device", "ringview--filled", "ringview--cpu", "ringview--empty", "ringview--mark",
-                         "ringview--muted", "ringview--bounced", "ringview--direct"}
+                         "ringview--muted", "ringview--bounced", "ringview--direct", "ringview--now", "ringview--was"}
     DEFAULT_CSS = """
     RingView > .ringview--device { color: $text-primary; }
     RingView > .ringview--filled { color: $text-warning; text-style: bold; }
@@ -39,6 +41,8 @@ class RingView(ModelView):
     RingView > .ringview--muted { color: $text-muted; }
     RingView > .ringview--bounced { color: $text-warning; }
     RingView > .ringview--direct { color: $text-success; }
+    RingView > .ringview--now { background: $accent; color: $background; text-style: bold; }
+    RingView > .ringview--was { text-style: underline; }
     """
 
 
@@ -55,16 +59,23 @@ class RingView(ModelView):
         out = [Text(full if len(full) <= width else short)]
         legend = Text()
         entries = (("D", "device", "device-owned", "device"), ("F", "filled", "filled, not yet cleaned", "filled"),
-                   ("C", "cpu", "CPU-owned", "CPU"), ("▲", "mark", "head/tail", "head/tail"))
+                   ("C", "cpu", "CPU-owned", "CPU"), ("▲", "mark", "head/tail", "head/tail"),
+                   ("▒", "now", "this call", "this call"))
         short = width < sum(len(e[2]) + 4 for e in entries)
         for glyph, name, long_what, short_what in entries:
             legend.append(glyph, self._s(name))
             legend.append(f" {short_what if short else long_what}  ")
         details = []
+        cur = self.cursor()
+        here = sorted(cur.now.descs) if cur.now is not None else []
         if height >= 8:
             lines = 3 if height >= 16 else 2 if height >= 12 else 1
-            details = wrap_phrases(self._detail(sim, tail, "tail"), width, lines)
-        if height >= 18 and head != tail:
+            # the descriptor the current call touched first: what just changed, then the tail
+            which, role = (here[0], "this call") if here else (tail, "tail")
+            details = wrap_phrases(self._detail(sim, which, role), width, lines)
+        if height >= 18 and here and here[0] != tail:
+            details += wrap_phrases(self._detail(sim, tail, "tail"), width, 2)
+        elif height >= 18 and head != tail:
             details += wrap_phrases(self._detail(sim, head, "head"), width, 2)
         room = height - 1 - len(details) - (1 if height >= 6 else 0)
         out += self._grid(ring, width, max(1, room))
@@ -81,6 +92,10 @@ class RingView(ModelView):
         nrows = -(-size // cols)
         tr, hr = tail // cols, head // cols
         marked = {tr, hr}
+        cur = self.cursor()
+        now = cur.now.descs if cur.now is not None else frozenset()
+        was = cur.before.descs if cur.before is not None else frozenset()
+        lit = set()
 
         def dist(r: int) -> tuple[int, int]:
             # rows between tail and head first (what the driver has still to clean), then the nearest
@@ -88,8 +103,10 @@ class RingView(ModelView):
             in_span = (r - tr) % nrows <= (hr - tr) % nrows
             return (0 if in_span else d, d)
 
-        chosen: list[int] = []
+        chosen: list[int] = sorted({i // cols for i in now})[:1]      # the current call's row is always shown
         for r in sorted(range(nrows), key=dist):
+            if r in chosen:
+                continue
             cost = len(chosen) + 1 + len(marked & {*chosen, r})
             if cost > budget and chosen:
                 break
@@ -106,11 +123,16 @@ class RingView(ModelView):
                 glyph, style = GLYPH[name], self._s(name)
                 if i in (head, tail):
                     style = style + HEAD_TAIL
+                if i in now:
+                    style, _ = style + self._s("now"), lit.add(("desc", i))
+                elif i in was:
+                    style = style + self._s("was")
                 line.append(glyph, style)
             out.append(line)
             if r in marked and len(out) < budget:
                 out.append(self._carets(r, cols, digits, head, tail, width, grouped))
             prev = r
+        self.lit = frozenset(lit)
         return out
 
     def _carets(self, row: int, cols: int, digits: int, head: int, tail: int, width: int,

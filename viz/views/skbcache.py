@@ -7,6 +7,8 @@ slab in one call when it is full. The view shows the cache's fill against its
 two thresholds and the calls on both paths, each with what it did in the last
 step ("+N", so a change is never shown by colour alone) and in total, plus the
 number of heads that crossed the slab boundary: the traffic the patch cuts.
+The current call's row is lit (the call before's underlined) and a line
+says which head it moved, and where to.
 """
 
 from __future__ import annotations
@@ -38,13 +40,15 @@ class SkbCacheView(ModelView):
     KEY = "skbcache"
     TITLE = "NAPI skb cache"
     COMPONENT_CLASSES = {"skbcacheview--fill", "skbcacheview--mark", "skbcacheview--delta", "skbcacheview--muted",
-                         "skbcacheview--head"}
+                         "skbcacheview--head", "skbcacheview--now", "skbcacheview--was"}
     DEFAULT_CSS = """
     SkbCacheView > .skbcacheview--fill { color: $text-success; }
     SkbCacheView > .skbcacheview--mark { color: $text-accent; text-style: bold; }
     SkbCacheView > .skbcacheview--delta { color: $text-accent; text-style: bold; }
     SkbCacheView > .skbcacheview--muted { color: $text-muted; }
     SkbCacheView > .skbcacheview--head { text-style: bold underline; }
+    SkbCacheView > .skbcacheview--now { background: $accent; color: $background; text-style: bold; }
+    SkbCacheView > .skbcacheview--was { text-style: underline; }
     """
 
 
@@ -74,6 +78,7 @@ class SkbCacheView(ModelView):
         else:
             out += [Text(refill), Text(f"▲ {flush}")]
         out.append(self._traffic(sim))
+        out.append(self._event())
         legend = (Text().append("█", self._s("fill")).append(" cached  ").append("▲", self._s("mark"))
                   .append(" refill/flush level  ").append("+N", self._s("delta")).append(" this step  ")
                   .append("·", self._s("muted")).append(" none"))
@@ -141,10 +146,32 @@ class SkbCacheView(ModelView):
         return (Text().append(title[:NAME_W], self._s("head")).append(" " * max(0, NAME_W - len(title)))
                 .append(f" {'step':>{DELTA_W}} {'total':>{TOTAL_W}}", self._s("muted")))
 
+    def _event(self) -> Text:
+        """The sk_buff head the current call moved, and where to (the call before's, dim), or why none."""
+        cur = self.cursor()
+        for touch, lit in ((cur.now, True), (cur.before, False)):
+            heads = [m for m in (touch.moves if touch is not None else ()) if m.machine == "skb_head"]
+            if heads and touch is not None:
+                m = heads[0]
+                more = f" (+{len(heads) - 1} more)" if len(heads) > 1 else ""
+                where = {"napi-cache": "into the NAPI cache", "slab": "back to the slab", "in-use": "into use",
+                         "bulk-free": "onto the bulk-free list"}.get(m.dst, m.dst)
+                line = Text().append("▶ " if lit else "▷ a call ago: ", self._s("now" if lit else "muted"))
+                line.append(f"{touch.call}: {m.obj}{more} {m.src} → {where}", None if lit else self._s("muted"))
+                self.lit = frozenset({("head", int(m.obj.split("#")[-1]))}) if lit else frozenset()
+                return line
+        self.lit = frozenset()
+        return Text().append("▷ this call moves no sk_buff head", self._s("muted"))
+
     def _row(self, call: str) -> Text:
         counts = self.state.sim.rec.counts
         d = self.delta(call)
-        line = Text(f"{call:<{NAME_W}} ")
+        cur = self.cursor()
+        if cur.now is not None and cur.now.call == call:
+            return (Text(f"{call:<{NAME_W}} ", self._s("now")).append(f"{'+' + str(d) if d else '·':>{DELTA_W}}")
+                    .append(f" {counts.get(call, 0):>{TOTAL_W}}"))
+        line = Text(f"{call:<{NAME_W}} ", self._s("was") if cur.before is not None and cur.before.call == call
+                    else "")
         line.append(f"{'+' + str(d) if d else '·':>{DELTA_W}}", self._s("delta" if d else "muted"))
         return line.append(f" {counts.get(call, 0):>{TOTAL_W}}")
 

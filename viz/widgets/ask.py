@@ -5,6 +5,11 @@ a modal, and moving on without answering is fine. Answering (a number key,
 or a click on a choice, which runs the screen's `answer` action) posts
 `AnswerChosen`, which the player records, so going back to the step shows
 the answer already given.
+
+A question whose outcome → revealed without an answer no longer asks to
+predict and takes no answer (it would score a guess made after seeing the
+outcome): it shows the answer and why, and says that `a` asks it again.
+So does an answered one: `a` clears the answer and the step holds again.
 """
 
 from __future__ import annotations
@@ -84,26 +89,31 @@ class AskPanel(VerticalScroll, OnePass, can_focus=False):
         self.step = 0
         self.ask: Ask | None = None
         self.chosen: int | None = None
+        self.revealed = False         # → showed the outcome without an answer: nothing to score
 
     def compose(self) -> ComposeResult:
         yield Line(id="q", markup=False)
         yield Line(id="a", markup=False)
 
-    def show(self, step: int, ask: Ask | None, chosen: int | None) -> None:
-        """Set what to ask; redraws only when something changed."""
-        if (step, ask, chosen) == (self.step, self.ask, self.chosen):
+    def show(self, step: int, ask: Ask | None, chosen: int | None, revealed: bool = False) -> None:
+        """Set what to ask; redraws only when something changed. `revealed`: → showed the outcome
+        without an answer (the answer is shown, and no answer is taken)."""
+        revealed = revealed and chosen is None
+        if (step, ask, chosen, revealed) == (self.step, self.ask, self.chosen, self.revealed):
             return
-        self.step, self.ask, self.chosen = step, ask, chosen
+        self.step, self.ask, self.chosen, self.revealed = step, ask, chosen, revealed
         self.display = ask is not None
         if ask is None:
             return
         n = len(ask.choices)
-        tag = f"predict, press 1–{n}: " if chosen is None else "answered: "
+        open_ = chosen is None and not revealed
+        tag = f"predict, press 1–{n}: " if open_ else "revealed (a asks it again): " if revealed \
+            else "answered (a asks it again): "
         self.query_one("#q", Static).update(inline(ask.question, Content.styled(tag, "$text-accent")))
         answer = self.query_one("#a", Static)
-        answer.update(self._choices(ask) if chosen is None else self._verdict(ask, chosen))
-        answer.set_class(chosen is not None, "verdict")
-        if chosen is None:
+        answer.update(self._choices(ask) if open_ else self._verdict(ask, chosen))
+        answer.set_class(not open_, "verdict")
+        if open_:
             self.scroll_home(animate=False)
         else:             # bring the verdict and the explanation into view (the question may scroll away)
             self.call_after_refresh(lambda: self.scroll_to_widget(answer, animate=False, top=True))
@@ -116,11 +126,11 @@ class AskPanel(VerticalScroll, OnePass, can_focus=False):
         return Content("\n").join(lines)
 
     @staticmethod
-    def _verdict(ask: Ask, chosen: int) -> Content:
-        """Only what matters once answered, so the explanation fits without scrolling."""
+    def _verdict(ask: Ask, chosen: int | None) -> Content:
+        """Only what matters once answered (or revealed: `chosen` None), so the explanation fits without scrolling."""
         lines = []
         right = chosen == ask.answer
-        if not right:
+        if chosen is not None and not right:
             lines.append(inline(ask.choices[chosen], Content.styled(f"✗ you chose {chosen + 1}: ", "bold"))
                          .stylize("$text-error"))
         mark = "✓ right: " if right else f"✓ the answer is {ask.answer + 1}: "
@@ -129,8 +139,9 @@ class AskPanel(VerticalScroll, OnePass, can_focus=False):
         return Content("\n").join(lines)
 
     def choose(self, index: int) -> bool:
-        """Answer with choice `index` (0-based); False when there is no such choice."""
-        if self.ask is None or not 0 <= index < len(self.ask.choices):
+        """Answer with choice `index` (0-based); False when there is no such choice, or the question
+        is not open (answered, or its outcome revealed: `a` asks it again first)."""
+        if self.ask is None or self.revealed or self.chosen is not None or not 0 <= index < len(self.ask.choices):
             return False
         self.post_message(self.AnswerChosen(self.step, index, index == self.ask.answer))
         return True

@@ -10,7 +10,13 @@ widgets; what changes is which are displayed and in what order:
   with the counters-difference line under them.
 
 The active view is the step's focus view until the user tabs to another;
-the next step makes its own focus view active again.
+it stays chosen while `]` and `[` walk the calls (across a step's end too),
+and the next step taken by →, ←, `g` or the map makes its own focus view
+active again.
+
+Under the views, the machine strip (viz.views.machine_strip) draws the
+object the current call moved as boxes and arrows, at every size, unless
+the full machine view is itself on screen.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from textual.widgets import Static
 
 from viz.views.all import view_class
 from viz.views.base import ModelView, ViewState
+from viz.views.machine_strip import MachineStrip
 from viz.widgets.compare import DiffLine
 from viz.widgets.tabstrip import TabStrip
 
@@ -69,6 +76,7 @@ class ViewDeck(Widget):
     lead: reactive[str] = reactive("", init=False)
     compare: reactive[bool] = reactive(False, init=False)
     zoomed: reactive[bool] = reactive(False, init=False)     # z: the active view alone, on the whole screen
+    asking: reactive[bool] = reactive(False, init=False)     # a question waits: its panel takes rows
 
     def __init__(self, keys: tuple[str, ...], aside: tuple[str, ...] = (), **kw) -> None:
         super().__init__(**kw)
@@ -90,6 +98,8 @@ class ViewDeck(Widget):
         with Container(id="deck-views"):
             for key in self.keys:
                 yield view_class(key)(id=f"v-{key}", classes="-hidden")
+        if "machine" in self.keys:
+            yield MachineStrip(id="deck-strip")
         with Vertical(id="deck-pair"):
             with Horizontal(id="pair-cols"):
                 for side in ("a", "b"):
@@ -103,15 +113,20 @@ class ViewDeck(Widget):
         self._relayout()
 
     # -- state coming down ----------------------------------------------------
-    def show(self, state: ViewState, pair: tuple[ViewState, ViewState] | None, lead: str) -> None:
-        """New model state for every view; `lead` is the step's focus view."""
+    def show(self, state: ViewState, pair: tuple[ViewState, ViewState] | None, lead: str,
+             keep: bool = False) -> None:
+        """New model state for every view; `lead` is the step's focus view. `keep`: a move by call
+        (`]`, `[`): the view the learner chose stays chosen."""
         self._state, self._pair = state, pair
         lead = lead if lead in self.keys else self.keys[0]
         before = self._laid_out
         self.set_reactive(ViewDeck.lead, lead)
-        self.set_reactive(ViewDeck.active, lead)
-        self.tabbed = False
+        if not (keep and self.tabbed):
+            self.set_reactive(ViewDeck.active, lead)
+            self.tabbed = False
         self._relayout()
+        for strip in self.query(MachineStrip):
+            strip.state = state
         after = self._laid_out
         for view in self.query_one("#deck-views").query_children(ModelView):
             key = (view.id or "")[2:]
@@ -199,6 +214,9 @@ class ViewDeck(Widget):
         self._relayout()
 
     def watch_compare(self) -> None:
+        self._relayout()
+
+    def watch_asking(self) -> None:
         self._relayout()
 
     def watch_zoomed(self) -> None:
@@ -290,6 +308,11 @@ class ViewDeck(Widget):
             for view in self.query_one(f"#col-{side}").query_children(ModelView):
                 key = (view.id or "")[2:]
                 set_flags(view, {"-hidden": key != self.active, "-active": key == mark})
+        for strip in self.query(MachineStrip):      # the full machine on screen says it all
+            # At 80x24 a waiting question's panel leaves the view below it a few rows: the strip gives
+            # them up until the question is answered (the views show the step before meanwhile).
+            squeezed = self.asking and size.height < STACK and size.width < WIDE
+            strip.display = not (self.compare or self.zoomed or squeezed or "machine" in shown)
 
     def on_click(self, event) -> None:
         """A click on a view makes it the active one (the keys never move focus into views)."""

@@ -16,7 +16,10 @@ runs the panel shows how far it got.
     after is predicted: only the before figure was used to fit
     fitted: path_rest_ns = 58330, to paper.before (...)
 
-In presenter mode the model's two figures are also drawn large (Digits).
+In presenter mode the paper's and the model's figures are drawn large
+(Digits), one row each with the unit and what each figure is (published;
+fitted, predicted or bounded) beside it, so the room reads the comparison
+itself; the table gives them its rows.
 """
 
 from __future__ import annotations
@@ -74,12 +77,15 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
         padding: 0 1 0 0;
         scrollbar-size-vertical: 1;
         & > #hl-title { text-style: bold; color: $text-success; }
-        & > #hl-big { height: auto; display: none; }
-        & > #hl-big > Digits { width: auto; color: $text; margin-right: 2; }
-        & > #hl-big > .hl-arrow { width: auto; padding-top: 1; margin-right: 2; }
+        & > .hl-big { height: auto; display: none; }
+        & > .hl-big > Digits { width: auto; color: $text; margin-right: 2; }
+        & > .hl-big > .hl-arrow { width: 7; padding-top: 1; margin-right: 1; text-style: bold; }
+        & > .hl-big > .hl-kind { width: auto; padding-top: 1; text-style: bold italic; color: $text-success; }
         & > #hl-notes { color: $text-muted; }
     }
-    HeadlinePanel.-present > #hl-big { display: block; }
+    HeadlinePanel.-present > .hl-big { display: block; }
+    /* presenting: the large rows say what each figure is; the table would only peek out under them */
+    HeadlinePanel.-present > #hl-table { display: none; }
     """
 
     def __init__(self, lesson: Lesson, **kw) -> None:
@@ -89,11 +95,13 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
 
     def compose(self) -> ComposeResult:
         yield Static(id="hl-title", markup=False)
-        with Horizontal(id="hl-big"):
-            yield Static("model", classes="hl-arrow")
-            yield Digits("", id="hl-before")
-            yield Static("→", classes="hl-arrow")
-            yield Digits("", id="hl-after")
+        for who in ("paper", "model"):         # presenter mode: both figures, large enough for a room
+            with Horizontal(id=f"hl-big-{who}", classes="hl-big"):
+                yield Static(who, classes="hl-arrow", markup=False)
+                yield Digits("", id=f"hl-{who}-before")
+                yield Static("→", classes="hl-arrow", markup=False)
+                yield Digits("", id=f"hl-{who}-after")
+                yield Static("", id=f"hl-{who}-kind", classes="hl-kind", markup=False)
         yield Static(id="hl-table")
         yield Static(id="hl-notes", markup=False)
 
@@ -124,7 +132,14 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
             table.add_row(Text(label, style="bold"), *cells)
         self.query_one("#hl-table", Static).update(table)
         self.query_one("#hl-notes", Static).update("\n".join(words.notes(h, self.lesson)))
-        model = h.get("model", {})
-        for side in ("before", "after"):
-            value = model.get(side)
-            self.query_one(f"#hl-{side}", Digits).update("" if value is None else f"{value:,.1f}")
+        for who in ("paper", "model"):
+            figures = h.get(who) or {}
+            for side in ("before", "after"):
+                value = figures.get(side)
+                self.query_one(f"#hl-{who}-{side}", Digits).update("" if value is None else f"{value:,.1f}")
+        # What each large figure is, beside it: the room reads "fitted" or "predicted" with the number.
+        unit = h.get("unit", "")
+        self.query_one("#hl-paper-kind", Static).update(f"{unit} · published")
+        before, after = h.get("before_kind", ""), h.get("after_kind", "")
+        self.query_one("#hl-model-kind", Static).update(
+            f"{unit} · " + (f"before {before}, after {after}" if before and after else after or before or "model"))

@@ -99,6 +99,9 @@ class Narration(Vertical, OnePass, can_focus=False):
         & > #n-head { text-style: bold; color: $text-accent; padding-right: 1; }
         & > Citation { padding-right: 1; }
     }
+    /* presenter mode: the room reads the text from afar, at a heavier weight */
+    Narration.-present > #n-say { text-style: bold; }
+    Narration.-present > #n-head { text-style: bold reverse; }
     """
 
     step: reactive[tuple[int, int, bool]] = reactive((-1, 0, True), init=False, repaint=False)
@@ -120,7 +123,15 @@ class Narration(Vertical, OnePass, can_focus=False):
         return f"step {step}/{total}{more} · {title}"
 
     def say(self, step: int, answered: bool) -> str:
-        return cover(self.lesson) if step == 0 else self.lesson.steps[step - 1].text(answered)
+        if step == 0:
+            return cover(self.lesson, start=not self.present)
+        spec = self.lesson.steps[step - 1]
+        # A room reads the step's `say`; the speaker tells what it reveals (it is in the speaker notes).
+        return spec.say if self.present else spec.text(answered)
+
+    @property
+    def present(self) -> bool:
+        return bool(getattr(self.app, "present", False))
 
     def prepare(self, value: tuple[int, int, bool]) -> None:
         """Wrap the text of `value` now, for when it comes down (see Prose.prepare)."""

@@ -3,10 +3,12 @@
     ‖ 1x  gro  step 4/13 · call 17/212  softirq · napi_complete_done · work 12 < 64   1 234 frames · 3.456 ms
 
 It reads the frame the player published (never the live model), so it is
-as exact as the views. When the model is busy computing, that is said here
-instead, with a bar and the share done once the model reports one (End on a
-long lesson, a fast-forward of 100 000 frames): a slow step is visible, not
-a frozen screen.
+as exact as the views. On a narrow screen the parts of the line give way in
+order (the call's detail, the frame count, the call's number, the step, the
+context), so the kernel call the screen is at stays whole at 80 columns.
+When the model is busy computing, that is said here instead, with a bar
+and the share done once the model reports one (End on a long lesson, a
+fast-forward of 100 000 frames): a slow step is visible, not a frozen screen.
 
     ‖ 1x  computing step 11/11…  ████████░░░░░░░░░░░░  42%
 """
@@ -57,7 +59,8 @@ def last_call(frame: Frame) -> tuple[str, str]:
 class StatusLine(Widget):
     """One line under the views: play state, variant, last kernel call, frames, simulated time."""
 
-    COMPONENT_CLASSES = {"status--play", "status--variant", "status--ctx", "status--muted", "status--error"}
+    COMPONENT_CLASSES = {"status--play", "status--variant", "status--ctx", "status--muted", "status--error",
+                         "status--clock"}
     DEFAULT_CSS = """
     StatusLine {
         height: 1;
@@ -69,6 +72,7 @@ class StatusLine(Widget):
         & > .status--ctx { color: $text-secondary; }
         & > .status--muted { color: $foreground-muted; }
         & > .status--error { color: $text-error; text-style: bold; }
+        & > .status--clock { color: $text-accent; text-style: bold reverse; }
     }
     """
 
@@ -98,63 +102,85 @@ class StatusLine(Widget):
 
     def render(self) -> Text:
         width = self.content_size.width
-        left = Text()
-        left.append(("▶ " if self.playing else "‖ ") + f"{self.speed:g}x", self._s("play"))
-        if self.clock:
-            width -= len(self.clock) + 2
-        out = self._left(left, width)
-        if self.clock:
-            out.truncate(width, overflow="ellipsis", pad=True)
-            out.append(f"  {self.clock}", self._s("play"))
-        return out
-
-    def _left(self, left: Text, width: int) -> Text:
+        play = Text(("▶ " if self.playing else "‖ ") + f"{self.speed:g}x", self._s("play"))
         if self.error:
-            left.append(f"  ⚠ {self.error}", self._s("error"))
-            left.truncate(width, overflow="ellipsis")
-            return left
+            out = play + Text(f"  ⚠ {self.error}", self._s("error"))
+            out.truncate(width, overflow="ellipsis")
+            return out
         frame = self.frame
         if self.busy or frame is None:
-            left.append("  " + (self.busy or "setting up the model…"), self._s("muted"))
+            out = play + Text("  " + (self.busy or "setting up the model…"), self._s("muted"))
             if self.busy and self.progress is not None:
-                left.append_text(self._bar(width - cell_len(left.plain) - 2))
-            return left
-        left.append(f"  {frame.shown}", self._s("variant"))
-        if not self.hint:           # a question's hint names the step the views hold, and must fit
-            left.append(f"  step {frame.step}/{frame.total}", self._s("muted"))
+                out.append_text(self._bar(width - cell_len(out.plain) - 2))
+            return self._with_clock(out, width)
+        return self._fit(self._parts(play, frame), width)
+
+    def _with_clock(self, out: Text, width: int) -> Text:
+        if not self.clock:
+            out.truncate(width, overflow="ellipsis")
+            return out
+        out.truncate(max(0, width - len(self.clock) - 4), overflow="ellipsis", pad=True)
+        return out.append("  ").append(f" {self.clock} ", self._s("clock"))
+
+    def _parts(self, play: Text, frame: Frame) -> list[tuple[int, str, Text]]:
+        """The line's pieces in order, as (rank, side, text): when the line is too long, the pieces of the
+        highest rank go first, so the call the screen is at (rank 0) is the last thing ever shortened."""
+        s = self._s
+        parts: list[tuple[int, str, Text]] = [(0, "l", play), (2, "l", Text(f"  {frame.shown}", s("variant")))]
+        if self.hint:           # a question's hint names the step the views hold: it comes before the rest
+            parts.append((0, "l", Text(f"  {self.hint}", s("ctx"))))
+            return parts
+        parts.append((4, "l", Text(f"  step {frame.step}/{frame.total}", s("muted"))))
         where = frame.call_index()
-        if where is not None and not self.hint:
-            left.append(f" · call {fmt_int(where[0])}/{fmt_int(where[1])}", self._s("muted"))
-        if self.follow and not self.hint:
-            left.append(f"  ◎ {self.follow}", self._s("play"))
-        if self.hint:
-            left.append(f"  {self.hint}", self._s("ctx"))
-            left.truncate(width, overflow="ellipsis")
-            return left
+        if where is not None:
+            parts.append((5, "l", Text(f" · call {fmt_int(where[0])}/{fmt_int(where[1])}", s("muted"))))
+        if self.follow:
+            parts.append((3, "l", Text(f"  ◎ {self.follow}", s("play"))))
         sim = frame.sims.get(frame.shown)
-        right = Text()
         if sim is not None:
-            right.append(f"{fmt_int(sim.processed)} frames", self._s("muted"))
-            if sim.dropped:
-                right.append(f" ({fmt_int(sim.dropped)} dropped)", self._s("error"))
-            # The CPU clock can run ahead of the event clock inside a poll: show the later, as the log does.
-            right.append(f" · {fmt_ns(sim.clock_ns)}", self._s("muted"))
             bad = sim.rec.violations.last
             if bad and bad.name in frame.lesson.expect.get(frame.shown, ()):
-                left.append(f"  ⚑ {bad.name} (expected)", self._s("ctx"))    # shown on purpose
+                parts.append((3, "l", Text(f"  ⚑ {bad.name} (expected)", s("ctx"))))    # shown on purpose
             elif bad:
-                left.append(f"  ⚠ {bad.name}", self._s("error"))
+                parts.append((1, "l", Text(f"  ⚠ {bad.name}", s("error"))))
         if not frame.reached and frame.step:
             run = frame.lesson.steps[frame.step - 1].run
-            left.append(f"  ⚠ {run.call} not reached in {fmt_int(run.limit)} frames", self._s("error"))
+            parts.append((1, "l", Text(f"  ⚠ {run.call} not reached in {fmt_int(run.limit)} frames", s("error"))))
         ctx, what = last_call(frame)
         if ctx:
-            left.append(f"  {ctx}", self._s("ctx"))
-            left.append(f" · {what}")
-        room = width - cell_len(right.plain) - 2
-        if room < 20:           # too narrow for both: the kernel call matters more
-            left.truncate(width, overflow="ellipsis")
-            return left
-        left.truncate(room, overflow="ellipsis")
-        left.pad_right(width - cell_len(left.plain) - cell_len(right.plain))
+            call, _, detail = what.partition(" · ")
+            name, _, obj = call.partition(" ")
+            parts.append((6, "l", Text(f"  {ctx} ·", s("ctx"))))
+            parts.append((0, "l", Text(f" {name}")))
+            if obj:
+                parts.append((5, "l", Text(f" {obj}")))
+            if detail:
+                parts.append((8, "l", Text(f" · {detail}")))
+        if sim is not None:
+            right = Text(f"{fmt_int(sim.processed)} frames", s("muted"))
+            if sim.dropped:
+                right.append(f" ({fmt_int(sim.dropped)} dropped)", s("error"))
+            # The CPU clock can run ahead of the event clock inside a poll: show the later, as the log does.
+            right.append(f" · {fmt_ns(sim.clock_ns)}", s("muted"))
+            parts.append((7, "r", right))
+        if self.clock:              # the talk timer, a block the speaker finds at a glance
+            parts.append((0, "r", Text("  ") + Text(f" {self.clock} ", s("clock"))))
+        return parts
+
+    @staticmethod
+    def _fit(parts: list[tuple[int, str, Text]], width: int) -> Text:
+        """Drop the highest-ranked pieces until the rest fits `width`; the right side stays right-aligned."""
+        keep = list(parts)
+        while len(keep) > 1 and sum(cell_len(t.plain) for _, _, t in keep) + 2 > width:
+            worst = max(r for r, _, _ in keep)
+            if worst == 0:
+                break
+            i = max(i for i, (r, _, _) in enumerate(keep) if r == worst)
+            del keep[i]
+        left = Text().join(t for _, side, t in keep if side == "l")
+        right = Text().join(t for _, side, t in keep if side == "r")
+        room = width - cell_len(right.plain)
+        left.truncate(max(0, room), overflow="ellipsis")
+        if right.plain:
+            left.pad_right(max(0, room - cell_len(left.plain)))
         return left + right
