@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 if TYPE_CHECKING:  # pragma: no cover
     from .sim import Sim
 
@@ -55,6 +57,7 @@ E_IOMMU_MAP, E_IOMMU_UNMAP, E_IOTLB_SYNC, E_FQ_FLUSH = (E["iommu_map"], E["iommu
                                                       E["iommu_flush_queue"])
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Mapping:
     __slots__ = ("id", "dma", "phys", "size", "dir", "slot", "pages", "live", "cpu_owned", "kind", "bsize", "run",
                  "iova")
@@ -88,6 +91,7 @@ class Mapping:
         return self.slot >= 0
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class DmaApi:
     def __init__(self, sim: Sim, *, mask_bits: int, swiotlb: Swiotlb | None, iommu: Iommu | None,
                  untrusted: bool, force_bounce: bool) -> None:

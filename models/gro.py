@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mypy_extensions import mypyc_attr
+
 if TYPE_CHECKING:  # pragma: no cover
     from .skb import Skb
     from .stack import Stack
@@ -42,6 +44,7 @@ _TID, EMPTY = FLOW.tid, FLOW.sid["empty"]
 E_RECEIVE, E_COMPLETE, E_FLUSH = E["napi_gro_receive"], E["napi_gro_complete"], E["napi_gro_flush"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Gro:
     """The GRO state of one NAPI instance: at most one held flow (the model has one flow).
 

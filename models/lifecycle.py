@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from .calls import CALL_ID, CALL_NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -173,6 +175,7 @@ class Stateful(Protocol):
     st: int
 
 
+@mypyc_attr(native_class=False)    # mypyc compiles no subclass of a builtin type
 class IllegalTransition(RuntimeError):
     """A model object tried to move along an edge its machine does not have (string API only)."""
 
@@ -208,6 +211,7 @@ TRANSITION_EDGES: list[tuple[str, str, str, str]] = []     # id -> (machine, fro
 DST: list[int] = []                                         # id -> the state it leads to (its machine's id)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Machine:
     """One lifecycle as tables: states by id, and tid[state][edge]: the transition's id, -1 where none."""
     __slots__ = ("name", "title", "initial", "states", "sid", "tid")
@@ -246,6 +250,7 @@ class Machine:
         return True
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Tracked:
     """An object that is nothing but its place in a machine: a NAPI instance, a slot run, an IOVA range."""
     __slots__ = ("m", "st", "label")

@@ -40,6 +40,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 if TYPE_CHECKING:  # pragma: no cover
     from .dma import Mapping
     from .sim import Sim
@@ -76,6 +78,7 @@ PP_DMA_MAP, ALLOC_PAGES, ALLOC_BULK = C["page_pool_dma_map"], C["alloc_pages"], 
 CREATE, DESTROY, RETRY = C["page_pool_create"], C["page_pool_destroy"], C["page_pool_release_retry"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Page:
     __slots__ = ("id", "phys", "order", "map", "pp_ref", "st", "frag_users")
 
@@ -113,6 +116,7 @@ def mapping(page: Page) -> Mapping:
     return m
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PagePool:
     def __init__(self, sim: Sim, order: int, pool_size: int, dma_dir: str, max_len: int, sync_dev: bool,
                  napi: bool = True) -> None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mypy_extensions import mypyc_attr
+
 from .calls import CALL_ID as C
 from .dma import MAP_SINGLE, TO_DEVICE
 from .lifecycle import EDGE_ID as E
@@ -31,6 +33,7 @@ RX_FRAME, RX_DROPPED, NAPI_POLL = C["rx_frame"], C["rx_dropped"], C["napi_poll"]
 E_RX_FRAME = E["rx_frame"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PcieRing:
     kind = "pcie"
 

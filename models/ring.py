@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mypy_extensions import mypyc_attr
+
 if TYPE_CHECKING:  # pragma: no cover
     from .rxpath import Buf
     from .trace import Recorder
@@ -17,6 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 DRIVER, DEVICE = 0, 1        # who owns a descriptor (Ring.owner)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Ring:
     """The descriptors as arrays indexed by descriptor number: a few lists, not an object each.
 

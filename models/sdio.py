@@ -35,6 +35,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from .calls import CALL_ID as C
 from .memory import Slab
 from .rxpath import Buf
@@ -70,6 +72,7 @@ class Xfer(NamedTuple):
     frames: int = 0      # messages in an RX bundle
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SdioMailbox:
     """The host's side of an SDIO (or USB) device: the mailbox, the bus it drives, the RX work."""
 
@@ -238,6 +241,7 @@ class SdioMailbox:
                     sim.heads.free(buf.head, in_napi=False)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SdioBuffers:
     """ath10k_sdio_mbox_rx_alloc(): one dev_alloc_skb() per message (the MMC core's DMA is not modelled)."""
 

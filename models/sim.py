@@ -21,6 +21,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from . import calls
 from .calls import CALL_ID as C
 from .dma import DmaApi
@@ -61,6 +63,7 @@ NAPI_COMPLETE, TASKLET_SCHEDULE, TASKLET_ACTION, IRQ_UNMASK = (C["napi_complete_
 FQ_FLUSH = C["iommu_flush_queue"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Sim:
     """The host: one CPU (hard IRQ, softirq, process context, and a reader on another core),
     the kernel's memory, DMA API and stack, and the device's side of the link (`link`)."""

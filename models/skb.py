@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 if TYPE_CHECKING:  # pragma: no cover
     from .rxpath import Buf
     from .sim import Sim
@@ -42,6 +44,7 @@ KMEM_ALLOC, KMEM_FREE, ALLOC_BULK, FREE_BULK = (C["kmem_cache_alloc"], C["kmem_c
 CACHE_GET, CACHE_PUT = C["napi_skb_cache_get"], C["napi_skb_cache_put"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Head:
     __slots__ = ("id", "st")
 
@@ -71,6 +74,7 @@ def _go(rec: Recorder, h: Head, edge: int) -> None:
         rec.moves[tid] += 1
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Skb:
     """An skb on its way up: its sk_buff, linear data, page frags and (GRO) frag_list members."""
     __slots__ = ("id", "head", "data", "frags", "frag_list", "last", "len", "segs", "t_rx")
@@ -103,6 +107,7 @@ class Skb:
             yield from m.buffers()
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SkbHeads:
     def __init__(self, sim: Sim, size: int, bulk: int, free_n: int) -> None:
         self.sim = sim

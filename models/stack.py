@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 if TYPE_CHECKING:  # pragma: no cover
     from .dma import Mapping
     from .rxpath import Buf
@@ -71,6 +73,7 @@ E_NAPI_CONSUME, E_DEV_KFREE, E_SDIO_WRITE, E_CONSUME = (E["napi_consume_skb"], E
                                                        E["consume_skb"])
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class TxEntry:
     """One TX descriptor in use: an ACK (its sk_buff, data and mapping) or an XDP_TX frame (a fragment)."""
     __slots__ = ("kind", "skb", "buf", "map", "t_done", "data", "obj")
@@ -93,6 +96,7 @@ class TxEntry:
         self.kind, self.skb, self.buf, self.map, self.t_done, self.data, self.obj = state
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Stack:
     def __init__(self, sim: Sim) -> None:
         self.sim = sim

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 IO_TLB_SHIFT = 11
 IO_TLB_SIZE = 1 << IO_TLB_SHIFT
 IO_TLB_SEGSIZE = 128
@@ -27,6 +29,7 @@ class Bounce(NamedTuple):
     back: bool           # slot -> buffer (sync for the CPU, unmap); else buffer -> slot
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Swiotlb:
     __slots__ = ("base", "nslabs", "used", "index", "used_slots", "hiwater", "last")
 

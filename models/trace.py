@@ -26,6 +26,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, SupportsIndex
 
+from mypy_extensions import mypyc_attr
+
 from .calls import CALL_ID, CALL_NAMES, CATEGORIES, CATEGORY_OF, COUNTERS, NCALLS
 from .lifecycle import NTRANSITIONS
 
@@ -105,6 +107,7 @@ class Violation(NamedTuple):
 KEPT_REPORTS = 1000       # reports kept whole; every one is counted
 
 
+@mypyc_attr(native_class=False)    # mypyc compiles no subclass of a builtin type
 class Reports(list[Violation]):
     """What the checker reported, kept as dma-debug keeps its errors: every one counted.
 
@@ -170,6 +173,7 @@ class Counts(Mapping[str, int]):
         return default if i is None else self._cnt[i]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Recorder:
     __slots__ = ("cnt", "extra", "unit", "moves", "t", "ctx", "t0", "cpu", "events", "seq", "violations",
                  "warnings", "bounce_bytes", "tracing", "keep_from", "keep_to", "halt_at")

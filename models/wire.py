@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from collections import deque
 
+from mypy_extensions import mypyc_attr
+
 ETH_OVERHEAD = 38          # header 14 + FCS 4 + preamble 8 + IFG 12
 TCP_IP_HEADERS = 52        # IPv4 20 + TCP 20 + timestamps 12
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Wire:
     __slots__ = ("tcp", "mtu", "mss", "ser_ns", "rtt", "window", "rcvbuf", "sent", "acked", "read",
                  "next_t", "openings", "limit_seen")
