@@ -80,9 +80,9 @@ def compile_model(out: Path = MODELS / "_compiled", verbose: bool = False) -> tu
         p = subprocess.run([sys.executable, "-c", BUILD, *(f"models/{m}.py" for m in HOT)], cwd=tmp,
                            capture_output=not verbose, text=True)
         if p.returncode != 0:
-            last = (p.stderr or p.stdout or "").strip().splitlines()[-1:] if not verbose else []
-            why = f": {last[0][:120]}" if last else ""
-            return False, f"rxviz: compiling the model failed{why}: the model runs as pure Python"
+            if not verbose:
+                (MODELS / "_compiled.log").write_text(f"{p.stdout}\n{p.stderr}")
+            return False, "rxviz: compiling the model failed (models/_compiled.log says why): it runs as pure Python"
         new = Path(tmp) / "_compiled"
         new.mkdir()
         for so in src.glob(f"*{native.abi()}"):
@@ -97,6 +97,7 @@ def compile_model(out: Path = MODELS / "_compiled", verbose: bool = False) -> tu
             out.rename(old)
         shutil.move(str(new), out)
         shutil.rmtree(old, ignore_errors=True)
+        (MODELS / "_compiled.log").unlink(missing_ok=True)
     return True, f"rxviz: the model is compiled with mypyc ({len(HOT)} modules)"
 
 

@@ -75,7 +75,9 @@ def select(path: list[str]) -> list[str]:
         REASON = f"{ENV}=pure"
         return path
     if not MANIFEST.is_file():
-        REASON = "no compiled build (none at install, or not yet: `make compile`)"
+        failed = (HERE / "_compiled.log").is_file()
+        REASON = ("the last compile failed: models/_compiled.log says why" if failed else
+                  "no compiled build (none at install, or not yet: `make compile`)")
     else:
         try:
             manifest = json.loads(MANIFEST.read_text())
