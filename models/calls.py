@@ -22,18 +22,34 @@ CATEGORIES = ("irq", "driver", "alloc", "dma", "swiotlb", "iommu", "page_pool", 
 CALLS: dict[str, tuple[str, str]] = {
     # device and interrupt
     "rx_frame": ("driver", "the NIC writes a received frame into a descriptor's buffer"),
-    "rx_dropped": ("driver", "the NIC found no free descriptor and dropped the frame"),
+    "rx_missed_errors": ("driver", "the NIC found no free descriptor and dropped the frame: the host missed it "
+                                   "(the driver reads the hardware's miss counter into rx_missed_errors)"),
+    "rx_dropped": ("driver", "the driver had no replacement buffer: it drops the frame and gives the same buffer "
+                             "back to the device (netdev stats rx_dropped)"),
     "irq": ("irq", "the RX interrupt fires; the handler masks it"),
     "napi_schedule": ("irq", "queue the NAPI instance on this CPU's poll list, raise NET_RX_SOFTIRQ"),
     "napi_poll": ("driver", "net_rx_action calls the driver's poll with the budget"),
     "tasklet_schedule": ("irq", "queue the driver's RX tasklet, raise TASKLET_SOFTIRQ"),
     "tasklet_action": ("driver", "the softirq runs the RX tasklet (ath_rx_tasklet): no NAPI, no GRO"),
-    "irq_unmask": ("driver", "the driver re-enables its interrupt after the tasklet"),
+    # The driver unmasks its RX interrupt itself, after napi_complete_done() (or at the end of its tasklet);
+    # each driver with its own call. irq_unmask stands for a generic driver's.
+    "irq_unmask": ("driver", "the driver unmasks its RX interrupt (a generic driver; real drivers have their own "
+                             "call)"),
+    "bgmac_chip_intrs_on": ("driver", "bgmac_poll(): napi_complete_done() done, the driver unmasks its interrupts"),
+    "hw_atl_b0_hw_irq_enable": ("driver", "aq_vec_poll(): napi_complete_done() done, atlantic unmasks the vector's "
+                                          "interrupt"),
+    "enable_irq": ("driver", "ath11k_pcic_ext_grp_napi_poll(): napi_complete_done() done, the driver re-enables the "
+                             "group's IRQs its handler disabled"),
+    "ath9k_hw_resume_interrupts": ("driver", "the end of ath9k_tasklet(): the driver re-enables the interrupts "
+                                             "ath_isr() turned off"),
     "ieee80211_rx": ("stack", "mac80211 RX from softirq without NAPI (a tasklet): no GRO"),
-    "napi_complete_done": ("gro", "poll did less than its budget: flush GRO, re-enable the IRQ"),
-    "sdio_read_bundle": ("driver", "the host reads an RX bundle from the SDIO mailbox (CMD53)"),
-    "sdio_write": ("tx", "the host writes a TX frame over SDIO (CMD53)"),
-    "sdio_read_int_status": ("driver", "the host reads the mailbox's interrupt status (a 24-byte CMD53)"),
+    "napi_complete_done": ("gro", "the poll did less than its budget: flush GRO and rx_list, clear NAPI_STATE_SCHED; "
+                                  "the driver may unmask its interrupt when it returns true"),
+    "ath10k_sdio_mbox_rx_fetch_bundle": ("driver", "the host reads an RX bundle from the SDIO mailbox in one CMD53 "
+                                                   "(ath10k_sdio_readsb)"),
+    "ath10k_sdio_write": ("tx", "the host writes a TX frame over SDIO in one CMD53 (the async write work)"),
+    "ath10k_sdio_mbox_read_int_status": ("driver", "the host reads the mailbox's interrupt status registers (a "
+                                                   "24-byte CMD53)"),
     "skb_put_data": ("copy", "copy each message of an RX bundle out of the bundle buffer into its skb"),
     # memory
     "alloc_pages": ("alloc", "take pages from the buddy allocator"),
@@ -63,16 +79,22 @@ CALLS: dict[str, tuple[str, str]] = {
     "iommu_map": ("iommu", "allocate an IOVA and write the IOMMU page table"),
     "iommu_unmap": ("iommu", "clear the IOMMU page-table entries"),
     "iotlb_sync": ("iommu", "invalidate the IOTLB and wait (strict mode, every unmap)"),
-    "iommu_flush_queue": ("iommu", "lazy mode: the flush queue is full or its timer fired; one IOTLB flush for all"),
+    "fq_flush_iotlb": ("iommu", "lazy mode: the flush queue is full or its timer fired (fq_flush_timeout); one "
+                                "IOTLB flush for all"),
     # page_pool
     "page_pool_create": ("page_pool", "create the pool (PP_FLAG_DMA_MAP: it maps pages itself)"),
     "page_pool_alloc_frag": ("page_pool", "carve a fragment from the pool's current page"),
     "page_pool_alloc_pages": ("page_pool", "take a whole page from the pool"),
     "page_pool_refill_alloc_cache": ("page_pool", "move up to 64 pages from the ptr_ring to the alloc cache"),
     "page_pool_dma_map": ("page_pool", "map a page as it enters the pool; it stays mapped"),
-    "page_pool_recycle_direct": ("page_pool", "last fragment freed in the owning NAPI: page back into the alloc cache"),
-    "page_pool_recycle_ring": ("page_pool", "last fragment freed elsewhere: page into the ptr_ring"),
-    "page_pool_release_page": ("page_pool", "page leaves the pool: unmap and return it to the page allocator"),
+    # An skb's free reaches the pool through napi_pp_put_page() -> page_pool_put_full_netmem(..., false);
+    # page_pool_recycle_direct() is the driver's own call (XDP_DROP), which no modelled driver makes.
+    "page_pool_recycle_in_cache": ("page_pool", "the last fragment of a page freed in the pool's NAPI context "
+                                                "(page_pool_napi_local): the page goes into the lockless alloc cache"),
+    "page_pool_recycle_in_ring": ("page_pool", "the last fragment freed anywhere else: the page goes into the "
+                                               "ptr_ring under its producer lock"),
+    "page_pool_return_netmem": ("page_pool", "a page leaves the pool (ring full, or the pool destroyed): unmapped "
+                                             "and given back to the page allocator"),
     "page_pool_destroy": ("page_pool", "driver is done with the pool; it waits for pages in flight"),
     "page_pool_release_retry": ("page_pool", "destroy retry (every second) while pages are still in flight"),
     "skb_mark_for_recycle": ("page_pool", "mark the skb so its pages go back to the pool when freed"),
@@ -96,15 +118,24 @@ CALLS: dict[str, tuple[str, str]] = {
     "gro_normal_list": ("stack", "hand napi->rx_list to netif_receive_skb_list_internal"),
     # delivery
     "napi_gro_receive": ("gro", "hand a frame to GRO: merge it into the flow's held skb or hold it"),
-    "napi_gro_complete": ("gro", "a held chain is complete (full, or flushed): fix its headers, queue it on rx_list"),
-    "napi_gro_flush": ("gro", "complete the held GRO skbs and pass them up"),
+    "napi_gro_complete": ("gro", "a held chain is complete (full, or flushed): fix its headers, queue it on rx_list "
+                                 "(gro_complete() since v6.15)"),
+    "napi_gro_flush": ("gro", "complete the held GRO skbs and pass them up (napi_gro_flush() wraps gro_flush() since "
+                              "v6.15)"),
     "netif_receive_skb": ("stack", "one skb enters the protocol stack (IP, then TCP/UDP)"),
     "ieee80211_rx_ni": ("stack", "mac80211 RX from process context: no NAPI, no GRO"),
     "ieee80211_rx_napi": ("stack", "mac80211 RX inside a NAPI poll: frames go to GRO"),
     "tcp_recvmsg": ("copy", "the reader copies the data to user space"),
-    "tcp_ack": ("tx", "TCP sends an ACK (one per two full segments, or per GRO super-packet)"),
+    "udp_recvmsg": ("copy", "the reader copies one datagram to user space; skb_consume_udp() frees the skb"),
+    "__consume_stateless_skb": ("stack", "UDP before v6.18: the reader frees the skb at once, its sk_buff to the "
+                                         "slab"),
+    "kfree_skb_reason": ("stack", "drop an skb: the UDP socket's receive buffer is full "
+                                  "(SKB_DROP_REASON_SOCKET_RCVBUFF, counted in RcvbufErrors)"),
+    "tcp_send_ack": ("tx", "TCP sends an ACK (tcp_send_ack -> __tcp_send_ack): __tcp_ack_snd_check() asks for "
+                           "one per two full segments, or per GRO super-packet"),
     "dev_queue_xmit": ("tx", "queue a frame for transmission"),
-    "ip_forward": ("stack", "route the frame out of another interface"),
+    "ip_forward": ("stack", "route the frame out of another interface (forwarding only: a local datagram goes "
+                            "to its socket)"),
     "xdp_do_tx": ("driver", "XDP_TX: send the frame back out of the same port"),
     "tx_complete": ("tx", "the NIC finished sending a TX descriptor"),
     # teardown
@@ -118,10 +149,10 @@ COUNTERS = (
     "dma_map_single", "dma_unmap_single", "dma_map_page", "dma_unmap_page",
     "dma_sync_single_for_cpu", "dma_sync_single_for_device",
     "swiotlb_bounce", "swiotlb_bounce_bytes", "iommu_map", "iommu_unmap", "iotlb_sync",
-    "alloc_pages", "put_page", "page_pool_alloc_frag", "page_pool_recycle_direct",
-    "page_pool_recycle_ring", "page_pool_release_page", "build_skb", "napi_build_skb",
+    "alloc_pages", "put_page", "page_pool_alloc_frag", "page_pool_recycle_in_cache",
+    "page_pool_recycle_in_ring", "page_pool_return_netmem", "build_skb", "napi_build_skb",
     "napi_consume_skb", "kmem_cache_alloc", "kmem_cache_free_bulk", "napi_gro_receive",
-    "netif_receive_skb", "tcp_ack", "rx_dropped",
+    "netif_receive_skb", "tcp_send_ack", "rx_dropped", "rx_missed_errors",
 )
 
 METRICS = (
@@ -162,6 +193,8 @@ VIOLATIONS = {
     "dma-beyond-mapping": "the device wrote past the end of a mapping (an IOMMU would fault; without one, memory "
                           "is corrupted)",
     "sync-beyond-mapping": "a dma_sync_* call reached past the end of its mapping",
+    "sync-unmapped": "a dma_sync_* call on a mapping already unmapped (dma-debug: the driver syncs DMA memory it "
+                     "has not allocated)",
     "illegal-transition": "an object moved along an edge its lifecycle does not have (a bug in the model)",
 }
 

@@ -1,6 +1,7 @@
 """The streaming DMA API: dma-direct, SWIOTLB and the IOMMU, with a debug checker.
 
-`map()` decides as `dma_map_phys()`/`iommu_dma_map_page()` do:
+`map()` decides as `dma_map_phys()` and, with an IOMMU, `iommu_dma_map_phys()` do
+(iommu_dma_map_page() before v6.18):
   - translated IOMMU: allocate an IOVA and map it; an untrusted device's
     buffer that is not aligned to the IOVA granule is first bounced through
     SWIOTLB, so the device cannot see the rest of the page;
@@ -49,12 +50,12 @@ MAP_PAGE, UNMAP_PAGE = C["dma_map_page"], C["dma_unmap_page"]
 SYNC_CPU, SYNC_DEV = C["dma_sync_single_for_cpu"], C["dma_sync_single_for_device"]
 BOUNCE, TBL_MAP, TBL_UNMAP = C["swiotlb_bounce"], C["swiotlb_tbl_map_single"], C["swiotlb_tbl_unmap_single"]
 IOMMU_MAP, IOMMU_UNMAP, IOTLB_SYNC, FQ_FLUSH = (C["iommu_map"], C["iommu_unmap"], C["iotlb_sync"],
-                                                C["iommu_flush_queue"])
+                                                C["fq_flush_iotlb"])
 FQ_TIMEOUT_PS = FQ_TIMEOUT_NS * 1000
 SLOTS, IOVA = MACHINE["swiotlb_slot"], MACHINE["iova"]
 E_TBL_MAP, E_BOUNCE, E_TBL_UNMAP = E["swiotlb_tbl_map_single"], E["swiotlb_bounce"], E["swiotlb_tbl_unmap_single"]
 E_IOMMU_MAP, E_IOMMU_UNMAP, E_IOTLB_SYNC, E_FQ_FLUSH = (E["iommu_map"], E["iommu_unmap"], E["iotlb_sync"],
-                                                      E["iommu_flush_queue"])
+                                                      E["fq_flush_iotlb"])
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -111,9 +112,32 @@ class DmaApi:
         self.line_ps = self.cost.cache_line_op
         self.bounce_gbs = self.cost.swiotlb_gbs
         self.faults = sim.faults
+        # the mask-violation fault: the driver claims 64 bits; the device still drives only its own
+        self.lying = "mask-violation" in sim.faults
+        self.real_mask = (1 << sim.sc.dma_mask) - 1 if sim.sc.dma_mask < 64 else (1 << 64) - 1
         self.fq: list[Tracked] = []       # lazy mode: IOVA ranges unmapped, waiting for the flush
+        # CONFIG_DMA_API_DEBUG's console (kernel/dma/debug.c): every error counted in error_count,
+        # only the first num_errors printed (show_num_errors, 1 at boot) unless all_errors is set
+        self.debug_all = sim.sc.dma_debug_all_errors
+        self.debug_quota = self.debug_num = sim.sc.dma_debug_num_errors
+        self.error_count = 0
+        self.errors_printed = 0
 
     # -- helpers -------------------------------------------------------------
+    def debug_error(self, name: str, message: str, obj: str = "") -> None:
+        """err_printk(): count the error; print it while num_errors lasts (or with all_errors)."""
+        self.error_count += 1
+        printed = self.debug_all or self.debug_quota > 0
+        if not self.debug_all and self.debug_quota > 0:
+            self.debug_quota -= 1
+        self.errors_printed += printed
+        self.rec.violate(name, message, obj, printed)
+
+    def debug_state(self) -> dict[str, object]:
+        """What /sys/kernel/debug/dma-api/ would show: the settings, error_count, and how many were printed."""
+        return {"all_errors": self.debug_all, "num_errors": self.debug_num, "error_count": self.error_count,
+                "printed": self.errors_printed}
+
     def _cache_maint(self, size: int) -> int:
         """Write back or invalidate `size` bytes line by line (non-coherent CPUs only)."""
         return ((size + self.cacheline - 1) // self.cacheline) * self.line_ps
@@ -159,6 +183,8 @@ class DmaApi:
             iova.go(rec, E_IOMMU_MAP)
         elif not self.force_bounce and phys + size - 1 <= self.mask:
             dma = phys                 # dma-direct: the bus address is the physical address
+            if self.lying and phys + size - 1 > self.real_mask:
+                self.sim.fault_hit("mask-violation")     # the true mask would have bounced it
         else:                          # forced, or the buffer ends beyond the mask: bounce it
             if self.swiotlb is not None and "mask-violation" not in self.faults:
                 slot = self._take_slots(size, mid)
@@ -214,21 +240,21 @@ class DmaApi:
         if rec.tracing:
             rec.emit(call, rec.unit[call], "map#%s|dma %#x len %s %s", (m.id, m.dma, size, dir))
         if not m.live:
-            rec.violate("double-unmap",
-                        f"DMA-API: device driver tries to free DMA memory it has not allocated "
-                        f"[device address={m.dma:#018x}] [size={size} bytes]", f"map#{m.id}")
+            self.debug_error("double-unmap",
+                             f"DMA-API: device driver tries to free DMA memory it has not allocated "
+                             f"[device address={m.dma:#018x}] [size={size} bytes]", f"map#{m.id}")
             return
         # check_unmap() reports the size first, then the direction, each with the device address
         if size != m.size:
-            rec.violate("wrong-size",
-                        f"DMA-API: device driver frees DMA memory with different size "
-                        f"[device address={m.dma:#018x}] [map size={m.size} bytes] [unmap size={size} bytes]",
-                        f"map#{m.id}")
+            self.debug_error("wrong-size",
+                             f"DMA-API: device driver frees DMA memory with different size "
+                             f"[device address={m.dma:#018x}] [map size={m.size} bytes] [unmap size={size} bytes]",
+                             f"map#{m.id}")
         if dir != m.dir:
-            rec.violate("wrong-direction",
-                        f"DMA-API: device driver frees DMA memory with different direction "
-                        f"[device address={m.dma:#018x}] [size={size} bytes] "
-                        f"[mapped with {dir_name(m.dir)}] [unmapped with {dir_name(dir)}]", f"map#{m.id}")
+            self.debug_error("wrong-direction",
+                             f"DMA-API: device driver frees DMA memory with different direction "
+                             f"[device address={m.dma:#018x}] [size={size} bytes] "
+                             f"[mapped with {dir_name(m.dir)}] [unmapped with {dir_name(dir)}]", f"map#{m.id}")
         io = self.iommu
         if io is not None and m.pages:
             rec.call(IOMMU_UNMAP, -1, "map#%s", m.id)
@@ -275,10 +301,17 @@ class DmaApi:
 
     # -- sync --------------------------------------------------------------------
     def _check_range(self, m: Mapping, offset: int, length: int) -> None:
-        self.rec.violate("sync-beyond-mapping",
+        self.debug_error("sync-beyond-mapping",
                          f"DMA-API: device driver syncs DMA memory outside allocated range "
                          f"[device address={m.dma:#018x}] [allocation size={m.size} bytes] "
                          f"[sync offset+size={offset + length}]", f"map#{m.id}")
+
+    def _sync_unmapped(self, m: Mapping, length: int) -> None:
+        """A sync of a mapping already unmapped: check_sync() finds no entry. Nothing is copied:
+        swiotlb_bounce() finds no original address for a released slot (INVALID_PHYS_ADDR)."""
+        self.debug_error("sync-unmapped",
+                         f"DMA-API: device driver tries to sync DMA memory it has not allocated "
+                         f"[device address={m.dma:#018x}] [size={length} bytes]", f"map#{m.id}")
 
     def device_wrote_beyond(self, m: Mapping, offset: int, length: int, where: str) -> None:
         """The device wrote offset+length bytes into a mapping of m.size: reported, never silent."""
@@ -292,14 +325,17 @@ class DmaApi:
         rec.t += rec.unit[SYNC_CPU]
         if rec.tracing:
             rec.emit(SYNC_CPU, rec.unit[SYNC_CPU], "map#%s|len %s", (m.id, length))
+        if not m.live:
+            self._sync_unmapped(m, length)
+            return
         if offset + length > m.size:
             self._check_range(m, offset, length)
         # check_sync() accepts any direction on a BIDIRECTIONAL mapping
         if dir is not None and dir != m.dir and m.dir != BIDIRECTIONAL:
-            rec.violate("wrong-direction",
-                        f"DMA-API: device driver syncs DMA memory with different direction "
-                        f"[device address={m.dma:#018x}] [size={m.size} bytes] "
-                        f"[mapped with {dir_name(m.dir)}] [synced with {dir_name(dir)}]", f"map#{m.id}")
+            self.debug_error("wrong-direction",
+                             f"DMA-API: device driver syncs DMA memory with different direction "
+                             f"[device address={m.dma:#018x}] [size={m.size} bytes] "
+                             f"[mapped with {dir_name(m.dir)}] [synced with {dir_name(dir)}]", f"map#{m.id}")
         if m.slot >= 0 and (dir or m.dir) != TO_DEVICE:
             self._bounce(m, length, True)
         elif not self.coherent:
@@ -312,6 +348,9 @@ class DmaApi:
         rec.t += rec.unit[SYNC_DEV]
         if rec.tracing:
             rec.emit(SYNC_DEV, rec.unit[SYNC_DEV], "map#%s|len %s", (m.id, length))
+        if not m.live:
+            self._sync_unmapped(m, length)
+            return
         if offset + length > m.size:
             self._check_range(m, offset, length)
         if m.slot >= 0 and m.dir != FROM_DEVICE:

@@ -37,7 +37,6 @@ from .lifecycle import EDGE_ID as E
 GRO_LEGACY_MAX_SIZE = 65536
 MAX_SKB_FRAGS = 17
 ETH_HLEN = 14
-TCP_IP_HEADERS = 52
 NAPI_KFREE, KFREE, STOLEN = C["__napi_kfree_skb"], C["__kfree_skb"], C["napi_skb_free_stolen_head"]
 FLOW = MACHINE["gro_flow"]
 _TID, EMPTY = FLOW.tid, FLOW.sid["empty"]
@@ -58,6 +57,7 @@ class Gro:
         self.heads = stack.sim.heads
         self.stolen_to_cache = stack.sim.kernel.stolen_heads_to_napi_cache
         self.held: Skb | None = None
+        self.hdrs = stack.sim.wire.hdrs          # IP + TCP headers of each segment
         self.st = EMPTY
 
     @property
@@ -77,7 +77,7 @@ class Gro:
         if held is None:
             self.held = skb
             return
-        payload = skb.len - ETH_HLEN - TCP_IP_HEADERS
+        payload = skb.len - ETH_HLEN - self.hdrs
         # p->len counts from the network header: the Ethernet header was pulled.
         if held.len - ETH_HLEN + payload >= GRO_LEGACY_MAX_SIZE:
             self.held = skb                # -E2BIG: complete the chain, the segment starts a new one

@@ -7,7 +7,10 @@ Every figure set beside a published one says what it is:
   bounded    an after figure a link or a bus caps, which says little about the mechanism.
 
 A lesson may declare the kind of its after figure (with a sentence why); otherwise it
-is predicted unless the run sits at the link's capacity. The sensitivity runs the
+is predicted unless the run sits at the link's capacity. A lesson whose after/before
+ratio does not depend on the fitted value (ath10k: the bus's busy share scales both
+figures alike) compares the ratio (`compare: ratio`): the ratio is what the model
+predicts, and the absolute after follows from the fitted before by that ratio. The sensitivity runs the
 after variant again with each fitted value at half and at one and a half times its
 value: an after figure that does not move is bounded, one that moves with a fit says
 how much of the prediction rests on it.
@@ -20,7 +23,7 @@ from typing import Any
 
 from .lesson.schema import Lesson
 from .platform import Platform
-from .wire import ETH_OVERHEAD, TCP_IP_HEADERS
+from .wire import ETH_OVERHEAD, headers
 
 BOUND_SHARE = 0.97          # within 3% of the link's payload capacity counts as capped by it
 SENSITIVITY = (0.5, 1.5)
@@ -30,7 +33,7 @@ SENSITIVITY_FRAMES = 40_000
 def capacity_mbps(prm: dict[str, Any], platform: Platform) -> float:
     """The most payload the link (or the sender's cap) can carry, in the throughput metric's units."""
     mtu: int = prm["mtu"]
-    mss = mtu - TCP_IP_HEADERS if prm["traffic"] == "tcp" else mtu - 28
+    mss = mtu - headers(prm["traffic"], prm["ip"])        # IPv6's header is 20 bytes longer than IPv4's
     bps = min(platform.link_bps, int(prm["rate"]))
     return bps * mss / (mtu + ETH_OVERHEAD) / 1e6
 
@@ -91,7 +94,18 @@ def compare(lesson: Lesson, metrics: dict[str, dict[str, Any]], capacity: float 
         return out
     before_err = (mb - paper.before) / paper.before * 100 if paper.before else 0.0
     out["before_error_pct"] = round(before_err, 2)
-    if paper.compare == "change":
+    if paper.compare == "ratio":
+        pr, mr = paper.after / paper.before, ma / mb
+        err = (mr - pr) / pr * 100
+        out["paper"]["ratio"] = round(pr, 3)
+        out["model"]["ratio"] = round(mr, 3)
+        out["ratio_kind"] = "predicted"
+        out["ratio_error_pct"] = round(err, 2)
+        out["after_error_pct"] = round((ma - paper.after) / paper.after * 100, 2)
+        out["within"] = abs(before_err) <= 5 and abs(err) <= 15
+        out["tolerance"] = ("before within ±5%; after/before ratio within ±15% (predicted); the after figure "
+                            "follows from the fitted before and that ratio")
+    elif paper.compare == "change":
         pd, md = paper.after - paper.before, ma - mb
         err = (md - pd) / pd * 100 if pd else 0.0
         out["paper"]["change"] = round(pd, 3)
@@ -111,8 +125,9 @@ def sensitivity(lesson: Lesson, run: Callable[[str, dict[str, Any], int], dict[s
                 frames: int) -> list[dict[str, Any]]:
     """The after figure with each fitted value at 0.5x and 1.5x (both headline variants re-run).
 
-    `run(variant, params, frames)` returns the variant's metrics. For a `change` comparison
-    both variants move with the fit, so the change is reported; otherwise the after figure.
+    `run(variant, params, frames)` returns the variant's metrics. For a `change` or `ratio`
+    comparison both variants move with the fit, so the change (or the ratio) is reported;
+    otherwise the after figure.
     """
     paper = lesson.paper
     if paper is None or not lesson.fitted or not lesson.headline.after:
@@ -133,10 +148,14 @@ def sensitivity(lesson: Lesson, run: Callable[[str, dict[str, Any], int], dict[s
             if abs(applied - factor) > 1e-3:        # the value was capped: say what was really applied
                 point["applied_factor"] = round(applied, 3)
                 point["capped_at"] = value
-            if paper.compare == "change":
+            if paper.compare in ("change", "ratio"):
                 mb = run(b, {**lesson.params_for(b), f.param: value}, frames)[paper.metric]
-                point["change"] = round(ma - mb, 3)
-            out_value = point.get("change", ma)
+                if paper.compare == "change":
+                    point["change"] = round(ma - mb, 3)
+                else:                               # both figures move with the fit; the ratio is the claim
+                    point["before"] = mb
+                    point["ratio"] = round(ma / mb, 4) if mb else None
+            out_value = point.get("change", point.get("ratio", ma))
             point["figure"] = out_value
             row["points"].append(point)
         out.append(row)

@@ -62,20 +62,20 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("buddy", "alloc_pages", "allocated"),
         ("allocated", "page_pool_dma_map", "mapped"),
         ("mapped", "page_pool_alloc_frag", "carving"),
-        ("mapped", "page_pool_recycle_direct", "alloc-cache"),
+        ("mapped", "page_pool_recycle_in_cache", "alloc-cache"),
         ("carving", "page_pool_alloc_frag", "carving"),
         ("carving", "page_pool_drain_frag", "in-flight"),
-        ("carving", "page_pool_recycle_direct", "alloc-cache"),
-        ("carving", "page_pool_recycle_ring", "ptr_ring"),
-        ("in-flight", "page_pool_recycle_direct", "alloc-cache"),
-        ("in-flight", "page_pool_recycle_ring", "ptr_ring"),
-        ("in-flight", "page_pool_release_page", "released"),
-        ("carving", "page_pool_release_page", "released"),
+        ("carving", "page_pool_recycle_in_cache", "alloc-cache"),
+        ("carving", "page_pool_recycle_in_ring", "ptr_ring"),
+        ("in-flight", "page_pool_recycle_in_cache", "alloc-cache"),
+        ("in-flight", "page_pool_recycle_in_ring", "ptr_ring"),
+        ("in-flight", "page_pool_return_netmem", "released"),
+        ("carving", "page_pool_return_netmem", "released"),
         ("ptr_ring", "page_pool_refill_alloc_cache", "alloc-cache"),
         ("alloc-cache", "page_pool_alloc_frag", "carving"),
-        ("alloc-cache", "page_pool_release_page", "released"),
-        ("ptr_ring", "page_pool_release_page", "released"),
-        ("mapped", "page_pool_release_page", "released"),
+        ("alloc-cache", "page_pool_return_netmem", "released"),
+        ("ptr_ring", "page_pool_return_netmem", "released"),
+        ("mapped", "page_pool_return_netmem", "released"),
         ("released", "put_page", "buddy"),
     ]),
     "pp_frag": ("page_pool fragment", "carved", [
@@ -90,6 +90,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("filled", "napi_build_skb", "in-skb"),
         ("filled", "skb_add_rx_frag", "in-skb"),
         ("cpu-synced", "xdp_do_tx", "tx-posted"),
+        ("filled", "xdp_do_tx", "tx-posted"),          # the no-sync bug with an XDP_TX program
         ("tx-posted", "tx_complete", "returned"),
         ("tx-posted", "ring_deinit", "returned"),
         ("in-skb", "netif_receive_skb", "in-stack"),
@@ -120,7 +121,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("free", "iommu_map", "mapped"),
         ("mapped", "iommu_unmap", "unmapped"),
         ("unmapped", "iotlb_sync", "free"),             # strict: invalidated before unmap returns
-        ("unmapped", "iommu_flush_queue", "free"),      # lazy: freed with the whole flush queue
+        ("unmapped", "fq_flush_iotlb", "free"),      # lazy: freed with the whole flush queue
     ]),
     "tx_buffer": ("TX buffer (a TCP ACK on its way out)", "free", [
         ("free", "dev_queue_xmit", "queued"),
@@ -131,7 +132,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
         ("sent", "dma_unmap_single", "unmapped"),
         ("unmapped", "napi_consume_skb", "free"),
         ("unmapped", "dev_kfree_skb", "free"),
-        ("queued", "sdio_write", "written"),            # SDIO/USB: one CMD53 on the shared bus
+        ("queued", "ath10k_sdio_write", "written"),            # SDIO/USB: one CMD53 on the shared bus
         ("written", "consume_skb", "free"),
     ]),
     "skb_head": ("sk_buff head: slab or NAPI cache", "slab", [
@@ -156,7 +157,7 @@ MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
     "tasklet": ("RX tasklet (a driver without NAPI)", "idle", [
         ("idle", "tasklet_schedule", "scheduled"),
         ("scheduled", "tasklet_action", "running"),
-        ("running", "irq_unmask", "idle"),
+        ("running", "tasklet_done", "idle"),          # the tasklet returns (the driver unmasked its IRQ)
         ("idle", "tasklet_kill", "disabled"),
         ("scheduled", "tasklet_kill", "disabled"),
         ("running", "tasklet_kill", "disabled"),

@@ -64,7 +64,7 @@ def metrics(self: Sim) -> dict[str, Any]:
     cpu = now["cpu"] - base["cpu"]
     counts = {k: now["counts"][k] - base["counts"].get(k, 0) for k in now["counts"]}
     payload = self.wire.mss
-    acks = counts.get("tcp_ack", 0)
+    acks = counts.get("tcp_send_ack", 0)
     skbs = counts.get("netif_receive_skb", 0)
     cats = {k: now["cats"][k] - base["cats"].get(k, 0) for k in now["cats"]}
     per_frame = {k: round(v / processed, 1) for k, v in cats.items()} if processed else {}

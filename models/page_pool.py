@@ -6,11 +6,14 @@
   to a large bias at once and each fragment handed out bumps a local
   frag_users, settled in one step when the page is full
   (page_pool_drain_frag). Only the last fragment's put recycles the page.
-- Where a page goes back (page_pool_put_page): into the lockless alloc cache
-  (128) when the caller may recycle directly (the owning NAPI's context,
-  page_pool_napi_local), otherwise into the ptr_ring (default 1024) under its
-  producer lock; if the ring is full it leaves the pool: unmapped and
-  returned to the page allocator.
+- Where a page goes back (an skb's free: napi_pp_put_page() ->
+  page_pool_put_full_netmem(..., false)): into the lockless alloc cache (128,
+  page_pool_recycle_in_cache) when the free may recycle directly (the owning
+  NAPI's context, page_pool_napi_local), otherwise into the ptr_ring (default
+  1024, page_pool_recycle_in_ring) under its producer lock; if the ring is
+  full it leaves the pool (page_pool_return_netmem): unmapped and returned to
+  the page allocator. page_pool_recycle_direct() is a driver's own call
+  (XDP_DROP); no modelled driver makes it.
 - Allocation: pop the alloc cache; else refill up to 64 from the ptr_ring;
   else the slow path allocates 64 order-0 pages in bulk (one for higher
   orders) and maps each.
@@ -68,12 +71,13 @@ _TID = M.tid
 S = M.sid
 CARVING = S["carving"]
 E_ALLOC_PAGES, E_DMA_MAP, E_ALLOC_FRAG = E["alloc_pages"], E["page_pool_dma_map"], E["page_pool_alloc_frag"]
-E_DIRECT, E_RING, E_RELEASE = E["page_pool_recycle_direct"], E["page_pool_recycle_ring"], E["page_pool_release_page"]
+E_DIRECT, E_RING = E["page_pool_recycle_in_cache"], E["page_pool_recycle_in_ring"]
+E_RELEASE = E["page_pool_return_netmem"]
 E_REFILL, E_PUT_PAGE, E_FRAGS_OUT = E["page_pool_refill_alloc_cache"], E["put_page"], E["page_pool_drain_frag"]
 
-ALLOC_FRAG, RECYCLE_DIRECT, RECYCLE_RING = C["page_pool_alloc_frag"], C["page_pool_recycle_direct"], C[
-    "page_pool_recycle_ring"]
-RELEASE, PUT_PAGE, REFILL = C["page_pool_release_page"], C["put_page"], C["page_pool_refill_alloc_cache"]
+ALLOC_FRAG, IN_CACHE, IN_RING = C["page_pool_alloc_frag"], C["page_pool_recycle_in_cache"], C[
+    "page_pool_recycle_in_ring"]
+RELEASE, PUT_PAGE, REFILL = C["page_pool_return_netmem"], C["put_page"], C["page_pool_refill_alloc_cache"]
 PP_DMA_MAP, ALLOC_PAGES, ALLOC_BULK = C["page_pool_dma_map"], C["alloc_pages"], C["alloc_pages_bulk_node"]
 CREATE, DESTROY, RETRY = C["page_pool_create"], C["page_pool_destroy"], C["page_pool_release_retry"]
 
@@ -322,10 +326,10 @@ class PagePool:
             if len(cache) < PP_ALLOC_CACHE_SIZE:
                 cache.append(page)
                 self.stats["recycle_cached"] += 1
-                rec.cnt[RECYCLE_DIRECT] += 1
-                rec.t += rec.unit[RECYCLE_DIRECT]
+                rec.cnt[IN_CACHE] += 1
+                rec.t += rec.unit[IN_CACHE]
                 if rec.tracing:
-                    rec.emit(RECYCLE_DIRECT, rec.unit[RECYCLE_DIRECT], "page#%s|alloc cache %s/%s",
+                    rec.emit(IN_CACHE, rec.unit[IN_CACHE], "page#%s|alloc cache %s/%s",
                              (page.id, len(cache), PP_ALLOC_CACHE_SIZE))
                 tid = _TID[page.st][E_DIRECT]
                 if tid < 0 or rec.tracing:
@@ -338,10 +342,10 @@ class PagePool:
         if len(self.ring) - self.ring_head < self.ring_cap:
             self.ring.append(page)
             self.stats["recycle_ring"] += 1
-            rec.cnt[RECYCLE_RING] += 1
-            rec.t += rec.unit[RECYCLE_RING]
+            rec.cnt[IN_RING] += 1
+            rec.t += rec.unit[IN_RING]
             if rec.tracing:
-                rec.emit(RECYCLE_RING, rec.unit[RECYCLE_RING], "page#%s|ptr_ring %s/%s",
+                rec.emit(IN_RING, rec.unit[IN_RING], "page#%s|ptr_ring %s/%s",
                          (page.id, self.ring_len(), self.ring_cap))
             tid = _TID[page.st][E_RING]
             if tid < 0 or rec.tracing:

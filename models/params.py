@@ -193,9 +193,9 @@ _P = [
           "if-napi-registered: ieee80211_rx_napi only when netif_napi_add() set ar->napi.dev (ath10k v6)", "driver"),
     # --- kernel ----------------------------------------------------------------
     Param("kernel", _kernel_version, "6.19",
-          "kernel version: where freed skb heads go, GRO's frag_list free, the NAPI skb cache sizes and "
-          "deferred frees follow the release that changed them (5.12, 5.19, 6.3, 6.5, 6.10, 6.19); "
-          "a later version behaves as 6.19", "kernel", "", "5.4 or later"),
+          "kernel version: where freed skb heads go and where __alloc_skb() takes them, GRO's frag_list free, "
+          "the NAPI skb cache sizes, deferred frees and UDP's free follow the release that changed them (5.12, "
+          "5.19, 6.3, 6.5, 6.10, 6.18, 6.19); a later version behaves as 6.19", "kernel", "", "5.4 or later"),
     Param("budget", _ranged(units.parse_int, 1, NAPI_POLL_WEIGHT, "a NAPI budget",
                             "NAPI_POLL_WEIGHT is 64; netif_napi_add_weight() complains above it"), 64,
           "NAPI poll budget (the weight given to netif_napi_add_weight)", "kernel", "frames", "1 to 64"),
@@ -220,9 +220,19 @@ _P = [
                                          "its size"), None,
           "heads freed when the NAPI cache is full (default: from the kernel version, NAPI_SKB_CACHE_HALF = 32 "
           "up to v6.18, NAPI_SKB_CACHE_FREE = 32 from v6.19)", "kernel", "heads", "1 to the cache size"),
+    Param("dma_debug_all_errors", units.parse_bool, False,
+          "CONFIG_DMA_API_DEBUG prints every error (echo 1 > /sys/kernel/debug/dma-api/all_errors); by default "
+          "it prints only the first num_errors and counts the rest in error_count", "kernel"),
+    Param("dma_debug_num_errors", _ranged(units.parse_int, 0, 1 << 31, "a count",
+                                          "show_num_errors is a u32 in kernel/dma/debug.c"), 1,
+          "DMA-API errors CONFIG_DMA_API_DEBUG still prints (/sys/kernel/debug/dma-api/num_errors, 1 at boot: "
+          "only the first error is printed)", "kernel", "errors", "0 or more"),
     # --- traffic ---------------------------------------------------------------
     Param("traffic", _enum("tcp", "udp"), "tcp", "tcp (ACK-clocked bulk receive) or udp (open loop at `rate`)",
           "traffic"),
+    Param("ip", _enum("ipv4", "ipv6"), "ipv4",
+          "IP version of the flow: its header (20 or 40 bytes) comes out of each MTU-sized frame's payload "
+          "(TCP's MSS at MTU 1500: 1448 over IPv4, 1428 over IPv6, both with timestamps)", "traffic"),
     Param("rate", _ranged(units.parse_rate, 1_000, 400 * 10**9, "a rate",
                           "the model's range; the link (link_bps) caps what arrives"), 1 * 10**9,
           "offered rate for udp; for tcp, the sender's cap", "traffic", "bit/s", "1 kbit/s to 400 Gbit/s"),
@@ -232,6 +242,11 @@ _P = [
           "TCP sender window in segments", "traffic", "segments", "2 to 65536"),
     Param("forward", units.parse_bool, False,
           "frames are forwarded out another port (routing) instead of consumed by a local socket", "traffic"),
+    Param("egress_tx_batch", _ranged(units.parse_int, 1, 4096, "a batch size",
+                                     "the model's range: at most a TX ring's worth"), 32,
+          "forwarded frames: the egress driver's TX completion frees them this many at a time, in one pass over "
+          "its TX ring (an assumption for a driver the model does not run; 1 frees each at once)", "traffic",
+          "frames", "1 to 4096"),
 ]
 
 PARAMS: dict[str, Param] = {p.name: p for p in _P}

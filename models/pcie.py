@@ -2,7 +2,7 @@
 
 The device DMAs each arriving frame into the next descriptor it owns (one
 or, for a jumbo frame, several) and marks it done; with none free it drops
-the frame (`rx_dropped`). The driver's clean loop takes done descriptors
+the frame (`rx_missed_errors`). The driver's clean loop takes done descriptors
 in order, hands each frame to its RX strategy (models/rxpath.py: how the
 buffer is synced, unmapped or recycled and the descriptor refilled) and
 builds the skb. TX (TCP's ACKs) goes out through a DMA-mapped TX ring.
@@ -21,6 +21,7 @@ from .calls import CALL_ID as C
 from .dma import MAP_SINGLE, TO_DEVICE
 from .lifecycle import EDGE_ID as E
 from .memory import FOUR_GiB
+from .nic import NICS
 from .ring import Ring
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .skb import Head
 from .rxpath import STRATEGIES, FlipPage, PagePoolFrag, go
 
-RX_FRAME, RX_DROPPED, NAPI_POLL = C["rx_frame"], C["rx_dropped"], C["napi_poll"]
+RX_FRAME, RX_MISSED, NAPI_POLL = C["rx_frame"], C["rx_missed_errors"], C["napi_poll"]
 E_RX_FRAME = E["rx_frame"]
 
 
@@ -52,6 +53,8 @@ class PcieRing:
         # Only a driver that lies about its mask can make the device write beyond its reach.
         self.check_reach = "mask-violation" in sim.faults
         self.device_reach = (1 << min(sc.dma_mask, 32 if self.check_reach else 64)) - 1
+        # the driver's own call that unmasks its RX interrupt (a generic one for a platform without it)
+        self.unmask = C[NICS[sc.platform].irq_unmask or "irq_unmask"]
 
     def fill(self) -> None:
         """ifup: the driver posts a buffer on every descriptor (or as many as it can map)."""
@@ -75,7 +78,7 @@ class PcieRing:
             if chain is None:
                 sim.dropped += 1
                 wire.on_drop()
-                rec.device(RX_DROPPED, ta, "|no free descriptor")
+                rec.device(RX_MISSED, ta, "|no free descriptor")
                 continue
             bufs, lens = ring.bufs, ring.lens
             for i in chain:
@@ -115,7 +118,8 @@ class PcieRing:
         self.sim.schedule_rx()
 
     def rearm(self) -> None:
-        """The driver is done for now: unmask the RX interrupt."""
+        """The driver is done for now: it unmasks its RX interrupt with its own call."""
+        self.rec.call(self.unmask, 0, "|the driver unmasks its RX interrupt")
         self.sim.irq_on = True
         self.sim.device_wake()
 

@@ -71,6 +71,8 @@ class VariantResult:
     violation_counts: dict[str, int] = field(default_factory=dict)
     warning_counts: dict[str, int] = field(default_factory=dict)
     page_pool_stats: dict[str, int] | None = None    # struct page_pool_stats, for page_pool variants
+    fault_hits: dict[str, int] = field(default_factory=dict)   # injected fault -> times it changed the driver
+    dma_debug: dict[str, Any] = field(default_factory=dict)    # /sys/kernel/debug/dma-api: settings, counts
 
 
 def variant_params(lesson: Lesson, variant: str, sets: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -128,6 +130,8 @@ def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
         warning_counts=dict(sim.rec.warnings.counts),
         accounting=sim.accounting(),
         page_pool_stats=pp_stats,
+        fault_hits=dict(sim.fault_hits),
+        dma_debug=sim.dma.debug_state(),
     )
 
 
@@ -139,7 +143,15 @@ def _listed(items: list[Violation]) -> list[dict[str, Any]]:
         if v.name not in seen:
             seen.add(v.name)
             out.append(v)
-    return [{"name": v.name, "message": v.message, "t_ns": v.t_ns} for v in out]
+    return [_report(v) for v in out]
+
+
+def _report(v: Violation) -> dict[str, Any]:
+    """One report; CONFIG_DMA_API_DEBUG's own errors say whether the kernel printed them or only counted them."""
+    out: dict[str, Any] = {"name": v.name, "message": v.message, "t_ns": v.t_ns}
+    if v.printed is not None:
+        out["dma_debug"] = "printed" if v.printed else "counted"
+    return out
 
 
 def _jsonable(v: Any) -> Any:
@@ -219,7 +231,13 @@ def _variant_json(lesson: Lesson, r: VariantResult) -> dict[str, Any]:
         "warnings": r.warnings, "warning_counts": r.warning_counts, "accounting": r.accounting,
         # struct page_pool_stats by the kernel's names; null when the variant has no page_pool,
         # so every variant has the same keys and a reader need not guess why one is missing
-        "page_pool_stats": r.page_pool_stats}
+        "page_pool_stats": r.page_pool_stats,
+        # the faults this variant ran with (its `inject`, then --inject) and how often each changed
+        # what the driver did; one that never did has no effect on this variant
+        "faults": r.fault_hits,
+        "faults_without_effect": [f for f, n in r.fault_hits.items() if n == 0],
+        # CONFIG_DMA_API_DEBUG: every error it found counted, the first num_errors printed (all with all_errors)
+        "dma_debug": r.dma_debug}
     return out
 
 

@@ -61,6 +61,7 @@ T_RX, T_FRAG = RX_BUFFER.tid, PP_FRAG.tid
 RX_FREE, FRAG_CARVED, FRAG_CPU_SYNCED = RX_BUFFER.sid["free"], PP_FRAG.sid["carved"], PP_FRAG.sid["cpu-synced"]
 
 AQ_CFG_RX_HDR_SIZE = 256      # atlantic: napi_alloc_skb() size for the copied headers
+SHINFO = 320                  # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), as on 64-bit
 HEADERS = 14 + 52             # Ethernet + IPv4 + TCP with timestamps: what eth_get_headlen() finds
 
 
@@ -154,6 +155,11 @@ class Strategy:
     def _sync_dir(self, right: str) -> str:
         return TO_DEVICE if "wrong-direction" in self.faults else right
 
+    def _wrong_sync(self) -> None:
+        """A sync made with the wrong direction (the wrong-direction fault of the page strategies)."""
+        if "wrong-direction" in self.faults:
+            self.sim.fault_hit("wrong-direction")
+
     def _post(self, i: int, buf: Buf) -> None:
         go(self.rec, buf, E_POST)
         self.ring.post(i, buf)
@@ -201,13 +207,21 @@ class PerFrame(Strategy):
         self.alloc_call, self.free_call = C[self.ALLOC[self.kind]], C[self.FREE[self.kind]]
         self.alloc_edge, self.free_edge = E[self.ALLOC[self.kind]], E[self.FREE[self.kind]]
         # The fault: map half of what the descriptor tells the device it may write.
-        self.map_size = self.size // 2 if "dma-beyond-mapping" in self.faults else self.size
-        self.slab = Slab(sim.mem, self.size)
+        self.short_map = "dma-beyond-mapping" in self.faults
+        self.map_size = self.size // 2 if self.short_map else self.size
+        # netdev_alloc_frag() and __netdev_alloc_skb() take NET_SKB_PAD of headroom in front of the
+        # data and room for skb_shared_info behind it; the driver maps only the data area between
+        # them (bgmac: buf + BGMAC_RX_BUF_OFFSET; skb->data after skb_reserve(NET_SKB_PAD)).
+        self.headroom = max(32, sim.sc.cost.cacheline) if self.kind != "kmalloc" else 0     # NET_SKB_PAD
+        align = sim.sc.cost.cacheline
+        alloc = (self.headroom + self.size + align - 1) // align * align + SHINFO if self.headroom else self.size
+        self.slab = Slab(sim.mem, alloc)
         self.status_in_buffer = self.dir == BIDIRECTIONAL
         self.no_sync = "no-sync-for-cpu" in self.faults
         self.missing_unmap = "missing-unmap" in self.faults
         self.double_unmap = "double-unmap" in self.faults
-        self.unmap_dir = TO_DEVICE if "wrong-direction" in self.faults else self.dir
+        self.wrong_dir = "wrong-direction" in self.faults
+        self.unmap_dir = TO_DEVICE if self.wrong_dir else self.dir
         self.ring_post = ring.post
 
     def _alloc_mapped(self) -> Buf | None:
@@ -228,10 +242,12 @@ class PerFrame(Strategy):
         else:
             buf.st = DST[tid]
             rec.moves[tid] += 1
-        m = self.dma.map(phys, self.map_size, self.dir, MAP_SINGLE)
+        m = self.dma.map(phys + self.headroom, self.map_size, self.dir, MAP_SINGLE)
         if m is None:
             self._free_data(buf)
             return None
+        if self.short_map:
+            self.sim.fault_hit("dma-beyond-mapping")
         buf.map = m
         tid = T_RX[buf.st][E_MAP_SINGLE]
         if tid < 0 or rec.tracing:
@@ -255,6 +271,7 @@ class PerFrame(Strategy):
         assert old is not None and old.map is not None      # a posted per-frame buffer is mapped
         om = old.map
         if self.no_sync:
+            self.sim.fault_hit("no-sync-for-cpu")
             dma.cpu_read(om, f"the RX status in buf#{old.id}")
         elif self.status_in_buffer:
             # EDMA chips write the RX status into the buffer head: sync the whole buffer, then read it.
@@ -265,12 +282,13 @@ class PerFrame(Strategy):
             # No replacement: drop the frame and give the old buffer back to the device.
             if old.state == "cpu-synced":
                 dma.sync_for_device(om, 0, self.size)
-            rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer", old.id)
+            rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer: the frame is dropped", old.id)
             go(rec, old, E_RX_DROPPED)
             self.ring.post(i, old)
             return None, False
         if self.missing_unmap:
             # The bug: the data is synced for the CPU and used, the mapping is never given back.
+            self.sim.fault_hit("missing-unmap")
             if old.state != "cpu-synced":
                 dma.sync_for_cpu(om, 0, self.ring.lens[i], self.dir)
                 go(rec, old, E_SYNC_CPU)
@@ -278,7 +296,10 @@ class PerFrame(Strategy):
             self._post(i, new)
             return (old, []), False
         dma.unmap(om, self.map_size, self.unmap_dir, UNMAP_SINGLE)
+        if self.wrong_dir:
+            self.sim.fault_hit("wrong-direction")
         if self.double_unmap:
+            self.sim.fault_hit("double-unmap")
             dma.unmap(om, self.map_size, self.unmap_dir, UNMAP_SINGLE)
         tid = T_RX[old.st][E_UNMAP_SINGLE]
         if tid < 0 or rec.tracing:
@@ -407,9 +428,11 @@ class PageFlip(Strategy):
             pg = _flip(buf)
             assert pg.map is not None
             if "no-sync-for-cpu" in self.faults:
+                self.sim.fault_hit("no-sync-for-cpu")
                 self.dma.cpu_read(pg.map, f"the frame in page#{pg.id}")
             else:
                 self.dma.sync_for_cpu(pg.map, buf.offset, self.ring.lens[i], self._sync_dir(FROM_DEVICE))
+                self._wrong_sync()
             go(self.rec, pg, E_SYNC_CPU)
             pg.refs += 1                       # the skb's reference to its slice
             self.rec.call(PAGE_REF_INC, 0, "page#%s|page_ref_count %s", pg.id, pg.refs)
@@ -441,6 +464,7 @@ class PageFlip(Strategy):
         assert pg.map is not None
         self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         if "double-unmap" in self.faults:
+            self.sim.fault_hit("double-unmap")
             self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         if pg.state != "unmapped":
             go(self.rec, pg, E_UNMAP_PAGE)
@@ -488,6 +512,7 @@ class PagePoolFrag(Strategy):
                              napi=sim.napi_polled)
         self.sync_cpu = "no-sync-for-cpu" not in self.faults
         self.sync_dir = self._sync_dir(self.dir)
+        self.wrong_dir = "wrong-direction" in self.faults
         self.double_unmap = "double-unmap" in self.faults
 
     def fill(self, i: int) -> bool:
@@ -513,10 +538,14 @@ class PagePoolFrag(Strategy):
             buf = self.ring.bufs[i]
             assert buf is not None and buf.map is not None
             page = _pp(buf)
-            if self.sync_cpu:
+            if not self.sync_cpu:
+                self.sim.fault_hit("no-sync-for-cpu")
+            else:
                 # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
                 self.dma.sync_for_cpu(buf.map, buf.offset, self.size if self.status_in_buffer else self.ring.lens[i],
                                       self.sync_dir)
+                if self.wrong_dir:
+                    self.sim.fault_hit("wrong-direction")
                 tid = T_FRAG[buf.st][E_SYNC_CPU]
                 if tid < 0 or rec.tracing:
                     go(rec, buf, E_SYNC_CPU)
@@ -531,6 +560,7 @@ class PagePoolFrag(Strategy):
             if self.double_unmap and buf.map.live:
                 # The classic bug: the driver unmaps a page the pool mapped (PP_FLAG_DMA_MAP);
                 # the pool unmaps it again when the page leaves.
+                self.sim.fault_hit("double-unmap")
                 self.dma.unmap(buf.map, self.pool.page_bytes, self.pool.dma_dir, UNMAP_PAGE)
             self.fill(i)
             bufs.append(buf)

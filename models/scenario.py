@@ -57,7 +57,7 @@ class Costs:
     stack_seg: int
     mac80211: int
     path_rest: int
-    tcp_ack: int
+    tcp_send_ack: int
     recv: int
     cache_line_op: int
     sdio_xfer: int
@@ -124,10 +124,14 @@ class Scenario:
     napi_skb_cache_size: int | None
     napi_skb_cache_bulk: int | None
     napi_skb_cache_free: int | None
+    dma_debug_all_errors: bool
+    dma_debug_num_errors: int
     traffic: str
+    ip: str
     rate: int
     window: int
     forward: bool
+    egress_tx_batch: int
     cost: Platform             # the profile with the scenario's cost overrides
 
     @staticmethod
@@ -175,12 +179,12 @@ def unit_costs(c: Costs) -> dict[str, int]:
         "dma_sync_single_for_cpu": c.dma_sync, "dma_sync_single_for_device": c.dma_sync,
         "swiotlb_tbl_map_single": c.swiotlb_find, "swiotlb_tbl_unmap_single": c.swiotlb_release,
         "iommu_map": c.iommu_map, "iommu_unmap": c.iommu_unmap, "iotlb_sync": c.iotlb_sync,
-        "iommu_flush_queue": c.iotlb_flush_all,
-        "page_pool_alloc_frag": c.pp_fast, "page_pool_recycle_direct": c.pp_fast,
-        "page_pool_recycle_ring": c.pp_ring,
+        "fq_flush_iotlb": c.iotlb_flush_all,
+        "page_pool_alloc_frag": c.pp_fast, "page_pool_recycle_in_cache": c.pp_fast,
+        "page_pool_recycle_in_ring": c.pp_ring,
         "napi_gro_receive": c.gro, "gro_normal_list": 4 * c.napi_cache,
         "ieee80211_rx": c.mac80211, "ieee80211_rx_napi": c.mac80211, "ieee80211_rx_ni": c.mac80211,
-        "tcp_ack": c.tcp_ack, "dev_queue_xmit": c.driver_tx, "xdp_do_tx": c.driver_tx,
+        "tcp_send_ack": c.tcp_send_ack, "dev_queue_xmit": c.driver_tx, "xdp_do_tx": c.driver_tx,
         "tx_complete": c.driver_tx,
         # ip_forward() stands for the whole routed path after it (path_rest_ns): netfilter, the qdisc,
         # the egress driver's xmit and its TX completion are not itemised

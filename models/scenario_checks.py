@@ -73,6 +73,9 @@ def check(prm: dict[str, Any]) -> list[tuple[str, str]]:
                     "so only bundle=1 applies"))
     if prm["delivery"] == "tasklet" and not pcie:
         out.append(("delivery", "the model's SDIO and USB RX work runs in a workqueue or a NAPI poll, not a tasklet"))
+    if prm["skb_alloc"] == "napi_build_skb" and _version(prm["kernel"]) < (5, 12):
+        out.append(("skb_alloc", f"kernel {prm['kernel']} has no napi_build_skb(): it came with v5.12 (Alexander "
+                    "Lobakin's NAPI cache reuse); use build_skb, or kernel=5.12 or later"))
     if prm["skb_alloc"] == "napi_build_skb" and prm["delivery"] != "napi":
         out.append(("skb_alloc", "napi_build_skb() takes heads from the NAPI cache and may only run inside a "
                     "NAPI poll; this driver delivers from a " + prm["delivery"]))
@@ -94,6 +97,11 @@ def check(prm: dict[str, Any]) -> list[tuple[str, str]]:
     for name, msg in out:                  # the most basic reason first (a bus mismatch), one per parameter
         first.setdefault(name, msg)
     return list(first.items())
+
+
+def _version(text: str) -> tuple[int, int]:
+    major, _, minor = str(text).partition(".")
+    return (int(major), int(minor or 0))
 
 
 def _bus_mismatch(prm: dict[str, Any], nic: Any) -> list[tuple[str, str]]:

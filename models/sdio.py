@@ -54,8 +54,8 @@ RX_DESC_HL = 20                   # the firmware's HL RX descriptor (its length 
 WIFI_HDR = 26 + 8                 # 802.11 QoS data header + LLC/SNAP
 INT_STATUS_BYTES = 24             # struct ath10k_sdio_irq_proc_regs
 RX_MSG_OVERHEAD = HTC_HDR + HTT_RX_IND_HL + RX_DESC_HL + WIFI_HDR
-SDIO_WRITE, INT_STATUS, READ_BUNDLE, PUT_DATA = (C["sdio_write"], C["sdio_read_int_status"], C["sdio_read_bundle"],
-                                                 C["skb_put_data"])
+SDIO_WRITE, INT_STATUS = C["ath10k_sdio_write"], C["ath10k_sdio_mbox_read_int_status"]
+READ_BUNDLE, PUT_DATA = C["ath10k_sdio_mbox_rx_fetch_bundle"], C["skb_put_data"]
 NETDEV_ALLOC_SKB, FREE_FRAG, NAPI_POLL = C["__netdev_alloc_skb"], C["skb_free_frag"], C["napi_poll"]
 
 

@@ -8,7 +8,8 @@ point and a lesson can stop after any frame.
 
     irq -> napi_schedule -> napi_poll (budget 64): TX reclaim, then per frame
         receive + refill -> build_skb -> napi_gro_receive / netif_receive_skb
-    -> napi_complete_done when fewer than budget: GRO flush, IRQ unmasked
+    -> napi_complete_done when fewer than budget (GRO flushed, SCHED cleared), then the
+       driver unmasks its IRQ with its own call (bgmac_chip_intrs_on, enable_irq, ...)
 
 On SDIO and USB there is no descriptor ring: the host reads RX bundles over
 the bus, and TCP's ACKs are written back over the same bus.
@@ -32,6 +33,7 @@ from .lifecycle import EDGE_ID as E
 from .lifecycle import MACHINE, Tracked
 from .memory import FOUR_GiB, PhysMem
 from .metrics import mark, metrics
+from .nic import NICS
 from .pcie import PcieRing
 from .ring import Ring
 from .rxpath import Buf
@@ -56,11 +58,10 @@ Work = Callable[[], bool | None]
 NAPI, TASKLET = MACHINE["napi"], MACHINE["tasklet"]
 E_SCHEDULE, E_POLL, E_COMPLETE, E_EXHAUSTED = (E["napi_schedule"], E["napi_poll"], E["napi_complete_done"],
                                                E["repoll"])
-E_T_SCHEDULE, E_T_ACTION, E_T_UNMASK = E["tasklet_schedule"], E["tasklet_action"], E["irq_unmask"]
+E_T_SCHEDULE, E_T_ACTION, E_T_DONE = E["tasklet_schedule"], E["tasklet_action"], E["tasklet_done"]
 IRQ, NAPI_SCHEDULE, NAPI_POLL = C["irq"], C["napi_schedule"], C["napi_poll"]
-NAPI_COMPLETE, TASKLET_SCHEDULE, TASKLET_ACTION, IRQ_UNMASK = (C["napi_complete_done"], C["tasklet_schedule"],
-                                                               C["tasklet_action"], C["irq_unmask"])
-FQ_FLUSH = C["iommu_flush_queue"]
+NAPI_COMPLETE, TASKLET_SCHEDULE, TASKLET_ACTION = C["napi_complete_done"], C["tasklet_schedule"], C["tasklet_action"]
+FQ_FLUSH = C["fq_flush_iotlb"]
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -76,6 +77,9 @@ class Sim:
         self.costs = costs = Costs.of(p)
         self.seed = seed
         self.faults = frozenset(faults)
+        # How often each injected fault changed what the driver did: 0 means it has no effect on
+        # this scenario (its code path never runs here), which `rxviz run` can say
+        self.fault_hits: dict[str, int] = dict.fromkeys(faults, 0)
         self.rec = rec = Recorder(trace)
         for name, unit in unit_costs(costs).items():
             rec.unit[C[name]] = unit
@@ -106,7 +110,7 @@ class Sim:
         self.heads = SkbHeads(self, sc.napi_skb_cache_size or size, sc.napi_skb_cache_bulk or bulk,
                               sc.napi_skb_cache_free or free_n)
         rcvbuf = max(sc.window, 2 * sc.ring_size)
-        self.wire = Wire(sc.traffic, sc.mtu, p.link_bps, sc.rate, p.rtt_ns, sc.window, rcvbuf)
+        self.wire = Wire(sc.traffic, sc.mtu, p.link_bps, sc.rate, p.rtt_ns, sc.window, rcvbuf, sc.ip)
         self.irq_delay = sc.rx_usecs * PS
         self.budget = sc.budget
         self.delivery = sc.delivery
@@ -335,7 +339,8 @@ class Sim:
         if self.work < budget:
             stack.gro_flush()
             stack.gro_normal_list()
-            rec.call(NAPI_COMPLETE, 0, "napi|work %s < budget %s: unmask the IRQ", self.work, budget)
+            rec.call(NAPI_COMPLETE, 0, "napi|work %s < budget %s: GRO flushed, NAPI_STATE_SCHED cleared",
+                     self.work, budget)
             napi.go(rec, E_COMPLETE)
             self.link.rearm()
         else:
@@ -366,11 +371,16 @@ class Sim:
                 break
             self.work += 1
         self.poll_work.append(self.work)
-        rec.call(IRQ_UNMASK, 0, "|%s frames: the driver re-enables its interrupt", self.work)
-        self.tasklet.go(rec, E_T_UNMASK)
+        rec.call(C[NICS[self.sc.platform].irq_unmask or "irq_unmask"], 0,
+                 "|%s frames: the driver re-enables its interrupt", self.work)
+        self.tasklet.go(rec, E_T_DONE)
         self.irq_on = True
         self.device_wake()
         return True
+
+    def fault_hit(self, name: str) -> None:
+        """An injected fault just changed what the driver did (see fault_hits)."""
+        self.fault_hits[name] += 1
 
     def pp_direct_ok(self) -> bool:
         """page_pool_napi_local() for a free happening now: the lockless cache may take the page.

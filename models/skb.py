@@ -9,9 +9,11 @@ frag_list.
 `build_skb()` takes the sk_buff from the slab with kmem_cache_alloc;
 `napi_build_skb()` and `napi_alloc_skb()` pop it from the NAPI cache, which
 refills NAPI_SKB_CACHE_BULK at a time with kmem_cache_alloc_bulk when
-empty. Heads freed in NAPI context (napi_consume_skb, GRO's merged shells,
-deferred frees) are pushed onto the cache; when it is full, a batch goes back
-with one kmem_cache_free_bulk. frag_list members are freed to the slab by
+empty. From v6.19 `__alloc_skb()` (TCP's ACKs) pops it too, outside hard
+IRQ, but never refills it: an empty cache sends it to the slab. Heads freed
+in NAPI context (napi_consume_skb, GRO's merged shells, deferred frees) are
+pushed onto the cache; when it is full, a batch goes back with one
+kmem_cache_free_bulk. frag_list members are freed to the slab by
 kfree_skb_list_reason(), in bulk from v6.3. The sizes follow the kernel
 version (64/16/32 up to v6.18, 128/32/32 from v6.19) unless set.
 """
@@ -122,6 +124,7 @@ class SkbHeads:
         self._skb_ids = 0
         self.in_use = 0
         self._bulk_free: list[Head] = []   # frag_list members waiting for kmem_cache_free_bulk
+        self.from_cache = sim.kernel.alloc_skb_from_napi_cache    # __alloc_skb() may pop the cache (v6.19)
 
     def _from_slab(self) -> Head:
         if self.slab:
@@ -142,6 +145,21 @@ class SkbHeads:
         if rec.tracing:
             rec.emit(KMEM_ALLOC, rec.unit[KMEM_ALLOC], "head#%s", (h.id,))
         _go(rec, h, E_ALLOC)
+        self.in_use += 1
+        return h
+
+    def alloc_skb(self) -> Head:
+        """__alloc_skb() for a non-fclone skb (TCP's ACKs): from v6.19 this CPU's NAPI cache when it holds
+        a head (napi_skb_cache_get(false): no refill), else the slab (kmem_cache_alloc_node)."""
+        if not self.from_cache or not self.cache:
+            return self.alloc_slab()
+        rec = self.rec
+        h = self.cache.pop()
+        rec.cnt[CACHE_GET] += 1
+        rec.t += rec.unit[CACHE_GET]
+        if rec.tracing:
+            rec.emit(CACHE_GET, rec.unit[CACHE_GET], "head#%s|%s left (__alloc_skb)", (h.id, len(self.cache)))
+        _go(rec, h, E_GET)
         self.in_use += 1
         return h
 

@@ -15,7 +15,12 @@
   skb_attempt_defer_free() (v5.19+): back to the CPU that allocated it, which
   frees it in its next net_rx_action with napi_consume_skb(); on the same
   CPU at once, to the NAPI cache from v6.10 (kfree_skb_napi_cache) and to the
-  slab before. Freeing releases the data (the driver's allocator, or
+  slab before.
+- A local UDP datagram goes to its socket (udp_rcv -> __udp_enqueue_schedule_skb,
+  dropped when the receive buffer, net.core.rmem_default, is full) and the
+  reader takes it with udp_recvmsg; skb_consume_udp() frees it the way TCP
+  does from v6.18, at once to the slab (__consume_stateless_skb) before.
+  Only forwarded frames go to ip_forward. Freeing releases the data (the driver's allocator, or
   page_pool), the frag_list members (to the slab, in bulk from v6.3) and the
   sk_buff.
 - ACKs are transmitted: on PCIe an skb mapped TO_DEVICE on the TX ring and
@@ -49,6 +54,8 @@ from .skb import Skb
 
 ETH_HLEN = 14
 DELACK_PS = 40_000_000 * 1000
+UDP_RMEM = 212992              # net.core.rmem_default: a UDP socket's sk_rcvbuf, in truesize bytes
+SKB_OVERHEAD = 256             # SKB_DATA_ALIGN(sizeof(struct sk_buff)) on 64-bit, in each skb's truesize
 ACK_BYTES = 66
 TX_LATENCY_PS = 2_000 * 1000
 
@@ -58,9 +65,10 @@ MARK, RX_NAPI, RX_TASKLET, RX_NI = (C["skb_mark_for_recycle"], C["ieee80211_rx_n
 GRO_RECEIVE, GRO_COMPLETE, GRO_FLUSH, NORMAL_LIST = (C["napi_gro_receive"], C["napi_gro_complete"],
                                                      C["napi_gro_flush"], C["gro_normal_list"])
 RECEIVE_SKB, FORWARD, FREE_FRAG, RECVMSG = C["netif_receive_skb"], C["ip_forward"], C["skb_free_frag"], C["tcp_recvmsg"]
+UDP_RECVMSG, UDP_STATELESS, DROP_RCVBUF = C["udp_recvmsg"], C["__consume_stateless_skb"], C["kfree_skb_reason"]
 DEFER, NAPI_CACHE_FREE, KFREE_SKB, DEFER_FLUSH = (C["skb_attempt_defer_free"], C["kfree_skb_napi_cache"],
                                                   C["__kfree_skb"], C["skb_defer_free_flush"])
-NAPI_CONSUME, TCP_ACK, XMIT, CONSUME = C["napi_consume_skb"], C["tcp_ack"], C["dev_queue_xmit"], C["consume_skb"]
+NAPI_CONSUME, TCP_ACK, XMIT, CONSUME = C["napi_consume_skb"], C["tcp_send_ack"], C["dev_queue_xmit"], C["consume_skb"]
 XDP_TX, TX_COMPLETE, DEV_KFREE, KFREE_LIST = C["xdp_do_tx"], C["tx_complete"], C["dev_kfree_skb"], C["kfree_skb_list"]
 
 E_BUILD_SKB, E_NAPI_BUILD, E_SLAB_BUILD, E_SKB_PUT = (E["build_skb"], E["napi_build_skb"], E["slab_build_skb"],
@@ -69,8 +77,8 @@ E_ADD_FRAG, E_DELIVER, E_RELEASE = E["skb_add_rx_frag"], E["netif_receive_skb"],
 E_XDP_TX, E_TX_COMPLETE, E_RING_DEINIT = E["xdp_do_tx"], E["tx_complete"], E["ring_deinit"]
 TXBUF = MACHINE["tx_buffer"]
 E_XMIT, E_MAP, E_POST, E_UNMAP = E["dev_queue_xmit"], E["dma_map_single"], E["post"], E["dma_unmap_single"]
-E_NAPI_CONSUME, E_DEV_KFREE, E_SDIO_WRITE, E_CONSUME = (E["napi_consume_skb"], E["dev_kfree_skb"], E["sdio_write"],
-                                                       E["consume_skb"])
+E_NAPI_CONSUME, E_DEV_KFREE, E_CONSUME = E["napi_consume_skb"], E["dev_kfree_skb"], E["consume_skb"]
+E_SDIO_WRITE = E["ath10k_sdio_write"]
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -119,6 +127,10 @@ class Stack:
         self.acks = 0                 # ACKs sent (their tx_buffer objects are ack#1, ack#2, ...)
         self.rcv_level = 0
         self.sockq: deque[Skb] = deque()
+        self.sock_mem = 0             # UDP: the queued skbs' truesize, charged against sk_rcvbuf
+        self.egress: list[Skb] = []   # forwarded skbs on the egress NIC's TX ring, not yet completed
+        self.egress_batch = sc.egress_tx_batch
+        self.udp_drops = 0
         self.defer: list[Skb] = []         # this CPU's skb defer list (skb_attempt_defer_free)
         self.delack_t = -1
         self.ack_slab = Slab(sim.mem, 512)
@@ -133,6 +145,8 @@ class Stack:
         self.defer_free = k.defer_free and not sc.cost.reader_same_cpu
         self.defer_max = k.defer_max
         self.free_to_napi_cache = k.defer_free and k.same_cpu_free_to_napi_cache and sc.cost.reader_same_cpu
+        # skb_consume_udp(): through skb_attempt_defer_free() as TCP from v6.18, __consume_stateless_skb() before
+        self.udp_defers = k.udp_defer_free
 
     @property
     def held(self) -> Skb | None:
@@ -273,11 +287,17 @@ class Stack:
                 else:
                     buf.st = DST[tid]
                     moves[tid] += 1
+        if not self.forward and not self.tcp:
+            self.udp_enqueue(skb)
+            return
         self.delivered += skb.segs
-        if self.forward or not self.tcp:
+        if self.forward:
             rec.call(FORWARD, -1, "skb#%s", skb.id)
-            # The egress driver frees it at TX completion, outside this NAPI (dev_consume_skb_any).
-            self.free_skb(skb, head="slab", allow_direct=False)
+            # Out of the egress NIC: its driver frees the skb at TX completion, a batch at a time
+            # (path_rest_ns has that driver's cost), outside this RX's context.
+            self.egress.append(skb)
+            if len(self.egress) >= self.egress_batch:
+                self.egress_tx_complete()
             if self.tcp:
                 # Routed TCP: the receiver behind us reads and ACKs; its ACKs open the window.
                 self.rcv_level += skb.segs
@@ -294,6 +314,33 @@ class Stack:
             self.delack_t = rec.t + DELACK_PS
             self.sim.engine.at(self.delack_t, self.sim.delack_timer, None)
         self.sim.wake_reader()
+
+    def egress_tx_complete(self) -> None:
+        """The egress driver's TX completion: one pass over its ring frees every forwarded skb sent
+        (dev_kfree_skb each, in its own poll: not the pool's NAPI, so pages go to the ptr_ring)."""
+        batch, self.egress = self.egress, []
+        rec = self.rec
+        for skb in batch:
+            rec.call(DEV_KFREE, 0, "skb#%s|forwarded: the egress driver's TX completion frees it", skb.id)
+            self.free_skb(skb, head="slab", allow_direct=False)
+
+    def udp_enqueue(self, skb: Skb) -> None:
+        """__udp_enqueue_schedule_skb(): onto the socket's queue, or dropped when sk_rcvbuf is full."""
+        size = self.truesize(skb)
+        if self.sock_mem + size > UDP_RMEM:
+            self.udp_drops += 1
+            self.rec.call(DROP_RCVBUF, 0, "skb#%s|SKB_DROP_REASON_SOCKET_RCVBUFF", skb.id)
+            self.free_skb(skb, head="slab", allow_direct=False)
+            return
+        self.sock_mem += size
+        self.delivered += skb.segs
+        self.sockq.append(skb)
+        self.sim.wake_reader()
+
+    @staticmethod
+    def truesize(skb: Skb) -> int:
+        """skb->truesize, near enough: the data areas it holds and its sk_buff."""
+        return sum(b.size for b in skb.buffers()) + SKB_OVERHEAD * (1 + len(skb.frag_list))
 
     # -- freeing -----------------------------------------------------------------------
     def free_data(self, buf: Buf, allow_direct: bool) -> None:
@@ -341,19 +388,26 @@ class Stack:
         nbytes = skb.segs * self.mss
         rec = self.rec
         cost = self.cost.recv + Costs.copy(nbytes, self.copy_gbs)
-        rec.cnt[RECVMSG] += 1
-        rec.extra[RECVMSG] += cost
+        call = RECVMSG if self.tcp else UDP_RECVMSG
+        rec.cnt[call] += 1
+        rec.extra[call] += cost
         rec.t += cost
         if rec.tracing:
-            rec.emit(RECVMSG, cost, "skb#%s|%s bytes", (skb.id, nbytes))
-        self.reader_free(skb)
+            rec.emit(call, cost, "skb#%s|%s bytes", (skb.id, nbytes))
+        if not self.tcp:
+            self.sock_mem -= self.truesize(skb)
+        if self.tcp or self.udp_defers:
+            self.reader_free(skb)
+        else:                                   # skb_consume_udp() before v6.18
+            rec.call(UDP_STATELESS, 0, "skb#%s", skb.id)
+            self.free_skb(skb, head="slab", allow_direct=False)
         self.read_segs += skb.segs
         self.sim.wire.on_read(skb.segs)
         self.sim.device_wake()
         return True
 
     def reader_free(self, skb: Skb) -> None:
-        """tcp_eat_recv_skb() -> skb_attempt_defer_free(), as the kernel version does it."""
+        """tcp_eat_recv_skb() (or skb_consume_udp()) -> skb_attempt_defer_free(), as the kernel version does it."""
         rec = self.rec
         defer = self.defer
         if self.defer_free and len(defer) < self.defer_max:
@@ -401,7 +455,7 @@ class Stack:
         self.delack_t = -1
         rec.call(TCP_ACK, -1, "|acks %s segments", self.rcv_level)
         self.sim.wire.on_ack(rec.t, self.rcv_level)
-        head = self.sim.heads.alloc_slab()
+        head = self.sim.heads.alloc_skb()          # alloc_skb() in __tcp_send_ack()
         data = self.ack_slab.alloc()
         rec.call(XMIT, -1, "head#%s|%s bytes", head.id, ACK_BYTES)
         self.acks += 1

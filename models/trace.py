@@ -97,11 +97,18 @@ class Halt(Exception):
 
 
 class Violation(NamedTuple):
-    """What a DMA-API-debug-style check (or a teardown audit) reported."""
+    """What a DMA-API-debug-style check (or a teardown audit) reported.
+
+    `printed` is set for the errors CONFIG_DMA_API_DEBUG itself reports (err_printk() in
+    kernel/dma/debug.c): True when the kernel printed it, False when it only counted it
+    (num_errors was used up). None: a report of the model's own checker or of another part
+    of the kernel.
+    """
     name: str
     message: str
     t_ns: int
     obj: str = ""
+    printed: bool | None = None
 
 
 KEPT_REPORTS = 1000       # reports kept whole; every one is counted
@@ -313,8 +320,10 @@ class Recorder:
                 out[CATEGORY_OF[i]] += c
         return {k: v / PS for k, v in out.items()}
 
-    def violate(self, name: str, message: str, obj: str = "") -> None:
-        self.violations.append(Violation(name, message, self.t // PS, obj))
+    def violate(self, name: str, message: str, obj: str = "", printed: bool | None = None) -> None:
+        self.violations.append(Violation(name, message, self.t // PS, obj, printed))
+        if printed is False:
+            message += " (dma-debug counted it in error_count and printed nothing: num_errors was used up)"
         self._note("VIOLATION", name, message, obj)
 
     def warn(self, name: str, message: str, obj: str = "") -> None:

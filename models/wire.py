@@ -23,18 +23,26 @@ from mypy_extensions import mypyc_attr
 
 ETH_OVERHEAD = 38          # header 14 + FCS 4 + preamble 8 + IFG 12
 TCP_IP_HEADERS = 52        # IPv4 20 + TCP 20 + timestamps 12
+IP_HEADER = {"ipv4": 20, "ipv6": 40}
+L4_HEADER = {"tcp": 20 + 12, "udp": 8}     # TCP with the timestamp option; UDP
+
+
+def headers(traffic: str, ip: str) -> int:
+    """The IP and transport headers in front of each segment's payload (the MSS is the MTU less them)."""
+    return IP_HEADER[ip] + L4_HEADER[traffic]
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Wire:
-    __slots__ = ("tcp", "mtu", "mss", "ser_ns", "rtt", "window", "rcvbuf", "sent", "acked", "read",
+    __slots__ = ("tcp", "mtu", "mss", "hdrs", "ser_ns", "rtt", "window", "rcvbuf", "sent", "acked", "read",
                  "next_t", "openings", "limit_seen")
 
     def __init__(self, traffic: str, mtu: int, link_bps: int, rate_bps: int, rtt_ns: int,
-                 window: int, rcvbuf: int) -> None:
+                 window: int, rcvbuf: int, ip: str = "ipv4") -> None:
         self.tcp = traffic == "tcp"
         self.mtu = mtu
-        self.mss = mtu - TCP_IP_HEADERS if self.tcp else mtu - 28
+        self.hdrs = headers(traffic, ip)
+        self.mss = mtu - self.hdrs
         bps = min(link_bps, rate_bps)
         # one frame's time on the wire, in the model's picoseconds
         self.ser_ns = int(round((mtu + ETH_OVERHEAD) * 8 * 10**12 / bps))

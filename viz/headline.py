@@ -33,14 +33,15 @@ def title(h: dict[str, Any]) -> str:
 
 def rows(h: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """(column names, rows); each row starts with its label (paper, model, error)."""
+    extra = h.get("compare") if h.get("compare") in ("change", "ratio") else None   # the figure compared
     model = [num(h["model"].get(c)) if h["model"].get(c) is not None else "not run"
-             for c in ("before", "after", "change")]
+             for c in ("before", "after", extra or "change")]
     if h.get("changed"):           # the paper measured another scenario: nothing to set beside
         return ["before", "after"], [["model", *model[:2]]]
-    change = h.get("compare") == "change"
-    cols = ["before", "after"] + (["change"] if change else [])
-    errs = [h.get("before_error_pct"), h.get("after_error_pct")] + ([h.get("change_error_pct")] if change else [])
-    kinds = [h.get("before_kind", ""), h.get("after_kind", "")] + ([h.get("after_kind", "")] if change else [])
+    cols = ["before", "after"] + ([extra] if extra else [])
+    errs = [h.get("before_error_pct"), h.get("after_error_pct")] + ([h.get(f"{extra}_error_pct")] if extra else [])
+    extra_kind = h.get("ratio_kind", "") if extra == "ratio" else h.get("after_kind", "")
+    kinds = [h.get("before_kind", ""), h.get("after_kind", "")] + ([extra_kind] if extra else [])
     return cols, [["paper", *(num(h["paper"].get(c)) for c in cols)],
                   ["model", *model[:len(cols)]],
                   ["error", *map(pct, errs)],
@@ -55,6 +56,8 @@ def kind_note(h: dict[str, Any]) -> str:
         return f"after is bounded: the link carries{cap} so the after figure says little about the mechanism"
     if kind == "fitted":
         return f"after is fitted: {h.get('after_note') or 'it follows from the fitted values'}"
+    if h.get("compare") == "ratio":
+        return "the after/before ratio is predicted: only the before figure was used to fit"
     if kind == "predicted":
         return "after is predicted: only the before figure was used to fit"
     return ""
@@ -83,9 +86,8 @@ def notes(h: dict[str, Any], lesson) -> list[str]:
             out.append(f"what {f['param']} absorbs: {f['absorbs']}")
     if not h.get("fitted"):
         out.append("fitted: nothing (every parameter comes from the platform profile)")
-    change = h.get("compare") == "change"
     for row in h.get("sensitivity") or []:
-        what = "change" if change else "after"
+        what = h.get("compare") if h.get("compare") in ("change", "ratio") else "after"
         pts = "; ".join(f"x{p['factor']:g}{_capped(p)} gives {what} {num(p['figure'])}" for p in row["points"])
         out.append(f"sensitivity ({row['frames']:,} frames): {row['param']} {pts}")
     if h.get("source"):

@@ -89,7 +89,7 @@ class Paper:
     unit: str
     before: float
     after: float
-    compare: Literal["absolute", "change"] = "absolute"
+    compare: Literal["absolute", "change", "ratio"] = "absolute"
     source: str = ""
     note: str = ""
     # What the after figure is: "predicted" (a mechanism that could have come out otherwise),

@@ -281,7 +281,7 @@ def build(root: MappingNode, loader: Any, path: str, stem: str | None) -> Lesson
                  ("compare", "note", "after_kind", "after_note"))
         paper = Paper(p.get("metric", "choice", calls.METRICS, "metric"), p.get("unit", "text"),
                       p.get("before", "number"), p.get("after", "number"),
-                      p.get("compare", "choice", ("absolute", "change"), "comparison", default="absolute"),
+                      p.get("compare", "choice", ("absolute", "change", "ratio"), "comparison", default="absolute"),
                       p.get("source", "text"), p.get("note", "text", default=""),
                       p.get("after_kind", "choice", ("predicted", "fitted", "bounded"), "kind of figure",
                             default=""),

@@ -103,7 +103,7 @@ async def test_napi_without_a_poll_says_frames_go_up_from_process_context():
     st = state("ath10k-sdio-napi", "before")
     text = await render(NapiView, st)
     assert "not polled" in text and "ieee80211_rx_ni" in text and "process context" in text
-    assert f"tcp_ack +{delta(st, 'tcp_ack')}" in text
+    assert f"tcp_send_ack +{delta(st, 'tcp_send_ack')}" in text
     assert f"{st.sim.metrics()['acks_per_segment']:.2f} ACK/seg" in text
 
 
@@ -114,8 +114,9 @@ async def test_bus_timeline_has_bundles_and_ack_writes():
     lines = text.splitlines()
     strip = lines[1]
     assert "R" in strip and "t" in strip and set(strip) <= {"R", "t", "·"}
-    assert f"bundles read {st.sim.rec.counts['sdio_read_bundle']:,} +{delta(st, 'sdio_read_bundle')}" in text
-    assert f"ACK writes {st.sim.rec.counts['sdio_write']:,}" in text
+    read = "ath10k_sdio_mbox_rx_fetch_bundle"
+    assert f"bundles read {st.sim.rec.counts[read]:,} +{delta(st, read)}" in text
+    assert f"ACK writes {st.sim.rec.counts['ath10k_sdio_write']:,}" in text
     assert f"fixed cost {st.sim.platform.sdio_xfer_ns / 1000:.1f} µs per transfer" in text
 
 

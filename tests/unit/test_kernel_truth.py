@@ -90,7 +90,9 @@ def test_ath9k_coherent_counterfactual_barely_moves_the_cpu_change():
     cpu = {c: {v: r["variants"][v]["metrics"] for v in ("before", "after")} for c, r in runs.items()}
     change = {c: cpu[c]["after"]["cpu_percent"] - cpu[c]["before"]["cpu_percent"] for c in cpu}
     assert change[False] < 0 and change[True] < 0
-    assert abs(change[True] - change[False]) < 0.35          # of a 1.4-point change
+    # of a 1.4-point change; each figure also moves about 0.1 point with how the RX interrupts batch
+    # the frames (the hard IRQ's cost is shared by the frames of a tasklet run)
+    assert abs(change[True] - change[False]) < 0.5
     for v in ("before", "after"):
         non, coh = cpu[False][v], cpu[True][v]
         maintenance = non["cpu_ns_per_frame"] - coh["cpu_ns_per_frame"]
@@ -104,3 +106,142 @@ def test_usb_hunk_is_described_as_the_patch_s_first_revision():
     assert "first revision" in lesson.pseudocode["usb-hunk"][0]
     (step,) = [s for s in lesson.steps if s.show == "usb-hunk"]
     assert "first revision of the patch" in step.say
+
+
+# ---------------------------------------------------------------------------- the kernel each lesson runs
+@pytest.mark.parametrize("kernel,from_cache", [("6.18", False), ("6.19", True)])
+def test_from_6_19_tcps_acks_take_their_heads_from_the_napi_cache(kernel, from_cache):
+    # 21664814b89e ("net: use napi_skb_cache even in process context"): __alloc_skb() pops a non-fclone
+    # head from this CPU's NAPI cache outside hard IRQ; before v6.19 an ACK's head came from the slab
+    sim = lesson_sim("bgmac-napi-skb-cache", "before", 3000, kernel=kernel)
+    c = sim.rec.counts
+    acks, built = c["tcp_send_ack"], c["build_skb"]
+    assert acks > 50                 # one ACK per GRO super-packet of ~34 segments
+    if from_cache:
+        assert c["napi_skb_cache_get"] >= acks - 5          # an ACK that finds the cache empty uses the slab
+        assert c["kmem_cache_alloc"] <= built + 5
+    else:
+        assert c["napi_skb_cache_get"] == 0 and c["kmem_cache_alloc"] == built + acks
+
+
+def test_alloc_skb_never_refills_an_empty_napi_cache():
+    # napi_skb_cache_get(false): with nothing cached, __alloc_skb() falls back to the slab, no bulk refill
+    sim = Sim({"kernel": "6.19"})
+    heads = sim.heads
+    heads.cache.clear()
+    before = sim.rec.counts["kmem_cache_alloc_bulk"], sim.rec.counts["kmem_cache_alloc"]
+    heads.alloc_skb()
+    assert (sim.rec.counts["kmem_cache_alloc_bulk"], sim.rec.counts["kmem_cache_alloc"]) == (before[0], before[1] + 1)
+
+
+def test_napi_build_skb_does_not_exist_before_5_12():
+    from models.scenario import Scenario
+    from models.scenario_checks import ScenarioError
+    with pytest.raises(ScenarioError, match="no napi_build_skb\\(\\): it came with v5.12"):
+        Scenario.build({"skb_alloc": "napi_build_skb", "kernel": "5.11"})
+    Scenario.build({"skb_alloc": "napi_build_skb", "kernel": "5.12"})
+
+
+def test_every_lesson_names_the_kernel_it_runs():
+    from models.lesson import all_lessons
+    for lesson in all_lessons():
+        kernel = lesson.scenario.get("kernel")
+        assert kernel, f"{lesson.id} does not set kernel"
+        text = " ".join(s.say for s in lesson.steps)
+        assert f"Linux {kernel}" in text, f"{lesson.id} does not say it runs Linux {kernel}"
+
+
+# ---------------------------------------------------------------------------- local UDP is not ip_forward
+@pytest.mark.parametrize("kernel,defers", [("6.17", False), ("6.18", True)])
+def test_a_local_datagram_goes_to_its_socket_and_the_reader_frees_it(kernel, defers):
+    # udp_rcv -> the socket's queue -> udp_recvmsg -> skb_consume_udp(): skb_attempt_defer_free() from
+    # v6.18 (6471658dc66c), __consume_stateless_skb() (the sk_buff to the slab) before
+    sim = lesson_sim("dma-bugs", "clean", 2000, kernel=kernel)
+    c = sim.rec.counts
+    assert c["ip_forward"] == 0 and c["udp_recvmsg"] > 1900 and c["tcp_recvmsg"] == 0
+    if defers:
+        assert c["skb_attempt_defer_free"] == c["udp_recvmsg"] and c["__consume_stateless_skb"] == 0
+    else:
+        assert c["__consume_stateless_skb"] == c["udp_recvmsg"] and c["skb_attempt_defer_free"] == 0
+
+
+def test_forwarded_frames_still_go_to_ip_forward():
+    sim = lesson_sim("ath9k-page-pool", "before", 500)
+    assert sim.rec.counts["ip_forward"] == sim.rec.counts["netif_receive_skb"] > 0
+    assert sim.rec.counts["udp_recvmsg"] == 0
+
+
+def test_a_udp_socket_whose_reader_lags_drops_at_its_receive_buffer():
+    # a reader 20x slower than the frames: the queue stops at sk_rcvbuf (net.core.rmem_default)
+    from models.stack import UDP_RMEM
+    sim = Sim({"traffic": "udp", "rate": 10**9, "recv_ns": 250_000})
+    sim.run_frames(2000)
+    st = sim.stack
+    assert sim.rec.counts["kfree_skb_reason"] == st.udp_drops > 1000
+    assert 0 < st.sock_mem <= UDP_RMEM and len(st.sockq) < 100
+
+
+def test_rx_basics_maps_the_data_area_after_its_headroom_not_the_shared_info_tail():
+    # netdev_alloc_frag(NET_SKB_PAD + 2048 + SKB_DATA_ALIGN(sizeof(struct skb_shared_info))), then
+    # dma_map_single(buf + NET_SKB_PAD, 2048): the device never writes the headroom or skb_shared_info
+    sim = lesson_sim("rx-basics", "gro", 100)
+    assert sim.strategy.slab.obj_size >= 64 + 2048 + 320
+    bufs = [b for b in sim.ring.bufs if b is not None]
+    assert bufs and all(b.map.phys == b.phys + 64 and b.map.size == 2048 for b in bufs)
+
+
+# ---------------------------------------------------------------------------- ath9k's pool statistics
+def test_forwarded_frames_are_freed_in_batches_so_ath9ks_pool_allocates_mostly_from_its_cache():
+    # the egress driver's TX completion frees a batch of forwarded frames in one pass: their pages
+    # reach the ptr_ring together, one refill takes several, and the allocations after it are fast
+    batched = lesson_sim("ath9k-page-pool", "after", 6000).pool.stats
+    assert batched["alloc_fast"] > 5 * batched["alloc_refill"] > 0
+    # the slow path only fills the pool (182 order-1 pages); the fast path keeps growing with the traffic
+    assert batched["alloc_fast"] > 5 * (batched["alloc_slow"] + batched["alloc_slow_high_order"])
+    # freed one at a time, every page allocation was a refill that found one page
+    single = lesson_sim("ath9k-page-pool", "after", 6000, egress_tx_batch=1).pool.stats
+    assert single["alloc_fast"] == 0 and single["alloc_refill"] > 1000
+
+
+def test_ifdown_completes_the_forwarded_frames_before_the_pool_is_destroyed():
+    sim = lesson_sim("ath9k-page-pool", "after", 1000)
+    assert sim.stack.egress                     # frames on the egress ring, their pages in flight
+    sim.teardown(wait_ns=2_000_000_000)
+    assert not sim.stack.egress and sim.pool.inflight() == 0
+    assert "leak-at-teardown" not in {v.name for v in sim.rec.violations}
+
+
+# ---------------------------------------------------------------------------- what the lessons say
+def _text(lesson_id: str) -> str:
+    lesson = find_lesson(lesson_id)
+    parts = [lesson.summary]
+    for s in lesson.steps:
+        parts += [s.say, s.reveal or "", s.notes or ""]
+        if s.ask:
+            parts += [s.ask.question, s.ask.explain, *s.ask.choices]
+    return "\n".join(parts)
+
+
+def test_the_lessons_say_the_smaller_truths():
+    # ath11k: the map-time copy is swiotlb_tbl_map_single()'s own, not a rework that was reverted
+    assert "rework" not in _text("ath11k-36bit-dma-mask")
+    # v6.18 renamed iommu_dma_map_page() to iommu_dma_map_phys(); the lessons run 6.19
+    assert "iommu_dma_map_phys()" in _text("atlantic-page-pool")
+    bgmac = _text("bgmac-napi-skb-cache")
+    # who gave the NAPI skb cache its 64 heads, and who the 16/32
+    assert "Jesper Dangaard Brouer" in bgmac and "v4.5" in bgmac and "v5.12" in bgmac
+    # bgmac_dma_rx_read() checks its budget after a frame: at budget 0 it still reads one
+    assert "still reads one RX frame" in bgmac
+    # the stalled-shutdown warning prints only for a pool whose netdev is gone
+    assert "netdev is gone" in _text("dma-bugs") and "not attached to a registered netdev" in _text(
+        "atlantic-page-pool")
+
+
+def test_a_forwarded_frame_still_on_rx_list_at_ifdown_is_completed_by_the_egress_driver_too():
+    # napi_disable() leaves rx_list to go up at ifdown; a frame forwarded then must not stay on the
+    # egress ring after the teardown (found by the property test of random scenarios)
+    sim = Sim({"strategy": "page-pool", "ram": 1 << 30, "ring_size": 64, "budget": 8, "gro": False,
+               "rate": 50_000_000, "forward": True})
+    sim.run_frames(1)
+    sim.teardown()
+    assert sim.accounting()["skb_heads_in_use"] == 0 and sim.rec.violations == []

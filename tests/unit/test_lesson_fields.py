@@ -32,7 +32,7 @@ STEP = """\
     say: "before"
     show: a
     run: {frames: 2}
-    watch: [tcp_ack, cpu_percent]
+    watch: [tcp_send_ack, cpu_percent]
     notes: "for the speaker"
     reveal: "after"
     ask:
@@ -52,7 +52,7 @@ def test_the_new_fields_load():
     x = lesson()
     step = x.steps[0]
     assert step.say == "before" and step.reveal == "after" and step.notes == "for the speaker"
-    assert step.watch == ("tcp_ack", "cpu_percent") and step.ask.hide_code == (2,)
+    assert step.watch == ("tcp_send_ack", "cpu_percent") and step.ask.hide_code == (2,)
     assert step.text(False) == "before" and step.text(True) == "before\n\nafter"
     assert x.inject == {"b": ("no-sync-for-cpu",)} and x.faults_for("b", ["double-unmap"]) == \
         ("no-sync-for-cpu", "double-unmap")
@@ -60,12 +60,12 @@ def test_the_new_fields_load():
 
 
 @pytest.mark.parametrize("change,field,message", [
-    ("watch: [tcp_ack, cpu_percent]", "steps[0].watch[0]", "unknown counter or metric 'tcpack'"),
+    ("watch: [tcp_send_ack, cpu_percent]", "steps[0].watch[0]", "unknown counter or metric 'tcpack'"),
     ("hide_code: [2]", "steps[0].ask.hide_code[0]", "between 1 and 3"),
     ("reveal: \"after\"\n    ask:", "steps[0]", "'reveal' is said after a question"),
 ])
 def test_bad_values_are_refused_at_the_spot(change, field, message):
-    bad = {"watch: [tcp_ack, cpu_percent]": "watch: [tcpack, cpu_percent]",
+    bad = {"watch: [tcp_send_ack, cpu_percent]": "watch: [tcpack, cpu_percent]",
            "hide_code: [2]": "hide_code: [7]",
            "reveal: \"after\"\n    ask:": "reveal: \"after\"\n    xask:"}[change]
     text = BASE + STEP.replace("ANSWER", "1").replace(change, bad)

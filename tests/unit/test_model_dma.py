@@ -103,7 +103,7 @@ def test_per_frame_maps_ring_plus_n_and_unmaps_n(ring_size, frames, rx_alloc, ca
     assert c[builder] == frames
     assert c["kmem_cache_alloc"] == frames + (ring_size if rx_alloc == "skb" else 0)
     assert c["dma_map_page"] == c["dma_unmap_page"] == 0
-    assert c["tcp_ack"] == 0
+    assert c["tcp_send_ack"] == 0
     assert len(sim.dma.live) == ring_size          # exactly one mapping per posted descriptor
     assert sim.rec.violations == []
 
@@ -112,7 +112,7 @@ def test_per_frame_counts_include_the_tcp_ack_tx_mappings():
     n, ring = 1500, 256
     sim = run({"ring_size": ring}, n)
     c = sim.rec.counts
-    acks = c["tcp_ack"]
+    acks = c["tcp_send_ack"]
     assert acks > 0
     # every ACK is one skb mapped TO_DEVICE on the TX ring
     assert c["dev_queue_xmit"] == acks
@@ -131,7 +131,7 @@ def test_per_frame_delayed_ack_is_one_per_two_segments_without_gro():
     st = sim.stack
     # GRO off still batches: gro_normal_one() holds up to gro_normal_batch - 1 skbs on rx_list
     assert st.delivered + st.rx_count == 2000 and st.rx_count < 8
-    assert sim.rec.counts["tcp_ack"] == st.delivered // 2
+    assert sim.rec.counts["tcp_send_ack"] == st.delivered // 2
 
 
 # ---------------------------------------------------------------------------- SWIOTLB
@@ -179,7 +179,7 @@ def test_swiotlb_tcp_acks_bounce_once_at_map_and_never_at_unmap():
     ring, n = 256, 1000
     sim = run({"ram": 16 << 30, "dma_mask": 32}, n)
     c = sim.rec.counts
-    acks = c["tcp_ack"]
+    acks = c["tcp_send_ack"]
     assert acks > 0
     # the ACK data (kmalloc above 4 GiB) is copied into the bounce buffer at map (TO_DEVICE);
     # its unmap copies nothing back
@@ -338,7 +338,7 @@ def test_strict_iommu_syncs_the_iotlb_on_every_unmap():
     assert c["iommu_map"] == c["dma_map_single"] == 256 + 1000
     assert c["iommu_unmap"] == c["dma_unmap_single"] == 1000
     assert c["iotlb_sync"] == c["iommu_unmap"]
-    assert c["iommu_flush_queue"] == 0
+    assert c["fq_flush_iotlb"] == 0
     assert sim.iommu.mapped_pages == len(sim.dma.live) == 256
     assert all(m.dma < FOUR_GiB for m in sim.dma.live.values())
 
@@ -352,9 +352,9 @@ def test_lazy_iommu_flushes_once_per_full_queue(rate, frames):
     assert c["iotlb_sync"] == 0
     assert c["iommu_unmap"] == frames
     # floor(unmaps/256); for these counts the same as the kernel's floor((unmaps-1)/255)
-    assert c["iommu_flush_queue"] == frames // FQ_SIZE == (frames - 1) // (FQ_SIZE - 1)
+    assert c["fq_flush_iotlb"] == frames // FQ_SIZE == (frames - 1) // (FQ_SIZE - 1)
     freed = [int(re.search(r"(\d+) IOVAs freed", e.detail).group(1))
-             for e in sim.rec.events if e.call == "iommu_flush_queue"]
+             for e in sim.rec.events if e.call == "fq_flush_iotlb"]
     assert sum(freed) + len(sim.iommu.fq) == frames
     assert len(set(freed)) == 1 and freed[0] in (FQ_SIZE - 1, FQ_SIZE)
 
@@ -362,14 +362,14 @@ def test_lazy_iommu_flushes_once_per_full_queue(rate, frames):
 def test_lazy_iommu_full_queue_is_255_entries():
     sim = run({"iommu": "lazy", "traffic": "udp"}, 600, trace=1_000_000)
     freed = [int(re.search(r"(\d+) IOVAs freed", e.detail).group(1))
-             for e in sim.rec.events if e.call == "iommu_flush_queue"]
+             for e in sim.rec.events if e.call == "fq_flush_iotlb"]
     assert freed == [255, 255]
     assert len(sim.iommu.fq) == 600 - 2 * 255
 
 
 def test_lazy_iommu_timer_fires_every_10ms_under_load():
     sim = run({"iommu": "lazy", "traffic": "udp"}, 2000, trace=1_000_000)   # 24.6 ms of traffic
-    timer = [e for e in sim.rec.events if e.call == "iommu_flush_queue" and e.detail.startswith("timer")]
+    timer = [e for e in sim.rec.events if e.call == "fq_flush_iotlb" and e.detail.startswith("timer")]
     assert len(timer) >= 2
 
 
@@ -377,8 +377,8 @@ def test_lazy_iommu_timer_flushes_at_low_rate():
     # 20 Mbit/s: one frame per 615 us, so about 16 unmaps per 10 ms timeout
     sim = run({"iommu": "lazy", "traffic": "udp", "rate": 20 * 10**6}, 1500, trace=1_000_000)
     c = sim.rec.counts
-    flushes = [e for e in sim.rec.events if e.call == "iommu_flush_queue"]
-    assert len(flushes) == c["iommu_flush_queue"] > 0
+    flushes = [e for e in sim.rec.events if e.call == "fq_flush_iotlb"]
+    assert len(flushes) == c["fq_flush_iotlb"] > 0
     freed = [int(re.search(r"(\d+) IOVAs freed", e.detail).group(1)) for e in flushes]
     # every IOVA an unmap queued is freed by exactly one flush, or is still queued
     assert sum(freed) + len(sim.iommu.fq) == c["iommu_unmap"]
@@ -398,7 +398,7 @@ def test_untrusted_device_is_strict_and_bounces_every_sub_page_rx_buffer():
     assert sim.iommu_mode == "strict"
     c = sim.rec.counts
     assert c["iotlb_sync"] == c["iommu_unmap"] == n
-    assert c["iommu_flush_queue"] == 0
+    assert c["fq_flush_iotlb"] == 0
     # 2 KiB buffers are not granule aligned in size: every one is bounced
     assert c["swiotlb_tbl_map_single"] == c["dma_map_single"] == ring + n
     assert c["swiotlb_bounce"] == ring + 2 * n

@@ -68,14 +68,18 @@ def test_double_unmap_is_reported(strategy):
         assert sim.rec.counts["dma_unmap_page"] > 0
         assert len(sim.rec.violations) == sim.rec.counts["dma_unmap_page"] // 2
     else:
-        # the driver unmaps pages the pool mapped (PP_FLAG_DMA_MAP); the pool's own unmap,
-        # when the page leaves at destroy, is the second one
-        assert sim.rec.violations == []
+        # the driver unmaps pages the pool mapped (PP_FLAG_DMA_MAP): the next sync of a fragment of
+        # such a page finds no mapping (check_sync), and the pool's own unmap, when the page leaves
+        # at destroy, is the second one
+        assert names(sim) == {"sync-unmapped"}
         sim.teardown()
-        # 300 frames in 2 KiB fragments of 4 KiB pages: the driver unmapped 150 pages
-        assert len(sim.rec.violations) == 300 // 2
-    assert names(sim) == {"double-unmap"}
-    v = sim.rec.violations[0]
+        # every page the driver unmapped (once each: a dead mapping is not unmapped again by it) is
+        # unmapped a second time by the pool as it leaves
+        assert sim.rec.violations.counts["double-unmap"] == sim.fault_hits["double-unmap"] > 100
+        assert names(sim) == {"double-unmap", "sync-unmapped"}
+    if strategy != "page-pool":
+        assert names(sim) == {"double-unmap"}
+    v = next(v for v in sim.rec.violations if v.name == "double-unmap")
     assert "device driver tries to free DMA memory it has not allocated" in v.message
 
 

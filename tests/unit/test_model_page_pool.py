@@ -10,7 +10,7 @@ from models.scenario_checks import ScenarioError
 from models.sim import Sim
 
 STEADY = ("dma_map_page", "dma_unmap_page", "alloc_pages", "page_pool_dma_map", "put_page",
-          "page_pool_release_page")
+          "page_pool_return_netmem")
 
 
 def run(params: dict, frames: int, **kw) -> Sim:
@@ -57,7 +57,7 @@ def test_pages_are_mapped_once_when_they_enter_the_pool(params):
         assert c["alloc_pages"] == 0 and c["alloc_pages_bulk_node"] * 64 == sim.pool.hold
     else:
         assert c["alloc_pages_bulk_node"] == 0 and c["alloc_pages"] == sim.pool.hold
-    assert c["dma_unmap_page"] == c["page_pool_release_page"] == sim.pool.release
+    assert c["dma_unmap_page"] == c["page_pool_return_netmem"] == sim.pool.release
     assert all(m.size == sim.pool.page_bytes for m in sim.dma.live.values() if m.kind == "page")
     check_pool(sim)
 
@@ -66,7 +66,7 @@ def test_pages_are_mapped_once_when_they_enter_the_pool(params):
                                     {"ram": 16 << 30, "dma_mask": 32}, {"iommu": "strict"}])
 def test_steady_state_has_no_map_or_unmap(params):
     sim = run(params, 3000)
-    keys = STEADY + ("swiotlb_tbl_map_single", "tcp_ack")
+    keys = STEADY + ("swiotlb_tbl_map_single", "tcp_send_ack")
     before = {k: sim.rec.counts[k] for k in keys}
     sim.run_frames(5000)
     assert sim.processed == 8000
@@ -74,7 +74,7 @@ def test_steady_state_has_no_map_or_unmap(params):
     assert {k: delta[k] for k in STEADY} == dict.fromkeys(STEADY, 0)
     if sim.swiotlb is not None and sim.dma.mask < sim.mem.max_addr:
         # the only slots taken in steady state are the TCP ACKs' (TX) mappings
-        assert delta["swiotlb_tbl_map_single"] == delta["tcp_ack"] > 0
+        assert delta["swiotlb_tbl_map_single"] == delta["tcp_send_ack"] > 0
     check_pool(sim)
 
 
@@ -158,19 +158,19 @@ def test_where_the_readers_frees_recycle_depends_on_the_kernel(kernel, direct):
     deferred = c["skb_attempt_defer_free"]
     assert (deferred > 0) == (kernel != "5.15")
     if direct:
-        assert c["page_pool_recycle_direct"] > 0 and c["page_pool_recycle_ring"] == 0
+        assert c["page_pool_recycle_in_cache"] > 0 and c["page_pool_recycle_in_ring"] == 0
     else:
-        assert c["page_pool_recycle_ring"] > 0 and c["page_pool_recycle_direct"] == 0
+        assert c["page_pool_recycle_in_ring"] > 0 and c["page_pool_recycle_in_cache"] == 0
         assert c["page_pool_refill_alloc_cache"] > 0            # the alloc side pulls them back
     st = sim.pool.stats
-    assert st["recycle_cached"] == c["page_pool_recycle_direct"]
-    assert st["recycle_ring"] == c["page_pool_recycle_ring"]
+    assert st["recycle_cached"] == c["page_pool_recycle_in_cache"]
+    assert st["recycle_ring"] == c["page_pool_recycle_in_ring"]
     # every recycle returns one whole page: 2 frags of 2 KiB each per 4 KiB page
     freed_frags = c["page_pool_alloc_frag"] - live_frags(sim)
-    returned = c["page_pool_recycle_ring"] + c["page_pool_recycle_direct"] + c["page_pool_release_page"]
+    returned = c["page_pool_recycle_in_ring"] + c["page_pool_recycle_in_cache"] + c["page_pool_return_netmem"]
     pages_in_flight_partly = sum(1 for p in sim.pool.pages.values()
                                  if p.state == "in-flight" and p.outstanding() == 1)
-    drained_and_reused = st["recycle_cached"] - c["page_pool_recycle_direct"]
+    drained_and_reused = st["recycle_cached"] - c["page_pool_recycle_in_cache"]
     assert freed_frags == 2 * (returned + drained_and_reused) + pages_in_flight_partly
 
 
@@ -179,8 +179,8 @@ def test_xdp_tx_completion_in_napi_recycles_directly():
     c = sim.rec.counts
     assert sim.pool.dma_dir == BIDIRECTIONAL              # XDP_TX sends the page back out
     assert c["xdp_do_tx"] == 3000
-    assert c["page_pool_recycle_direct"] > 0
-    assert c["page_pool_recycle_ring"] == 0
+    assert c["page_pool_recycle_in_cache"] > 0
+    assert c["page_pool_recycle_in_ring"] == 0
     assert c["netif_receive_skb"] == 0
     check_pool(sim)
 
@@ -191,8 +191,8 @@ def test_full_ptr_ring_releases_the_page():
     sim = run({"pool_size": 16, "kernel": "6.1"}, 3000)
     c = sim.rec.counts
     assert sim.pool.ring_cap == 16
-    assert c["page_pool_release_page"] > 0
-    assert c["dma_unmap_page"] == c["put_page"] == c["page_pool_release_page"]
+    assert c["page_pool_return_netmem"] > 0
+    assert c["dma_unmap_page"] == c["put_page"] == c["page_pool_return_netmem"]
     assert sim.pool.ring_len() <= 16
     check_pool(sim)
 

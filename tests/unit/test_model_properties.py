@@ -21,7 +21,7 @@ ZERO = {"live_mappings": 0, "swiotlb_used_slots": 0, "pool_inflight": 0, "skb_he
         "tx_pending": 0, "socket_queue": 0, "iommu_mapped_pages": 0, "rx_buffers_in_use": 0}
 PAIRS = (("dma_unmap_single", "dma_map_single"), ("dma_unmap_page", "dma_map_page"),
          ("iommu_unmap", "iommu_map"), ("swiotlb_tbl_unmap_single", "swiotlb_tbl_map_single"),
-         ("page_pool_release_page", "page_pool_dma_map"), ("kfree", "kmalloc"))
+         ("page_pool_return_netmem", "page_pool_dma_map"), ("kfree", "kmalloc"))
 
 
 @st.composite
@@ -90,7 +90,7 @@ def live_state_matches_counters(sim: Sim) -> None:
         pool = sim.pool
         assert pool.inflight() == len(pool.pages) >= 0
         assert all(pg.pp_ref >= 0 for pg in pool.pages.values())
-        assert c["page_pool_dma_map"] == pool.hold and c["page_pool_release_page"] == pool.release
+        assert c["page_pool_dma_map"] == pool.hold and c["page_pool_return_netmem"] == pool.release
     assert sim.heads.in_use >= 0
 
 

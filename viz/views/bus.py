@@ -170,9 +170,10 @@ class BusView(ModelView):
         tx = [x.end_ns - x.start_ns for x in log if x.kind == "tx"]
         m = sim.metrics()
         fixed = sim.platform.sdio_xfer_ns
-        lines = self._fit(width, self._count("sdio_read_bundle", "bundles read"),
+        lines = self._fit(width, self._count("ath10k_sdio_mbox_rx_fetch_bundle", "bundles read"),
                           [f"{sum(n for _, n in rx) / len(rx):.1f} frames/bundle (last {len(rx)})"] if rx else [])
-        lines += self._fit(width, self._count("sdio_write", "ACK writes"), self._count("tcp_ack", "tcp_ack"))
+        lines += self._fit(width, self._count("ath10k_sdio_write", "ACK writes"),
+                           self._count("tcp_send_ack", "tcp_send_ack"))
         # metrics() counts transfers already booked past now, so early on it can exceed 100;
         # the strip's share is measured over what it shows up to now.
         lines += self._fit(width, [("bus busy ", "label"), f"{min(100.0, m['bus_percent']):.0f}% since start"],

@@ -229,7 +229,7 @@ def _path(sim) -> PathFacts:
     return PathFacts(bus=sim.bus, iommu=sim.iommu_mode, bounce=bounce, delivery=sim.delivery,
                      polled=sim.napi_polled, napi=sim.napi_api, gro=bool(prm["gro"]) and sim.napi_api and sim.stack.tcp,
                      page_pool=sim.pool is not None, xdp=prm["xdp"],
-                     socket=sim.stack.tcp and not sim.stack.forward)
+                     socket=not sim.stack.forward)
 
 
 def build(sim, follow: str | None, machine: str | None, earlier=()) -> RxData:

@@ -163,7 +163,7 @@ class NapiView(ModelView):
         sim = self.state.sim
         m = sim.metrics()
         q = len(sim.stack.sockq)
-        acks = [("TCP ", "label"), *self._count("tcp_ack"), " = ", (f"{m['acks_per_segment']:.2f}", "label"),
+        acks = [("TCP ", "label"), *self._count("tcp_send_ack"), " = ", (f"{m['acks_per_segment']:.2f}", "label"),
                 " ACK/seg so far"]
         queue = ["socket queue ", (f"{q} skb", "warn" if q else "muted")]
         if self._narrow:

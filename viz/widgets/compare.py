@@ -1,6 +1,6 @@
 """Compare mode's difference line: what the step watches, then the counters that differ most.
 
-    ▸tcp_ack: gro 506, no-gro 1 013, Δ +507 · ▸segments_per_skb: gro 3.9, no-gro 1, Δ −2.9 · …
+    ▸tcp_send_ack: gro 506, no-gro 1 013, Δ +507 · ▸segments_per_skb: gro 3.9, no-gro 1, Δ −2.9 · …
 
 The figures come from each variant's Recorder at the same step on the same
 traffic (the replay runs every variant in lockstep), so a difference is the
