@@ -58,12 +58,17 @@ class RxvizApp(App[int]):
         self.start = (lesson, step, compare)
         self.present = present
         self.notes = None
+        self.notices: list[str] = []        # shown once the app is up (the notes' directory, say)
         if present:
             from viz.notes import NotesPublisher
+            from viz.state import Unusable
             from viz.theme import PRESENT
             self.register_theme(PRESENT)
             self.theme = PRESENT.name
-            self.notes = NotesPublisher()
+            try:
+                self.notes = NotesPublisher(notice=self.notices.append)
+            except Unusable as e:         # the talk goes on, without `rxviz notes`
+                self.notices.append(f"speaker notes are off: {e}")
         self.store = ProgressStore(remember=remember)
         self.store.load()
         self.progress: dict[str, tuple[int, int]] = {}       # lesson id -> (step, total)
@@ -78,13 +83,26 @@ class RxvizApp(App[int]):
     def get_default_screen(self) -> HomeScreen:
         return HomeScreen()
 
+    leaving = False
+
+    def exit(self, *args, **kwargs) -> None:
+        # Keys typed after `q` (the rest of a word) still arrive while the screens are torn down;
+        # from here on they are dropped (on_event), never run against screens that are gone.
+        self.leaving = True
+        super().exit(*args, **kwargs)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.leaving and isinstance(event, events.Key):
+            return
+        await super().on_event(event)
+
     def on_mount(self) -> None:
         lesson, step, compare = self.start
         if lesson is not None:
             self.open_lesson(lesson, step, compare)
         self._check_size()
-        if self.store.notice:
-            self.notify(self.store.notice, severity="warning", timeout=10)
+        for notice in ([self.store.notice] if self.store.notice else []) + self.notices:
+            self._notice(notice)
 
     def on_unmount(self) -> None:
         if self._save_pending:              # a step recorded just before quitting
@@ -94,10 +112,16 @@ class RxvizApp(App[int]):
 
     # -- progress ----------------------------------------------------------------
     def record(self, lesson_id: str, step: int, total: int, finished: bool = False) -> None:
-        """The player is at `step` of a lesson; saved when it changed."""
+        """The player shows `step` of a lesson (`finished`: its end screen); saved when it changed.
+
+        The end screen finishes a lesson only once every step of it was shown: a jump to the last
+        step (End, --step) and → is not having gone through it."""
         entry = self.store.get(lesson_id)
-        done = entry.finished or finished
-        if (entry.step, entry.total, entry.finished) == (step, total, done):
+        new = step > 0 and step not in entry.seen
+        if new:
+            entry.seen.add(step)
+        done = entry.finished or (finished and entry.saw_all(total))
+        if (entry.step, entry.total, entry.finished) == (step, total, done) and not new:
             return
         entry.step, entry.total, entry.finished = step, total, done
         self.progress[lesson_id] = (step, total)
@@ -121,7 +145,12 @@ class RxvizApp(App[int]):
         had = self.store.notice
         self.store.save()
         if self.store.notice and self.store.notice != had:
-            self.notify(self.store.notice, severity="warning", timeout=10)
+            self._notice(self.store.notice)
+
+    def _notice(self, text: str) -> None:
+        """A one-line warning; it names a path, so it is plain text with terminal controls escaped."""
+        from models.lesson.sanitize import shown
+        self.notify(shown(text), severity="warning", timeout=10, markup=False)
 
     # -- lessons ---------------------------------------------------------------
     def lesson(self, lesson_id: str) -> Lesson:

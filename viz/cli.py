@@ -11,6 +11,7 @@ scripts:
     3  the model's checker reported a violation
     70 an internal error (a bug in rxviz: please report it)
     130 interrupted (Ctrl-C)
+    143 terminated (SIGTERM), after cleaning up (a sweep's worker processes)
 
 Bad input always produces one message on stderr, never a traceback: a first
 line starting with "rxviz: " that says what was wrong and where, within 80
@@ -32,11 +33,12 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-from .cli_commands import COMMANDS, CliError, err, fault_docs, positive_int, seed_int
+from .cli_commands import COMMANDS, CliError, Terminated, err, fault_docs, positive_int, seed_int
 
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141   # 128 + SIGPIPE, as a shell reports `rxviz trace x | head`
+EXIT_TERMINATED = 143    # 128 + SIGTERM
 
 
 class _Parser(argparse.ArgumentParser):
@@ -214,7 +216,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("play", "open a lesson in the interactive player")
     p.add_argument("lesson", metavar="LESSON", help="a lesson id (see `rxviz list`) or a lesson file")
     p.add_argument("--step", type=_nonneg, default=None, metavar="N",
-                   help="start at step N (default: where you left the lesson, else 0)")
+                   help="start at step N (default: where you left the lesson, else 0; with --present, 0)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on where you left the lesson (the default, but with --present: a talk starts "
+                        "at the beginning)")
     p.add_argument("--compare", action="store_true", help="before | after side by side")
     p.add_argument("--present", action="store_true",
                    help="presenter mode: high contrast, large headline figures, a talk timer, z zoom, "
@@ -250,7 +255,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000)")
     p.add_argument("--public-url", metavar="URL",
                    help="the address browsers reach the server at, when it is not http://HOST:PORT "
-                        "(a proxy, or --host 0.0.0.0)")
+                        "(a proxy, or --host 0.0.0.0); pages from any other address are refused")
+    p.add_argument("--max-sessions", type=_sessions, default=None, metavar="N",
+                   help="players running at once, one process each (default 24); the next visitor "
+                        "gets a page that says the room is full")
+    p.add_argument("--resume", action="store_true",
+                   help="each browser keeps its progress while the server runs (a reload goes on where "
+                        "it was); default: every page starts the lesson afresh. Visitors never read or "
+                        "write your own progress")
 
     p = add("completion", "a completion script for your shell (commands, options, lesson ids)",
             formatter_class=raw, epilog_fn=_completion_epilog)
@@ -269,6 +281,12 @@ def _completion_epilog() -> str:
 def _port(text: str) -> int:
     if not text.strip().isdigit() or not 1 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"expected a port number, 1 to 65535, got {text!r}")
+    return int(text)
+
+
+def _sessions(text: str) -> int:
+    if not text.strip().isdigit() or not 1 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError(f"expected a number of players, 1 to 1000, got {text!r}")
     return int(text)
 
 
@@ -316,9 +334,25 @@ def _dispatch(argv: list[str]) -> int:
     return COMMANDS[args.command or "start"](args)
 
 
+def _tolerant_streams() -> None:
+    """Output never fails on a character the terminal's encoding lacks.
+
+    Under `LANG=C`, `PYTHONIOENCODING=ascii` or a Latin-1 terminal, a box-drawing character
+    in a table or a `→` in a title would raise UnicodeEncodeError (exit 70); a path with
+    bytes that are not UTF-8 does it even on a UTF-8 terminal. Such a character is written
+    as its backslash escape instead.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")   # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):      # not a text stream (a test's), or closed
+            pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `rxviz` and `python -m viz`; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    _tolerant_streams()
     try:
         try:
             code = _dispatch(argv)
@@ -337,6 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except Terminated:
+        return EXIT_TERMINATED
     except BrokenPipeError:
         # The reader went away (`rxviz trace x | head`): stop quietly, and keep
         # Python from complaining again when it flushes stdout at exit.

@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
-from .cli_commands import CliError, cmd_home, err, playable
+from .cli_commands import CliError, cmd_home, err, playable, put
 
 
 def has_display() -> bool:
@@ -30,7 +31,10 @@ def cmd_play(args: argparse.Namespace) -> int:
                        f"read: `rxviz run {args.lesson}` or `rxviz screenshot {args.lesson}`", 2)
     from viz.app import run_app  # Textual only for the commands that need it
 
-    return run_app(args.lesson, args.step, args.compare, args.present)
+    step = args.step
+    if step is None and args.present and not args.resume:
+        step = 0                 # a talk starts at the beginning, wherever the rehearsal stopped
+    return run_app(args.lesson, step, args.compare, args.present)
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
@@ -42,22 +46,27 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise CliError(f"--size: {e}", 2) from None
     out = args.output or f"{lesson.id}-step{args.step}{'-compare' if args.compare else ''}.svg"
+    from . import files
+    try:
+        files.check_target(Path(out))             # before the seconds the screen takes
+    except files.Unsafe as e:
+        raise CliError(f"-o: {e}", 2) from None
     from .cli_progress import progress
     with progress(f"{lesson.id}: computing step {args.step}") as report:
         svg = screenshot_sync(args.lesson, args.step, size, args.compare, report=report)
     try:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(svg)
+        files.write(Path(out), svg)
+    except files.Unsafe as e:
+        raise CliError(f"-o: {e}", 2) from None
     except OSError as e:
         raise CliError(f"cannot write {out}: {e.strerror}", 2) from None
-    print(out)
+    put(out)
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     """A handout: the page and an SVG per step, written into a directory."""
     import asyncio
-    from pathlib import Path
 
     lesson = playable(args.lesson, 0)
     from viz.screenshot import parse_size, screenshots
@@ -68,9 +77,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         size = parse_size(args.size)
     except ValueError as e:
         raise CliError(f"--size: {e}", 2) from None
+    from . import files
     outdir = Path(args.output or f"{lesson.id}-handout")
-    if outdir.exists() and not outdir.is_dir():
-        raise CliError(f"-o {outdir}: exists and is not a directory", 2)
+    try:
+        files.own_dir(outdir, create=False)        # before the seconds the screens take
+    except files.Unsafe as e:
+        raise CliError(f"-o: {e}", 2) from None
     steps = range(len(lesson.steps) + 1)
     with progress(f"{lesson.id}: the player at {len(steps)} steps") as report:
         svgs = asyncio.run(screenshots(args.lesson, steps, size, report=report))
@@ -82,9 +94,11 @@ def cmd_export(args: argparse.Namespace) -> int:
                                 progress=report)
     try:
         page = handout.write(lesson, args.format, outdir, svgs, result)
+    except files.Unsafe as e:
+        raise CliError(f"-o: {e}", 2) from None
     except OSError as e:
         raise CliError(f"cannot write into {outdir}: {e.strerror}", 2) from None
-    print(page)
+    put(str(page))
     return 0
 
 
@@ -97,7 +111,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         err(f"rxviz: warning: serving on {args.host}:{args.port}: anyone who can reach this address "
              f"can open the page and run lessons on this machine")
     try:
-        serve.serve(args.lesson, args.host, args.port, args.public_url)
+        serve.serve(args.lesson, args.host, args.port, args.public_url,
+                    max_sessions=args.max_sessions or serve.MAX_SESSIONS, resume=args.resume)
     except OSError as e:
         why = e.strerror or (os.strerror(e.errno) if e.errno else str(e))
         raise CliError(f"serve: cannot listen on {args.host}:{args.port}: {why}", 2) from None

@@ -16,9 +16,22 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .cli_errors import layout
+from .cli_errors import layout, visible
 
 TRACE_FRAMES = 20
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived where a command cleans up first (sweep's workers): exit 143, as a shell reports it."""
+
+
+def on_sigterm_raise() -> object:
+    """From now on SIGTERM raises Terminated here, so `finally` and `with` blocks run; the old handler."""
+    import signal
+
+    def terminated(signum, frame) -> None:
+        raise Terminated
+    return signal.signal(signal.SIGTERM, terminated)
 
 
 class CliError(Exception):
@@ -55,9 +68,18 @@ def seed_int(text: str) -> int:
 
 
 def err(*lines: str) -> None:
-    """Each message on stderr, laid out within 80 columns (viz/cli_errors.py)."""
+    """Each message on stderr, laid out within 80 columns (viz/cli_errors.py).
+
+    A message can hold a path, a lesson id or a value someone typed: each control, bidi or
+    invisible character in it is shown as its escape (cli_errors.visible), never sent.
+    """
     for line in lines:
-        print(*layout(line), sep="\n", file=sys.stderr)
+        print(*layout(visible(line)), sep="\n", file=sys.stderr)
+
+
+def put(*lines: str) -> None:
+    """Lines on stdout (paths written, check results), escaped as `err` escapes them."""
+    print(*(visible(line) for line in lines), sep="\n")
 
 
 # -- loading ---------------------------------------------------------------------
@@ -77,10 +99,12 @@ def load(name: str, broken_code: int = 2):
         raise CliError(f"unknown lesson {e.name!r}{did_you_mean(e.name, e.known)}; "
                        f"known lessons (`rxviz list`): {known}", 2) from None
     except LessonError as e:
-        raise CliError(str(e), broken_code) from None
+        more = f"; and {len(e.more)}{'+' if e.dropped else ''} more problem(s): `rxviz check {e.path}` lists them" \
+            if e.more else ""
+        raise CliError(str(e) + more, broken_code) from None
     if lesson.problems:
-        err(f"rxviz: note: {len(lesson.problems)} control or bidi character(s) in {lesson.path} "
-             f"are shown escaped; `rxviz check {lesson.path}` says where")
+        err(f"rxviz: note: {len(lesson.problems)} problem(s) in the text of {lesson.path} (control, bidi or "
+            f"invisible characters, markup), shown as written; `rxviz check {lesson.path}` says where")
     return lesson
 
 
@@ -189,79 +213,6 @@ def lesson_summary(lesson) -> dict[str, Any]:
     }
 
 
-def _unreadable(path: str) -> str:
-    """Why `path` cannot be read as a lesson file at all, or ''."""
-    if not os.path.lexists(path):
-        return "no such file"
-    if os.path.isdir(path):
-        return "is a directory, expected a .yaml lesson file"
-    if not os.path.isfile(path):
-        return "not a regular file, expected a .yaml lesson file"
-    if not os.access(path, os.R_OK):
-        return "permission denied"
-    return ""
-
-
-def _check_paths(files: list[str]) -> list[str]:
-    from models.lesson import loader
-    if not files:
-        if not loader.lessons_dir().is_dir():
-            raise CliError(f"lessons directory {loader.lessons_dir()} is missing; give lesson files to check", 2)
-        return [str(p) for p in loader.lesson_paths()]
-    by_id = {p.stem: str(p) for p in loader.lesson_paths()}
-    # An argument that is no file but a lesson id (`rxviz check rx-basics`) means that lesson.
-    return [by_id[f] if not os.path.lexists(f) and f in by_id else f for f in files]
-
-
-def check_one(path: str) -> tuple[int, list[str]]:
-    """(exit code, lines) for one lesson file: 0 ok, 1 lesson problem, 2 unreadable."""
-    from models.lesson import LessonError, load_lesson
-    from models.replay import LessonRun
-    why = _unreadable(path)
-    if why:
-        return 2, [f"rxviz: {path}: {why}"]
-    try:
-        lesson = load_lesson(path)
-    except LessonError as e:
-        return (2 if e.message.startswith("cannot read") else 1), [str(e)]
-    run = LessonRun(lesson, trace=0)
-    results = run.check_all()
-    lines = list(lesson.problems)          # control characters in its text (shown escaped)
-    for note in run.notes:
-        if not note.reached:
-            step = lesson.steps[note.step - 1]
-            lines.append(f"{path}:{step.line}: step {note.step} ({step.title}): run until {step.run.call} "
-                         f"(count {step.run.count}) was not reached within {note.frames} frames "
-                         f"(limit {step.run.limit})")
-    lines += [f"{path}:{r.check.line}: check failed: {r.message}" for r in results if not r.ok]
-    if lines:
-        return 1, lines
-    # Warnings say what a learner would notice but nothing breaks: printed, and the exit stays 0.
-    warnings = [f"{path}: warning: {w}" for w in lesson_warnings(lesson)]
-    return 0, [f"ok  {lesson.id}  ({len(lesson.steps)} steps, {len(lesson.checks)} checks)", *warnings]
-
-
-def lesson_warnings(lesson) -> list[str]:
-    """What `rxviz check` warns about: answers bunched on one choice position, or on the longest choice."""
-    return [f"answers: {w}" for w in (lesson.answer_balance(), lesson.answer_lengths()) if w]
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    paths = _check_paths(args.files)
-    if not paths:
-        print("no lessons to check")
-        return 0
-    worst = 0
-    for path in paths:
-        code, lines = check_one(path)
-        if code == 2:
-            err(*lines)
-        else:
-            print("\n".join(part for line in lines for part in layout(line)), flush=True)
-        worst = max(worst, code)
-    return worst
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     from models.runner import run_lesson, unexpected
     lesson = load(args.lesson)
@@ -277,6 +228,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2))
     else:
         print_run(result, lesson)
+    if faults:
+        from . import cli_faults
+        err(*cli_faults.notes(lesson.id, {n: (r["faults"], r.get("violation_counts") or {},
+                                              r.get("warning_counts") or {})
+                                          for n, r in result["variants"].items()}, faults))
     return _violation_exit(unexpected(result))
 
 
@@ -284,7 +240,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     from models.runner import variant_params
     from models.sim import Sim
 
-    from .cli_trace import event_json, problems, render
+    from .cli_trace import BUFFER, Stream, event_json, lines, problems
     lesson = load(args.lesson)
     if len(args.variant) > 1:
         raise CliError(f"trace: one --variant at a time, got {', '.join(args.variant)} "
@@ -292,22 +248,29 @@ def cmd_trace(args: argparse.Namespace) -> int:
     name = _variants(lesson, args.variant)[0] if args.variant else next(iter(lesson.variants))
     sets, faults = _settings(args)
     frames = args.frames or TRACE_FRAMES
-    sim = Sim(variant_params(lesson, name, sets), seed=args.seed, trace=frames * 60 + 1000,
+    sim = Sim(variant_params(lesson, name, sets), seed=args.seed, trace=BUFFER,
               faults=lesson.faults_for(name, faults))
     setup_seq = sim.setup_seq           # the ring fill, before t=0
-    sim.run_frames(frames)
     # In time order, as ftrace merges its per-CPU buffers: each context keeps its own clock (the
     # device stamps a frame when it arrived, the reader runs on its own core), so the order the
     # model made the calls in is not the order they happened; the set-up, before t=0, comes first.
-    events = sorted(sim.rec.events or (), key=lambda e: (e.seq > setup_seq, e.t_ns, e.seq))
+    # Streamed: a million frames take time, not memory (viz/cli_trace.py).
+    events = Stream(sim, frames, setup_seq)
+    write = sys.stdout.write
     if args.json:
         for e in events:
-            print(json.dumps(event_json(e, setup_seq)))
-    elif events:
-        print(render(events, setup_seq))
-    lost = sim.rec.seq - len(events)
-    if lost > 0:
-        err(f"rxviz: note: the first {lost} events did not fit in the trace buffer")
+            write(json.dumps(event_json(e, setup_seq)) + "\n")
+    else:
+        for line in lines(events, setup_seq):
+            write(line + "\n")
+    if events.lost > 0:
+        err(f"rxviz: note: {events.lost:,} events did not fit in the trace buffer and are not listed")
+    if events.late > 0:
+        err(f"rxviz: note: {events.late:,} events came too late to be sorted in and are printed where they came")
+    if faults:
+        from . import cli_faults
+        mine = (sim.fault_hits, sim.rec.violations.counts, sim.rec.warnings.counts)
+        err(*cli_faults.notes(lesson.id, {name: mine}, faults, where=f" in {frames:,} frames"))
     expect = lesson.expect.get(name, ())
     reports = sim.rec.violations
     shown = [v for v in reports if v.name in expect]
@@ -359,6 +322,11 @@ def _app(name: str) -> Callable[[argparse.Namespace], int]:
         from . import cli_app
         return getattr(cli_app, name)(args)
     return run
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .cli_check import cmd_check as check
+    return check(args)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ and joining the lines gives back the sentence.
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 
 WIDTH = 80
 INDENT = "  "
@@ -55,3 +56,25 @@ def _keep_code(text: str) -> str:
     """A `command` in backticks is not broken across lines: its spaces become no-break spaces."""
     parts = text.split("`")
     return "`".join(p.replace(" ", _NBSP) if i % 2 else p for i, p in enumerate(parts))
+
+
+def visible(text: str) -> str:
+    """`text` with every character that would act on a terminal or hide shown as its escape.
+
+    A message can hold a path, a name someone typed or a line of a lesson: controls (C0
+    but tab and newline, DEL, C1), format characters (bidi controls, zero-width
+    characters, the BOM, tag characters) and the line and paragraph separators are written
+    as `\\x1b`, `\\u202e`. Lesson text has its own sanitiser (models.lesson.sanitize); this
+    one must not import `models`, since a `models` that is not rxviz's may be the very
+    thing the message reports (viz/origin.py).
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for c in text:
+        if c in "\t\n" or unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(c)
+        else:
+            o = ord(c)
+            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
+    return "".join(out)

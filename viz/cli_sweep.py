@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from .cli_commands import CliError, _variants, _violation_exit, err, load, positive_int, seed_int
+from .cli_commands import CliError, _variants, _violation_exit, err, load, on_sigterm_raise, positive_int, seed_int
 
 DESCRIPTION = """\
 Run a lesson's variants at each value of one scenario parameter and plot a
@@ -100,8 +100,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     overridden = [n for n in plan.variants if key in lesson.variants[n]]
     if overridden:
         err(f"rxviz: note: {', '.join(overridden)} set {key} themselves; each run uses the swept value instead")
-    with progress(f"{plan.runs} runs of {plan.frames:,} frames", counted=True) as report:
-        result = S.run(plan, args.workers, report)
+    # SIGTERM (a scheduler, `timeout`, a closed session) ends the sweep as Ctrl-C does: the pool is
+    # shut down on the way out and its worker processes end, instead of running on as orphans.
+    import signal
+    previous = on_sigterm_raise()
+    try:
+        with progress(f"{plan.runs} runs of {plan.frames:,} frames", counted=True) as report:
+            result = S.run(plan, args.workers, report)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if args.json:
         print(json.dumps(result, indent=2))
     else:

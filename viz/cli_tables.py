@@ -4,6 +4,9 @@ Kept apart from the commands so that rich is imported only when a table is
 actually printed (`--json`, `trace` and `graph` never load it). Tables put
 variants side by side, right-align numbers and fit 80 columns: a projector
 or a narrow terminal is the normal case for this tool, not the exception.
+A table with more variants than fit (dma-bugs has six) is printed in parts,
+each with the names column and as many variants as fit whole, so no number
+and no name is ever broken across lines (`14,041,0` over `88`).
 Colour follows rich's defaults (none when stdout is not a terminal).
 """
 
@@ -43,20 +46,66 @@ def _para(con, text: str, style: str | None = None) -> None:
                             break_on_hyphens=False), style=style, soft_wrap=True)
 
 
-def _table(title: str, first: str, columns: list[str]):
+class _Grid:
+    """A names column and one column per variant: rows collected, then printed by `_show`."""
+
+    def __init__(self, title: str, first: str, columns: list[str]) -> None:
+        self.title_line, self.first, self.columns = title, first, list(columns)
+        self.rows: list[list[str]] = []
+
+    def add_row(self, *cells: Any) -> None:
+        self.rows.append([str(c) for c in cells])
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+
+def _table(title: str, first: str, columns: list[str]) -> _Grid:
     """A table whose title is printed above it (a rich title would wrap to the table's width)."""
+    return _Grid(title, first, columns)
+
+
+def parts(first: int, widths: list[int], room: int) -> list[list[int]]:
+    """The variant columns (by index) of each part of a table that must fit `room` columns.
+
+    A column costs its width and three more (a space each side and its rule); the table
+    one rule more. Every part has at least one variant, however narrow the room.
+    """
+    out: list[list[int]] = [[]]
+    used = 1 + first + 3
+    for i, w in enumerate(widths):
+        if out[-1] and used + w + 3 > room:
+            out.append([])
+            used = 1 + first + 3
+        out[-1].append(i)
+        used += w + 3
+    return out
+
+
+def _show(con, t: _Grid, gap: bool = True) -> None:
+    """Print `t` in as many parts as it takes to fit the console, each titled."""
+    from rich.cells import cell_len
     from rich.table import Table
-    t = Table(header_style="bold")
-    t.title_line = title
-    t.add_column(first, overflow="fold")
-    for c in columns:
-        t.add_column(c, justify="right", overflow="fold")
-    return t
-
-
-def _show(con, t) -> None:
-    con.print(t.title_line, style="bold")
-    con.print(t, "")
+    first = max([cell_len(t.first)] + [cell_len(r[0]) for r in t.rows])
+    widths = [max([cell_len(c)] + [cell_len(r[i + 1]) for r in t.rows]) for i, c in enumerate(t.columns)]
+    split = parts(first, widths, con.width)
+    for n, part in enumerate(split, 1):
+        fits = 1 + first + 3 + sum(widths[i] + 3 for i in part) <= con.width
+        table = Table(header_style="bold")
+        # Whole cells where they fit; only a console too narrow for one variant folds them.
+        table.add_column(t.first, no_wrap=fits, overflow="fold")
+        for i in part:
+            table.add_column(t.columns[i], justify="right", no_wrap=fits, overflow="fold")
+        for row in t.rows:
+            table.add_row(row[0], *(row[i + 1] for i in part))
+        title = t.title_line if len(split) == 1 else \
+            f"{t.title_line} ({n}/{len(split)}: {', '.join(t.columns[i] for i in part)})"
+        _para(con, title, style="bold")
+        if gap:
+            con.print(table, "")
+        else:
+            con.print(table)
 
 
 def print_lessons(lessons: list) -> None:
@@ -118,8 +167,7 @@ def _print_headline(con, h: dict[str, Any], lesson) -> None:
     t = _table(headline.title(h), "", cols)
     for row in body:
         t.add_row(*row)
-    con.print(t.title_line, style="bold")
-    con.print(t)
+    _show(con, t, gap=False)
     for line in headline.notes(h, lesson):
         _para(con, line)
     con.print()

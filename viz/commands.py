@@ -2,7 +2,9 @@
 
 The commands are built when the palette opens, from the screen it was
 opened on: step commands exist only over a lesson, and name the step's
-title so "jump napi" finds the NAPI steps.
+title so "jump napi" finds the NAPI steps. Titles and summaries come from
+lesson files, so each hit and its help is plain `Content` (viz.plain): the
+palette reads a `str` as markup.
 """
 
 from __future__ import annotations
@@ -11,36 +13,40 @@ from collections.abc import Callable, Iterator
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+from viz.plain import highlight, join, plain
 
 
 class LessonCommands(Provider):
     """Lessons, steps and compare."""
 
-    def _commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:
+    def _commands(self) -> Iterator[tuple[Content, Callable[[], object], Content]]:
         from viz.screens.player import PlayerScreen
 
         app = self.app
         screen = self.screen
         if isinstance(screen, PlayerScreen):
-            yield "Toggle compare", screen.action_toggle_compare, "before | after side by side (c)"
-            yield "Next variant", screen.action_cycle_variant, "show the next variant on this step (v)"
-            yield "Sandbox", screen.action_sandbox, "change a scenario parameter and run again (s)"
-            yield "Zoom the view", screen.action_zoom, "the active view on the whole screen (z)"
+            yield plain("Toggle compare"), screen.action_toggle_compare, plain("before | after side by side (c)")
+            yield plain("Next variant"), screen.action_cycle_variant, plain("show the next variant on this step (v)")
+            yield plain("Sandbox"), screen.action_sandbox, plain("change a scenario parameter and run again (s)")
+            yield plain("Zoom the view"), screen.action_zoom, plain("the active view on the whole screen (z)")
             lesson = screen.lesson
-            yield f"Jump to step 0: {lesson.title}", partial(screen.goto, 0), "the lesson's cover page"
+            yield join("Jump to step 0: ", lesson.title), partial(screen.goto, 0), plain("the lesson's cover page")
             for step in lesson.steps:
                 k = step.index + 1
-                yield f"Jump to step {k}: {step.title}", partial(screen.goto, k), f"focus: {step.focus or '-'}"
+                yield (join(f"Jump to step {k}: ", step.title), partial(screen.goto, k),
+                       plain(f"focus: {step.focus or '-'}"))
         for lesson in app.lessons:
-            yield f"Open lesson {lesson.title}", partial(app.open_lesson, lesson.id), lesson.summary
+            yield join("Open lesson ", lesson.title), partial(app.open_lesson, lesson.id), plain(lesson.summary)
 
     async def discover(self) -> Hits:
         for title, callback, help_text in self._commands():
-            yield DiscoveryHit(title, callback, help=help_text)
+            yield DiscoveryHit(title, callback, help=help_text)  # type: ignore[arg-type]  # Content: never markup
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for title, callback, help_text in self._commands():
-            score = matcher.match(title)
+            score = matcher.match(title.plain)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+                yield Hit(score, highlight(matcher, title), callback, help=help_text)  # type: ignore[arg-type]

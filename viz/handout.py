@@ -7,11 +7,16 @@ table of a headline run. Everything on it comes from the lesson file and
 the model, like the player.
 
 There is one writer, of Markdown; HTML is that Markdown rendered by
-markdown-it with raw HTML turned off, so a lesson (an untrusted file) can
-put no markup or script into the page: its `<...>` is shown as text, and
-markdown-it refuses `javascript:` links. Strings from the lesson were
-cleaned of control characters when it was loaded (models.lesson.sanitize);
-the fields shown as plain text are escaped for Markdown here.
+markdown-it with raw HTML turned off. A lesson is an untrusted file, so
+none of its text is copied into the Markdown as it is: its Markdown is
+parsed as the player parses it and written out again (viz/safe_md.py), its
+plain fields are escaped and its codes put in code spans that nothing
+breaks out of, each after decoding and sanitising. So a handout carries no
+raw HTML, no entity that turns into a bidi override when it is read, and no
+image but its own screens; the HTML page also says so to the browser (a
+Content-Security-Policy that loads nothing from elsewhere). Files are
+written whole, never through a symlink, into a directory that is the
+user's own (viz/files.py).
 """
 
 from __future__ import annotations
@@ -21,52 +26,30 @@ import re
 from pathlib import Path
 from typing import Any
 
+from models.lesson.sanitize import shown
 from models.lesson.schema import Lesson
-from viz import headline
+from viz import files, headline
+from viz.safe_md import code, inline, line, markdown, text
 from viz.widgets.narration import cover
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|!])")
 _URL = re.compile(r"https?://[^\s<>`]+")
-_BLOCK = re.compile(r"\s*([-*+] |\d+[.)] |```)")      # a line that starts a list item or a fence
 
 CSS = """body { max-width: 62rem; margin: 2rem auto; padding: 0 1rem; font: 16px/1.5 sans-serif; }
 img { max-width: 100%; border: 1px solid #ccc; }
 table { border-collapse: collapse; } th, td { border: 1px solid #999; padding: .2em .6em; }
 td:not(:first-child), th:not(:first-child) { text-align: right; }
 code { background: #f3f3f3; padding: 0 .2em; }"""
+# The page loads its own screens and nothing else: no script, no remote image, font or style.
+CSP = "default-src 'none'; img-src 'self' file:; style-src 'unsafe-inline'"
 
 
 def svg_name(step: int) -> str:
     return f"step-{step:02d}.svg"
 
 
-def plain(text: str) -> str:
-    """Text shown as written, whatever Markdown would make of it (`*`, `_`, `<`, `|`)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
-def inline(text: str) -> str:
-    """A question, choice or explanation: inline Markdown (`code`, **bold**, *italic*), as the
-    player draws it, kept on one line so that it cannot break the list or paragraph it is in."""
-    return " ".join(text.split())
-
-
-def narration(text: str) -> str:
-    """A step's `say`, its line breaks kept as the player keeps them (Markdown would join the lines).
-
-    A line followed by another line of the same paragraph gets a hard
-    break; fenced code, list items and blank lines are left as they are.
-    """
-    lines = text.rstrip().split("\n")
-    fenced = False
-    for i, line in enumerate(lines):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if not fenced and line.strip() and nxt.strip() and not _BLOCK.match(nxt):
-            lines[i] = line + "  "
-    return "\n".join(lines)
+def plain(s: str) -> str:
+    """Text shown as written, whatever Markdown would make of it (`*`, `_`, `<`, `|`, `&`)."""
+    return text(s)
 
 
 def _link(url: str) -> str:
@@ -78,9 +61,10 @@ def _patch(lesson: Lesson) -> list[str]:
     p = lesson.patch
     if p is None:
         return ["No patch: the common RX path every driver lesson builds on.", ""]
-    refs = [f"Message-ID `{p.message_id}`" if p.message_id else "", f"commit `{p.commit}`" if p.commit else "",
-            _link(p.url) if p.url else ""]
-    return [f"**Patch:** {plain(p.subject)}  ", f"{plain(p.author)}{', ' + p.date if p.date else ''}  ",
+    refs = [f"Message-ID {code(p.message_id)}" if p.message_id else "",
+            f"commit {code(p.commit)}" if p.commit else "", _link(p.url) if p.url else ""]
+    return [f"**Patch:** {plain(p.subject)}  ",
+            line(f"{plain(p.author)}{', ' + plain(p.date) if p.date else ''}  "),
             "; ".join(r for r in refs if r), ""]
 
 
@@ -100,7 +84,7 @@ def _answers(lesson: Lesson) -> list[str]:
         out += [f"**Step {s.index + 1}: {plain(s.title)}.** {inline(a.question)}  ",
                 f"Answer: {a.answer + 1}. {inline(a.choices[a.answer])}. {inline(a.explain)}", ""]
         if s.reveal:             # what the step says once answered belongs with the answer
-            out += [narration(s.reveal), ""]
+            out += [markdown(s.reveal), ""]
     return out
 
 
@@ -117,19 +101,19 @@ def _headline(lesson: Lesson, run: dict[str, Any] | None) -> list[str]:
     cols, rows = headline.rows(h)
     out = ["## Paper vs model", "", f"**{plain(headline.title(h))}**, "
            f"{run['frames']:,} frames per variant after a warm-up:", "", *_table(cols, rows)]
-    return out + [f"{plain(line)}  " for line in headline.notes(h, lesson)] + [""]
+    return out + [line(f"{plain(note)}  ") for note in headline.notes(h, lesson)] + [""]
 
 
-def markdown(lesson: Lesson, run: dict[str, Any] | None) -> str:
+def page_markdown(lesson: Lesson, run: dict[str, Any] | None) -> str:
     """The handout's Markdown; the screens are `step-NN.svg` beside it (0 is the cover).
 
     `run` is a `models.runner.run_lesson` result for the headline pair, or None.
     """
     out = [f"# {plain(lesson.title)}", "", f"Driver: {plain(lesson.driver)}", "", *_patch(lesson),
-           "## Before the first step", "", cover(lesson, start=False).rstrip(), "",
+           "## Before the first step", "", markdown(cover(lesson, start=False)), "",
            f"![the player before the first step]({svg_name(0)})", ""]
     for s in lesson.steps:
-        out += [f"## Step {s.index + 1}: {plain(s.title)}", "", narration(s.say), ""]
+        out += [f"## Step {s.index + 1}: {plain(s.title)}", "", markdown(s.say), ""]
         if s.ask is not None:
             out += _question(s.ask)
         out += [f"![the player at step {s.index + 1}]({svg_name(s.index + 1)})", ""]
@@ -141,18 +125,22 @@ def to_html(lesson: Lesson, md: str) -> str:
     """The Markdown as a standalone page; raw HTML in it is shown as text, never run."""
     from markdown_it import MarkdownIt
 
-    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(md)
+    body = shown(MarkdownIt("commonmark", {"html": False}).enable("table").render(md))
     return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f"<title>{html.escape(lesson.title)}</title>\n<style>\n{CSS}\n</style>\n</head>\n"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+            f"<title>{html.escape(shown(lesson.title))}</title>\n<style>\n{CSS}\n</style>\n</head>\n"
             f"<body>\n{body}</body>\n</html>\n")
 
 
 def write(lesson: Lesson, fmt: str, outdir: Path, svgs: list[str], run: dict[str, Any] | None) -> Path:
-    """Write the page (index.md or index.html) and its SVGs into `outdir`; the page's path."""
-    outdir.mkdir(parents=True, exist_ok=True)
+    """Write the page (index.md or index.html) and its SVGs into `outdir`; the page's path.
+
+    Raises files.Unsafe for a directory rxviz must not write into, OSError when writing fails
+    (each file is then left as it was: written whole or not at all)."""
+    files.own_dir(outdir)
     for step, svg in enumerate(svgs):
-        (outdir / svg_name(step)).write_text(svg, encoding="utf-8")
-    md = markdown(lesson, run)
+        files.write(outdir / svg_name(step), svg)
+    md = page_markdown(lesson, run)
     page = outdir / f"index.{fmt}"
-    page.write_text(md if fmt == "md" else to_html(lesson, md), encoding="utf-8")
+    files.write(page, md if fmt == "md" else to_html(lesson, md))
     return page

@@ -13,15 +13,26 @@ several presenters on one machine each have their own file. `rxviz notes`
 locks onto the presenter most recently active when it starts (or the one
 `--session` names) and stays with it, printing the notes of each step as that
 presenter reaches it; with several presenters it says which one it follows
-and how to pick another (`--list`, `--session`).
+and how to pick another (`--list`, `--session`). It keeps to the terminal's
+width: a resize prints the step again at the new width.
+
+The directory is checked before it is used (viz.state.runtime_dir), and every
+file in it is still read as untrusted: only a regular file of this user, not
+a symlink, small, whose JSON has exactly the fields and kinds above, is
+used; anything else is skipped, never a crash. Its strings are printed with
+each control, bidi or invisible character shown as its escape, so a planted
+file cannot retitle the terminal or write the clipboard (OSC 0, OSC 52).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
+import re
 import shutil
+import stat
 import sys
 import textwrap
 import time
@@ -29,11 +40,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from viz.state import runtime_dir, write_json
+from models.lesson.sanitize import shown
+from viz.state import Unusable, runtime_dir, write_json
 
 PREFIX = "presenter-"
 POLL = 0.2           # seconds between two looks at the presenter's file
+MAX_FILE = 256 * 1024    # a presenter's file is a few KiB: anything bigger is not one
 _counter = itertools.count(1)
+# The fields of a presenter's file and their kinds; a file with any other shape is skipped.
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "session": str, "pid": int, "lesson": str, "title": str, "step": int, "total": int, "step_title": str,
+    "notes": str, "next_title": str, "started": (int, float), "updated": (int, float)}
+_SESSION = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 def new_session() -> str:
@@ -54,9 +72,10 @@ def _alive(pid: int) -> bool:
 class NotesPublisher:
     """What one presenter tells its followers; `publish` on every step, `close` at exit."""
 
-    def __init__(self, session: str | None = None, directory: Path | None = None) -> None:
+    def __init__(self, session: str | None = None, directory: Path | None = None, notice=None) -> None:
+        """Raises viz.state.Unusable when there is no directory to publish in (no notes, then)."""
         self.session = session or new_session()
-        self.dir = directory or runtime_dir()
+        self.dir = directory or runtime_dir(notice)
         self.path = self.dir / f"{PREFIX}{self.session}.json"
         self.started = time.time()
         self.error = ""
@@ -81,18 +100,41 @@ class NotesPublisher:
             pass
 
 
+def _read(path: Path) -> dict[str, Any] | None:
+    """A presenter's file as its data, or None for anything that is not one (never raises)."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE or \
+                (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            data = json.loads(f.read(MAX_FILE + 1).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None                     # being replaced, or not ours
+    if not isinstance(data, dict) or set(data) != set(_FIELDS):
+        return None
+    for name, kind in _FIELDS.items():
+        v = data[name]
+        if not isinstance(v, kind) or isinstance(v, bool):
+            return None
+        if isinstance(v, float) and not math.isfinite(v) or isinstance(v, str) and len(v) > 64 * 1024:
+            return None
+    if not _SESSION.fullmatch(data["session"]) or not 0 < data["pid"] < 1 << 31 \
+            or not 0 <= data["step"] <= data["total"] <= 10_000:
+        return None
+    return data
+
+
 def sessions(directory: Path | None = None) -> list[dict[str, Any]]:
     """The live presenters, most recently updated first."""
     directory = directory or runtime_dir()
     out = []
     for path in directory.glob(f"{PREFIX}*.json"):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            continue                    # being replaced, or not ours
-        if isinstance(data, dict) and _alive(int(data.get("pid", 0) or 0)):
+        data = _read(path)
+        if data is not None and _alive(data["pid"]):
             out.append(data)
-    return sorted(out, key=lambda d: -float(d.get("updated", 0)))
+    return sorted(out, key=lambda d: -d["updated"])
 
 
 def pick(session: str | None, directory: Path | None = None) -> dict[str, Any] | None:
@@ -103,17 +145,34 @@ def pick(session: str | None, directory: Path | None = None) -> dict[str, Any] |
 
 
 def render(data: dict[str, Any], width: int = 80) -> str:
-    """One step's notes as the follower prints them."""
-    head = f"── {data['lesson']} · step {data['step']}/{data['total']} · {data['step_title']} "
-    lines = [head + "─" * max(0, width - len(head))]
+    """One step's notes as the follower prints them, every line within `width` columns.
+
+    The strings come from a file anyone with this user's rights could have written:
+    each is shown with its control, bidi and invisible characters escaped.
+    """
+    width = max(20, width)
+
+    def wrap(text: str, indent: str = "", room: int = width) -> list[str]:
+        return textwrap.wrap(shown(text), room, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False) or [indent]
+
+    # The heading's first line is "── " + text + " " + a rule: one column more than its wrapped text.
+    head = wrap(f"{data['lesson']} · step {data['step']}/{data['total']} · {data['step_title']}", "   ", width - 1)
+    first = "── " + head[0][3:] + " "
+    lines = [first + "─" * max(0, width - len(first)), *head[1:]]
     notes = (data.get("notes") or "").strip() or "(no notes for this step)"
     for para in notes.split("\n"):
-        lines += textwrap.wrap(para, width) or [""]
+        lines += wrap(para)
     if data.get("next_title"):
-        lines += ["", f"next: {data['next_title']}"]
-    elapsed = int(max(0, float(data.get("updated", 0)) - float(data.get("started", 0))))
+        lines += ["", *wrap(f"next: {data['next_title']}")]
+    elapsed = int(max(0.0, min(1e9, float(data.get("updated", 0)) - float(data.get("started", 0)))))
     lines.append(f"talk time {elapsed // 60:02d}:{elapsed % 60:02d}")
     return "\n".join(lines)
+
+
+def width() -> int:
+    """The terminal's width now (at most 100: notes are read at a glance), 80 without one."""
+    return min(100, shutil.get_terminal_size((80, 24)).columns)
 
 
 def _others(live: list[dict[str, Any]], mine: str) -> str:
@@ -127,7 +186,8 @@ def _others(live: list[dict[str, Any]], mine: str) -> str:
 
 
 def follow(session: str | None, out: Callable[[str], None], once: bool = False,
-           directory: Path | None = None, sleep=time.sleep, limit: float | None = None) -> Iterator[int]:
+           directory: Path | None = None, sleep=time.sleep, limit: float | None = None,
+           columns: Callable[[], int] = width) -> Iterator[int]:
     """Print each step's notes as the presenter reaches it; yields after each look (tests stop it).
 
     Without `session`, the follower locks onto the presenter most recently active when it
@@ -135,7 +195,7 @@ def follow(session: str | None, out: Callable[[str], None], once: bool = False,
     another presenter's. When that presenter quits, it waits for the next one to lock onto.
     """
     locked = session
-    shown = None
+    seen = None
     waited = False
     start = time.monotonic()
     while True:
@@ -144,35 +204,42 @@ def follow(session: str | None, out: Callable[[str], None], once: bool = False,
             if live:
                 locked = live[0]["session"]
                 if note := _others(live, locked):
-                    out(note)
+                    out(shown(note))
         data = pick(locked, directory) if locked is not None else None
         if data is None:
             if session is None and locked is not None:      # the followed presenter has quit
-                if shown is not None:
+                if seen is not None:
                     out(f"presenter {locked} has ended; waiting for a presenter (rxviz play LESSON --present)…")
                     waited = True
-                locked, shown = None, None
+                locked, seen = None, None
             if not waited:
                 who = f"presenter session {session}" if session else "a presenter (rxviz play LESSON --present)"
                 out(f"waiting for {who}…")
                 waited = True
         else:
-            key = (data["session"], data["lesson"], data["step"])
-            if key != shown:
-                shown = key
-                out(render(data, min(100, shutil.get_terminal_size((80, 24)).columns)))
-        yield 0
+            # The same step again when the terminal was resized: printed anew at its width.
+            key = (data["session"], data["lesson"], data["step"], columns())
+            if key != seen:
+                seen = key
+                out(render(data, key[-1]))
+        yield 1 if data is not None else 0
         if once or (limit is not None and time.monotonic() - start > limit):
             return
         sleep(POLL)
 
 
 def cmd_notes(args) -> int:
-    """`rxviz notes [--session ID] [--list] [--once]`."""
+    """`rxviz notes [--session ID] [--list] [--once]`: 0, or 1 when `--once` finds no presenter."""
+    from viz.cli_commands import CliError, err
+
+    try:
+        directory = runtime_dir(lambda line: err(f"rxviz: note: {line}"))
+    except Unusable as e:
+        raise CliError(f"notes: no safe directory to find presenters in: {e}", 2) from None
     if args.list:
-        live = sessions()
+        live = sessions(directory)
         for d in live:
-            print(f"{d['session']}  {d['lesson']}  step {d['step']}/{d['total']}")
+            print(shown(f"{d['session']}  {d['lesson']}  step {d['step']}/{d['total']}"))
         if not live:
             print("no presenter is running (start one with rxviz play LESSON --present)")
         return 0
@@ -182,8 +249,13 @@ def cmd_notes(args) -> int:
             print("\x1b[2J\x1b[H", end="")
         print(text, flush=True)
 
+    if args.once:
+        if pick(args.session, directory) is None:
+            who = f"presenter session {args.session!r}" if args.session else "presenter"
+            raise CliError(f"notes: no {who} is running on this machine; start one with "
+                           f"`rxviz play LESSON --present` (`rxviz notes --list` lists them)", 1)
     try:
-        for _ in follow(args.session, out, once=args.once):
+        for _ in follow(args.session, out, once=args.once, directory=directory):
             pass
     except KeyboardInterrupt:
         return 0

@@ -1,13 +1,16 @@
 """Progress through the lessons, kept between runs: the step reached, the answers, what is finished.
 
-A lesson is finished when its end screen was reached, not when its last step was shown
-(`--step` and End jump there without going through it).
+A lesson is finished when its end screen was reached after every one of its steps was
+shown (in this session or an earlier one): `--step` and End jump to the last step without
+going through the others, and reaching the end that way does not finish it.
 
 One small JSON file in the state directory (viz.state), rewritten whole on every
 change (atomically), so tomorrow's `rxviz` resumes where today's stopped:
 
     {"version": 1, "lessons": {"rx-basics": {"step": 5, "total": 14, "finished": false,
-                                              "answers": {"4": 1}}}}
+                                              "answers": {"4": 1}, "seen": [1, 2, 3, 4, 5]}}}
+
+(`seen`, the steps shown, came after version 1's first files: a file without it reads as none seen.)
 
 A file that cannot be used is never a crash and never silently lost:
 
@@ -36,6 +39,10 @@ class LessonProgress:
     total: int = 0
     finished: bool = False
     answers: dict[int, int] = field(default_factory=dict)     # step -> choice (0-based)
+    seen: set[int] = field(default_factory=set)              # the steps (1-based) shown
+
+    def saw_all(self, total: int) -> bool:
+        return set(range(1, total + 1)) <= self.seen
 
 
 def _parse(data) -> dict[str, LessonProgress]:
@@ -47,11 +54,12 @@ def _parse(data) -> dict[str, LessonProgress]:
         if not isinstance(entry, dict):
             raise ValueError(f"bad entry for {lid!r}")
         step, total = entry.get("step", 0), entry.get("total", 0)
-        answers = entry.get("answers", {})
-        if not (isinstance(step, int) and isinstance(total, int) and isinstance(answers, dict)):
+        answers, seen = entry.get("answers", {}), entry.get("seen", [])
+        if not (isinstance(step, int) and isinstance(total, int) and isinstance(answers, dict)
+                and isinstance(seen, list) and all(isinstance(k, int) and 0 < k <= 1000 for k in seen)):
             raise ValueError(f"bad entry for {lid!r}")
         out[str(lid)] = LessonProgress(step, total, bool(entry.get("finished", False)),
-                                       {int(k): int(v) for k, v in answers.items()})
+                                       {int(k): int(v) for k, v in answers.items()}, set(seen))
     return out
 
 
@@ -109,7 +117,7 @@ class ProgressStore:
             return
         data = {"version": VERSION, "lessons": {
             lid: {"step": p.step, "total": p.total, "finished": p.finished,
-                  "answers": {str(k): v for k, v in sorted(p.answers.items())}}
+                  "answers": {str(k): v for k, v in sorted(p.answers.items())}, "seen": sorted(p.seen)}
             for lid, p in sorted(self.lessons.items())}}
         try:
             write_json(self.path, data)

@@ -163,9 +163,15 @@ def _compose(text: str, path: str) -> tuple[MappingNode, _LessonLoader]:
 
 
 def _check_tree(root: Node, path: str) -> None:
-    """Tags, key kinds and duplicate keys, everywhere, before any validation."""
+    """Tags, key kinds and duplicate keys, everywhere, before any validation (every one found, up to a limit)."""
+    from .limits import MAX_ERRORS
+    errors: list[LessonError] = []
+
+    def bad(m: Any, message: str) -> None:
+        errors.append(LessonError(path, m.line + 1, m.column + 1, "", message))
+
     todo = [root]
-    while todo:
+    while todo and len(errors) < MAX_ERRORS:
         node = todo.pop()
         m = node.start_mark
         if isinstance(node, ScalarNode):
@@ -173,21 +179,24 @@ def _check_tree(root: Node, path: str) -> None:
         else:
             ok = node.tag == _T + ("map" if isinstance(node, MappingNode) else "seq")
         if not ok:
-            raise LessonError(path, m.line + 1, m.column + 1, "",
-                              f"YAML tag {node.tag.replace(_T, '!!')!r} is not allowed in lessons")
+            bad(m, f"YAML tag {node.tag.replace(_T, '!!')[:40]!r} is not allowed in lessons")
+            continue
         if isinstance(node, SequenceNode):
-            todo.extend(node.value)
+            todo.extend(reversed(node.value))
         elif isinstance(node, MappingNode):
             seen: set[str] = set()
-            for key, value in node.value:
+            for key, _ in node.value:
                 km = key.start_mark
                 if not isinstance(key, ScalarNode):
-                    raise LessonError(path, km.line + 1, km.column + 1, "",
-                                      "mapping keys must be plain names, not lists or mappings")
+                    bad(km, "mapping keys must be plain names, not lists or mappings")
+                    continue
                 if key.value in seen:
-                    raise LessonError(path, km.line + 1, km.column + 1, "", f"duplicate key {key.value!r}")
+                    bad(km, f"duplicate key {key.value[:40]!r}")
                 seen.add(key.value)
-                todo.extend((key, value))
+            for key, value in reversed(node.value):
+                todo.extend((value, key))
+    if errors:
+        raise LessonError.several(errors, dropped=int(bool(todo)))
 
 
 def load_lesson_text(text: str, path: str = "<string>") -> Lesson:

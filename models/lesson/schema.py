@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .sanitize import shown
+
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """' (did you mean 'x'?)' for the closest known name, or ''.
@@ -42,19 +44,43 @@ class LessonError(Exception):
     `path: message`.
     """
 
-    def __init__(self, path: str, line: int, column: int, field: str, message: str) -> None:
+    def __init__(self, path: str, line: int, column: int, field: str, message: str,
+                 more: tuple[LessonError, ...] = (), dropped: int = 0) -> None:
         self.path = str(path)
         self.line = line
         self.column = column
         self.field = field
         self.message = message
+        # The file's other problems, found in the same pass (`rxviz check` prints them all), and
+        # how many more there were beyond the limit the validator stops at.
+        self.more = tuple(more)
+        self.dropped = dropped
         super().__init__(str(self))
+
+    @classmethod
+    def several(cls, errors: list[LessonError], dropped: int = 0) -> LessonError:
+        """One error for several problems of a file: the first in the file, carrying the rest."""
+        found = sorted(dict.fromkeys(errors), key=lambda e: (e.line, e.column))
+        first = found[0]
+        return cls(first.path, first.line, first.column, first.field, first.message, tuple(found[1:]), dropped)
+
+    @property
+    def errors(self) -> tuple[LessonError, ...]:
+        """Every problem found, this one first."""
+        return (self, *self.more)
+
+    def __eq__(self, other: object) -> bool:     # the same problem found twice is reported once
+        return isinstance(other, LessonError) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}:{self.column}: " if self.line > 0 else f"{self.path}: "
         what = f"{self.field}: {self.message}" if self.field else self.message
-        # One line, always: a path or a YAML problem text must not break it.
-        return "".join(c if c.isprintable() else " " for c in where + what)
+        # One line, always: a path or a YAML problem text must not break it, nor act on a terminal
+        # (each control, bidi or invisible character is shown as its escape).
+        return shown(where + what).replace("\t", " ").replace("\n", " ")
 
 
 class LessonNotFound(Exception):

@@ -80,16 +80,31 @@ async def test_fast_forward_reports_each_chunk(monkeypatch):
 
 
 @pytest.mark.slow
-async def test_only_the_end_screen_finishes_a_lesson():
+async def test_only_the_end_screen_after_every_step_finishes_a_lesson():
     from models.lesson import find_lesson
     from viz.screens.end import EndScreen
-    app = make_app(lesson="rx-basics", step=len(find_lesson("rx-basics").steps), remember=False)
+    total = len(find_lesson("rx-basics").steps)
+    app = make_app(lesson="rx-basics", step=total, remember=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         screen = app.screen
-        assert screen.frame.step == len(screen.lesson.steps)            # --step to the last step
+        assert screen.frame.step == total                               # --step to the last step
         assert "rx-basics" not in app.finished and not app.store.get("rx-basics").finished
         await pilot.press("right")
         await settle(app, pilot)
         assert isinstance(app.screen, EndScreen)
+        # The end, reached by a jump: the steps before were never shown, so it is not finished.
+        assert "rx-basics" not in app.finished and app.store.get("rx-basics").seen == {total}
+        await pilot.press("escape", "home")
+        await settle(app, pilot)
+        for _ in range(total + 1):            # every step (a question's first → shows its outcome)
+            while screen.frame.step < total and screen.holding():
+                await pilot.press("right")
+                await settle(app, pilot)
+            await pilot.press("right")
+            await settle(app, pilot)
+            if isinstance(app.screen, EndScreen):
+                break
+        assert isinstance(app.screen, EndScreen)
+        assert app.store.get("rx-basics").seen == set(range(1, total + 1))
         assert "rx-basics" in app.finished and app.store.get("rx-basics").finished

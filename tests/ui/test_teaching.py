@@ -186,7 +186,9 @@ async def test_the_payoff_step_shows_the_headline_and_the_end_screen_sums_up(mon
         assert nxt.startswith("Next: ")
         await press(pilot, "enter")
         assert isinstance(app.screen, PlayerScreen) and app.screen.lesson.id != "ath11k-36bit-dma-mask"
-        assert "ath11k-36bit-dma-mask" in app.finished
+        # Opened at the payoff and jumped to the end: the steps before were never shown, so the
+        # lesson is not finished (tests/ui/test_progress.py goes through every step).
+        assert "ath11k-36bit-dma-mask" not in app.finished
     assert calls == ["ath11k-36bit-dma-mask"]                       # computed once, then cached
 
 

@@ -202,10 +202,19 @@ def test_run_each_fault_is_reported_never_a_traceback(capsys, fault):
     result = json.loads(out)
     found = [v for r in result["variants"].values() for v in r["violations"]]
     assert code == (3 if found else 0)
+    said = messages(err)
+    quiet = [n for n, r in result["variants"].items() if FAULT_SHOWS[fault] not in r["violation_counts"]
+             and FAULT_SHOWS[fault] not in r["warning_counts"]]
+    # A variant the fault showed nothing in is said so, never a silent exit 0.
+    notes = [m for m in said if m.startswith(f"rxviz: note: --inject {fault} ")]
+    assert len(notes) == len(quiet) and all(f"/ {n}" in m for n, m in zip(quiet, notes, strict=True))
+    # "no effect" exactly where the model counted the fault acting 0 times
+    idle = [n for n in quiet if result["variants"][n]["faults"][fault] == 0]
+    assert [n for n, m in zip(quiet, notes, strict=True) if "has no effect" in m] == idle
     if found:
-        assert "the checker reported" in message(err) and FAULT_SHOWS[fault] in err
+        assert any("the checker reported" in m for m in said) and FAULT_SHOWS[fault] in err
     else:
-        assert err == ""
+        assert said == notes
 
 
 def test_run_violations_table(capsys):
@@ -238,7 +247,8 @@ def test_broken_lesson_run_exits_2_check_exits_1(capsys, bad):
     assert line.startswith(f"rxviz: {path}:")
     code, out, err = run(capsys, "check", path)
     assert code == 1 and err == ""
-    (said,) = messages(out)
+    head, said = messages(out)           # a FAIL line as plain to spot as an ok line, then the problem
+    assert head == f"FAIL  {bad[:-5]}  (1 problem)"
     assert said.startswith(f"{path}:") and line.endswith(said)
 
 
@@ -313,6 +323,7 @@ def test_check_failures_name_the_line(capsys):
     code, out, err = run(capsys, "check", FAILS)
     assert code == 1 and err == ""
     assert messages(out) == [
+        "FAIL  cli-fails  (2 problems)",
         f"{FAILS}:11: step 1 (Wait for a bounce): run until swiotlb_bounce (count 1) was not reached "
         "within 50 frames (limit 50)",
         f"{FAILS}:15: check failed: only: dma_map_single == 0 failed: it is 330",

@@ -232,11 +232,13 @@ def test_run_on_a_pipe_prints_no_progress():
 def test_serve_listens_on_localhost_by_default_and_warns_for_another_host(capsys, monkeypatch):
     from viz import serve
     calls = []
-    monkeypatch.setattr(serve, "serve", lambda *a: calls.append(a))
+    monkeypatch.setattr(serve, "serve", lambda *a, **kw: calls.append((*a, kw)))
     code, _, err = run(capsys, "serve")
-    assert code == 0 and err == "" and calls[-1] == (None, "127.0.0.1", 8000, None)
-    code, _, err = run(capsys, "serve", "rx-basics", "--host", "0.0.0.0", "--port", "8080")
-    assert code == 0 and calls[-1] == ("rx-basics", "0.0.0.0", 8080, None)
+    assert code == 0 and err == ""
+    assert calls[-1] == (None, "127.0.0.1", 8000, None, {"max_sessions": serve.MAX_SESSIONS, "resume": False})
+    code, _, err = run(capsys, "serve", "rx-basics", "--host", "0.0.0.0", "--port", "8080", "--max-sessions", "3",
+                       "--resume")
+    assert code == 0 and calls[-1] == ("rx-basics", "0.0.0.0", 8080, None, {"max_sessions": 3, "resume": True})
     assert err.startswith("rxviz: warning: serving on 0.0.0.0:8080: anyone who can reach this address")
     assert serve.app_command("rx-basics").endswith("-P -m viz play rx-basics")
     assert serve.public_url("0.0.0.0", 8080, None).endswith(":8080")

@@ -196,11 +196,18 @@ def test_error_points_at_value_for_bad_value_and_key_for_unknown_key():
 
 
 @pytest.mark.parametrize("snippet, field, message", [
-    ("    run: {frames: 0}", "steps[0].run.frames", "between 1 and 1000000, got 0"),
+    ("    run: {frames: 0}", "steps[0].run.frames", "between 1 and 100,000 (a step is something to watch; "
+     "a long run is `rxviz run`'s), got 0"),
     ("    run: {frames: many}", "steps[0].run.frames", "expected a whole number, got 'many'"),
     ("    run: {frames: true}", "steps[0].run.frames", "expected a whole number, got True"),
-    ("    run: {frames: 1" + "0" * 400 + "}", "steps[0].run.frames", "between 1 and 1000000"),
-    ("    run: {frames: 1" + "0" * 5000 + "}", "steps[0].run.frames", "cannot read the value"),
+    ("    run: {frames: 1" + "0" * 400 + "}", "steps[0].run.frames", "got a 401-digit number"),
+    ("    run: {frames: 1" + "0" * 5000 + "}", "steps[0].run.frames", "got a 5001-digit number"),
+    ("    run: {frames: 100001}", "steps[0].run.frames", "between 1 and 100,000"),
+    ("    run: {until: napi_poll, count: 10001}", "steps[0].run.count", "between 1 and 10,000"),
+    ("    run: {until: napi_poll, limit: 1" + "0" * 17 + "}", "steps[0].run.limit",
+     "between 1 and 100,000 (frames to give up after), got 100,000,000,000,000,000"),
+    ("    run: {teardown: true, wait: 601s}", "steps[0].run.wait", "expected a time of at most 600s"),
+    ("    code: 100000", "steps[0].code", "between 1 and 10,000"),
     ("    run: {frames: 4, count: 2}", "steps[0].run", "'count' does not go with 'frames'"),
     ("    run: {teardown: true, wait: soon}", "steps[0].run.wait", "expected a time such as"),
     ("    run: {teardown: true, wait: 1" + "0" * 400 + "s}", "steps[0].run.wait", "expected a time such as"),
@@ -208,7 +215,7 @@ def test_error_points_at_value_for_bad_value_and_key_for_unknown_key():
     ("    ask: {question: q, choices: [a], answer: 0, explain: e}", "steps[0].ask.choices",
      "expected 2 to 6 entries, got 1"),
     ("    ask: {question: q, choices: [a, b], answer: 2, explain: e}", "steps[0].ask.answer",
-     "between 0 and 1, got 2"),
+     "between 0 and 1 (the index of one of its 2 choices, from 0), got 2"),
     ("    say: [a]", "steps[0]", "duplicate key 'say'"),
 ])
 def test_step_errors(snippet, field, message):
@@ -412,7 +419,10 @@ def test_huge_numbers_are_errors_not_crashes():
     paper = "paper: {metric: cpu_percent, unit: '%', before: 1" + "0" * 400 + ", after: .inf, source: x}\n"
     body = MINIMAL.replace("  only: {}", "  before: {}\n  after: {}")
     e = error(body + paper, text=True)
-    assert e.field == "paper.after" and "expected a number, got inf" in e.message
+    # Both are found in one pass: each number of a lesson is bounded, and a float must be finite.
+    assert [(x.field, x.message) for x in e.errors] == [
+        ("paper.before", "expected a number of at most 1,000,000,000,000, got a 401-digit number"),
+        ("paper.after", "expected a number, got inf")]
 
 
 # --- the authors' documentation stays true ---------------------------------------

@@ -18,6 +18,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from viz.plain import join
 from viz.session import compare_pair
 from viz.widgets.headline import HeadlinePanel
 from viz.widgets.sandbox_bar import fmt, value
@@ -107,7 +108,7 @@ class EndScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         lesson = self.lesson
         with VerticalScroll() as box:
-            box.border_title = f"end of the lesson · {lesson.title}"
+            box.border_title = join("end of the lesson · ", lesson.title)     # a title is plain text
             box.can_focus = True            # ↑ ↓ scroll it on a small screen
             names, rows = summary(lesson, self.player.frame)
             head = (f"What changed from {names[0]} to {names[1]} (what the steps watched, at the last step)"

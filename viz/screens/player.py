@@ -134,6 +134,11 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         yield StatusLine(id="status")
         yield Footer()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Keys typed in a burst keep coming while the app shuts down (`q`, then the rest of a word):
+        # the screen's widgets are gone by then, and an action would have nothing to act on.
+        return bool(self.children)
+
     def on_mount(self) -> None:
         self.query_one(AskPanel).display = False
         self.query_one(HeadlinePanel).display = False
@@ -213,7 +218,7 @@ class PlayerScreen(Presenting, CallStepping, Screen):
         def say_busy() -> None:
             if self.waiting:
                 step, extra = self.want
-                label = (f"fast-forwarding {extra:,} frames…".replace(",", " ") if extra
+                label = (f"fast-forwarding {extra:,} frames…" if extra
                          else "running the step to that call…" if self.call_pending
                          else f"computing step {step}/{len(self.lesson.steps)}…")
                 self.query_one(StatusLine).busy = label

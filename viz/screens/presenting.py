@@ -18,7 +18,12 @@ from textual.widgets import Static
 
 
 class BlankScreen(Screen):
-    """Nothing at all, until any key or click."""
+    """Nothing at all, until any key or click.
+
+    Keys typed quickly (a word: `b`, then `l`, `a`, ...) reach it before its first
+    dismissal has taken it off the stack; only the first one dismisses it, or the
+    second would pop the screen under it too (a ScreenStackError on an empty stack).
+    """
 
     DEFAULT_CSS = "BlankScreen { background: black; }"
 
@@ -27,10 +32,15 @@ class BlankScreen(Screen):
 
     def on_key(self, event) -> None:
         event.stop()
-        self.dismiss()
+        self._leave()
 
     def on_click(self) -> None:
-        self.dismiss()
+        self._leave()
+
+    def _leave(self) -> None:
+        if self.is_current and not getattr(self, "_leaving", False):
+            self._leaving = True
+            self.dismiss()
 
 
 class Presenting:
@@ -67,4 +77,7 @@ class Presenting:
     def publish_step(self, step: int) -> None:
         publisher = getattr(self.app, "notes", None)
         if publisher is not None:
+            had = publisher.error
             publisher.publish(self.lesson, step)
+            if publisher.error and publisher.error != had:      # said once, and the talk goes on
+                self.notify(publisher.error, severity="warning", timeout=10, markup=False)

@@ -36,7 +36,7 @@ class CallStepping:
         self.query_one(StatusLine).busy = ""
         if self.playing:
             self._set_playing(False)
-        self.notify(why, timeout=4)
+        self.notify(why, timeout=4, markup=False)
 
     def action_call(self, delta: int) -> None:
         """] / [: one kernel call forward or back (the followed object's next or previous move)."""
@@ -73,7 +73,7 @@ class CallStepping:
                 return
             self.follow = obj
             self.call_mode = True
-            self.notify(f"following {obj}: ] and [ go to its next and previous move", timeout=3)
+            self.notify(f"following {obj}: ] and [ go to its next and previous move", timeout=3, markup=False)
         if self.frame is not None:
             self._show(self.frame)
 

@@ -61,11 +61,11 @@ def _choose(key: tuple) -> tuple[Drawing, list] | None:
 
 
 def fmt_count(n: int | None) -> str:
-    return "" if n is None else f"{n:,}".replace(",", " ")
+    return "" if n is None else f"{n:,}"
 
 
 def fmt_t(ns: int) -> str:
-    return f"{ns / 1000:,.3f} µs".replace(",", " ")
+    return f"{ns / 1000:,.3f} µs"
 
 
 @register

@@ -30,7 +30,7 @@ def fmt_addr(a: int) -> str:
 
 
 def fmt_bytes(n: int) -> str:
-    return f"{n:,} bytes".replace(",", " ")
+    return f"{n:,} bytes"
 
 
 def history_line(t: Transition, width: int = 1 << 30) -> str:

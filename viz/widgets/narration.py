@@ -116,7 +116,7 @@ class Narration(Vertical, OnePass, can_focus=False):
     def heading(self, step: int, extra: int) -> str:
         total = len(self.lesson.steps)
         title = self.lesson.title if step == 0 else self.lesson.steps[step - 1].title
-        more = f" +{extra:,} frames".replace(",", " ") if extra else ""
+        more = f" +{extra:,} frames" if extra else ""
         return f"step {step}/{total}{more} · {title}"
 
     def say(self, step: int, answered: bool) -> str:

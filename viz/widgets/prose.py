@@ -13,6 +13,12 @@ second pass when its size settled, one screen refresh later.
 A line break in the source is kept as a line break: lesson authors put one
 thought per line, and reading them as separate lines is easier on a
 projector than one long paragraph.
+
+Lesson text is untrusted, and Markdown decodes entities: `&#x202e;` becomes
+a bidi override only here, after the loader looked at it. So every piece of
+text is taken through `shown` (models.lesson.sanitize) after decoding, as it
+is drawn; raw HTML is off, a link is only a style (its target is never
+used) and an image is its alt text.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from models.lesson.sanitize import shown
 from viz.widgets.lines import text_strip
 
 # (kind, depth, marker, inline tokens): kind is "p" (paragraph), "item" (first
@@ -150,17 +157,17 @@ class Prose(ScrollView, can_focus=False):
         for tok in tokens:
             style = Style.combine(stack) if stack else None
             if tok.type == "text":
-                out.append(tok.content, style)
+                out.append(shown(tok.content), style)
             elif tok.type == "code_inline":
-                out.append(tok.content, (style or Style()) + self._style("code"))
+                out.append(shown(tok.content), (style or Style()) + self._style("code"))
             elif tok.type in ("softbreak", "hardbreak"):
                 out.append("\n")
             elif tok.type in ("strong_open", "em_open", "link_open"):
                 stack.append(self._style({"strong_open": "strong", "em_open": "em"}.get(tok.type, "link")))
             elif tok.type in ("strong_close", "em_close", "link_close") and stack:
                 stack.pop()
-            elif tok.content:               # html_inline, images: shown as written
-                out.append(tok.content, style)
+            elif tok.content:               # html_inline, images (their alt text): shown as written
+                out.append(shown(tok.content), style)
         return out
 
     def _wrap(self, source: str, width: int) -> list[Text]:
@@ -174,7 +181,7 @@ class Prose(ScrollView, can_focus=False):
             indent = 2 * max(0, depth - 1) + (len(marker) if kind == "item" else 2 * (depth > 0))
             room = max(4, width - indent)
             if kind == "code":
-                texts = [Text(line, self._style("code"), no_wrap=True) for line in str(body).split("\n")]
+                texts = [Text(shown(line), self._style("code"), no_wrap=True) for line in str(body).split("\n")]
                 wrapped = [t[:room] for t in texts]
             elif kind == "hr":
                 wrapped = [Text("─" * room, self._style("marker"))]

@@ -37,7 +37,7 @@ def fmt(v: float | None) -> str:
         return "-"
     if isinstance(v, int) or float(v).is_integer() and abs(v) >= 100:
         return fmt_int(int(v))
-    return f"{v:,.2f}".replace(",", " ") if abs(v) < 100 else f"{v:,.1f}".replace(",", " ")
+    return f"{v:,.2f}" if abs(v) < 100 else f"{v:,.1f}"
 
 
 def moved(ref: Frame | None, now: Frame, variant: str, watch: tuple[str, ...]) -> list[tuple[str, Any, Any]]:

@@ -35,8 +35,8 @@ def fmt_ns(ns: float) -> str:
 
 
 def fmt_int(n: int) -> str:
-    """12 345: thin groups read better than 12,345 next to kernel names."""
-    return f"{n:,}".replace(",", " ")
+    """12,345: the one way rxviz writes a count, in the player, the CLI and the handouts."""
+    return f"{n:,}"
 
 
 def last_call(frame: Frame) -> tuple[str, str]:
