@@ -25,13 +25,14 @@ the top of low memory, before the buddy allocator sees those pages.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-PAGE_SIZE = 4096
+PAGE_SIZE: Final = 4096
 GiB = 1 << 30
 MiB = 1 << 20
-PCI_HOLE_START = 3 * GiB      # low RAM ends here on a typical x86 PC
+PCI_HOLE_START: Final = 3 * GiB      # low RAM ends here on a typical x86 PC
 FOUR_GiB = 4 * GiB
 
 

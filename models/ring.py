@@ -8,7 +8,7 @@ at `dev_idx` still owned by the driver is dropped (the NIC's rx_missed).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -16,7 +16,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .rxpath import Buf
     from .trace import Recorder
 
-DRIVER, DEVICE = 0, 1        # who owns a descriptor (Ring.owner)
+DRIVER: Final = 0
+DEVICE: Final = 1        # who owns a descriptor (Ring.owner)
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

@@ -24,16 +24,16 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, NamedTuple, SupportsIndex
+from typing import Any, Final, NamedTuple, SupportsIndex
 
 from mypy_extensions import mypyc_attr
 
 from .calls import CALL_ID, CALL_NAMES, CATEGORIES, CATEGORY_OF, COUNTERS, NCALLS
 from .lifecycle import NTRANSITIONS
 
-PS = 1000                  # picoseconds per nanosecond
-CONTEXTS = ("hardirq", "softirq", "process", "app", "device")
-LOOKBACK = 6               # events searched back for the call that caused a transition (its own sub-calls)
+PS: Final = 1000                  # picoseconds per nanosecond
+CONTEXTS: Final = ("hardirq", "softirq", "process", "app", "device")
+LOOKBACK: Final = 6               # events searched back for the call that caused a transition (its own sub-calls)
 
 
 class Transition(NamedTuple):
@@ -111,7 +111,7 @@ class Violation(NamedTuple):
     printed: bool | None = None
 
 
-KEPT_REPORTS = 1000       # reports kept whole; every one is counted
+KEPT_REPORTS: Final = 1000       # reports kept whole; every one is counted
 
 
 @mypyc_attr(native_class=False)    # mypyc compiles no subclass of a builtin type
