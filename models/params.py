@@ -20,9 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from . import units
+from . import scenario_checks, units
 from .platform import COST_DOC, PROFILES
-from .scenario_checks import check as check  # re-exported: parameters are checked together
 
 
 @dataclass(frozen=True)
@@ -320,3 +319,9 @@ def _register_costs() -> None:
 
 
 _register_costs()
+
+
+def check(prm: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every cross-parameter problem of a full parameter dict (models.scenario_checks), as
+    (parameter, message)."""
+    return scenario_checks.check(prm, {name: p.default for name, p in PARAMS.items()})
