@@ -12,7 +12,7 @@ networkx is imported only when a graph is asked for, so headless runs and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from mypy_extensions import mypyc_attr
@@ -287,7 +287,7 @@ MACHINE: Final[dict[str, Machine]] = {name: Machine(name) for name in MACHINES}
 NTRANSITIONS: Final = len(TRANSITION_EDGES)
 
 
-def edge_counts(moves: list[int], machine: str) -> dict[tuple[str, str, str], int]:
+def edge_counts(moves: Sequence[int], machine: str) -> dict[tuple[str, str, str], int]:
     """How often each edge of `machine` was taken in a run (its Recorder.moves): (from, edge, to) -> n."""
     return {(src, call, dst): moves[i] for i, (m, src, call, dst) in enumerate(TRANSITION_EDGES) if m == machine}
 
