@@ -10,7 +10,7 @@ WORKERS ?= -n auto --maxprocesses=4
 # or snapshot (syrupy SVGs). tests/conftest.py marks the last two; pyproject.toml lists them.
 FAST    := not slow and not property and not snapshot
 
-.PHONY: run table test test-all lint bench check clean
+.PHONY: run table test test-all test-pure lint bench check compile clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -18,7 +18,13 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
+	@$(BIN)/rxviz --version
 	touch $(STAMP)
+
+# The compiled model (mypyc, when a C compiler is present), rebuilt after an edit to models/: until
+# then the pure-Python model runs (models/native.py refuses a compiled build older than its sources).
+compile: $(STAMP)
+	$(BIN)/python hatch_build.py
 
 run: $(STAMP)
 	$(BIN)/rxviz
@@ -29,6 +35,10 @@ table: $(STAMP)
 # The fast set: under 90 s on two cores. Run it while you work.
 test: $(STAMP)
 	$(BIN)/python -m pytest $(WORKERS) -m "$(FAST)"
+
+# The fast set and the golden outputs on the pure-Python model, whatever is compiled (CI runs both builds).
+test-pure: $(STAMP)
+	RXVIZ_MODEL=pure $(BIN)/python -m pytest $(WORKERS) -m "($(FAST)) or golden"
 
 # Everything: the fast set, slow, property and snapshot tests, the built wheel, the browser. CI runs it.
 test-all: $(STAMP)
@@ -47,4 +57,4 @@ check: $(STAMP)
 	$(BIN)/rxviz check
 
 clean:
-	rm -rf $(VENV) .pytest_cache .benchmarks .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .benchmarks .mypy_cache .ruff_cache models/_compiled

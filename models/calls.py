@@ -8,18 +8,20 @@ checks), so a typo in a lesson is caught when it is loaded.
 
 from __future__ import annotations
 
+from typing import Final
+
 # Execution contexts, as the kernel would report them.
-HARDIRQ = "hardirq"
-SOFTIRQ = "softirq"      # NET_RX softirq: the NAPI poll
-PROCESS = "process"      # a socket reader, a workqueue, ifdown
-DEVICE = "device"        # the NIC or the bus; costs no CPU
-CONTEXTS = (HARDIRQ, SOFTIRQ, PROCESS, DEVICE)
+HARDIRQ: Final = "hardirq"
+SOFTIRQ: Final = "softirq"      # NET_RX softirq: the NAPI poll
+PROCESS: Final = "process"      # a socket reader, a workqueue, ifdown
+DEVICE: Final = "device"        # the NIC or the bus; costs no CPU
+CONTEXTS: Final = (HARDIRQ, SOFTIRQ, PROCESS, DEVICE)
 
 # Cost categories for the per-frame CPU breakdown.
-CATEGORIES = ("irq", "driver", "alloc", "dma", "swiotlb", "iommu", "page_pool", "gro", "stack", "copy", "tx")
+CATEGORIES: Final = ("irq", "driver", "alloc", "dma", "swiotlb", "iommu", "page_pool", "gro", "stack", "copy", "tx")
 
 # call name -> (cost category, one-line meaning shown in the TUI and `rxviz trace`)
-CALLS: dict[str, tuple[str, str]] = {
+CALLS: Final[dict[str, tuple[str, str]]] = {
     # device and interrupt
     "rx_frame": ("driver", "the NIC writes a received frame into a descriptor's buffer"),
     "rx_missed_errors": ("driver", "the NIC found no free descriptor and dropped the frame: the host missed it "
@@ -145,7 +147,7 @@ CALLS: dict[str, tuple[str, str]] = {
 }
 
 # Counters every `rxviz run --json` reports, present even when zero.
-COUNTERS = (
+COUNTERS: Final = (
     "dma_map_single", "dma_unmap_single", "dma_map_page", "dma_unmap_page",
     "dma_sync_single_for_cpu", "dma_sync_single_for_device",
     "swiotlb_bounce", "swiotlb_bounce_bytes", "iommu_map", "iommu_unmap", "iotlb_sync",
@@ -155,14 +157,14 @@ COUNTERS = (
     "netif_receive_skb", "tcp_send_ack", "rx_dropped", "rx_missed_errors",
 )
 
-METRICS = (
+METRICS: Final = (
     "throughput_mbps", "cpu_percent", "sim_time_s", "frames_delivered", "frames_dropped",
     "cpu_ns_per_frame", "app_ns_per_frame", "acks_per_segment", "segments_per_skb", "bus_percent",
     "app_cpu_percent", "frames_processed", "swiotlb_share", "cpu_percent_outside_swiotlb",
 )
 
 # The faults of `--inject`: each breaks one rule of the DMA API (or of teardown) on purpose.
-FAULTS: dict[str, str] = {
+FAULTS: Final[dict[str, str]] = {
     "no-sync-for-cpu": "the driver reads a received buffer without dma_sync_single_for_cpu (or unmapping it) first",
     "double-unmap": "the driver unmaps an RX buffer twice (with page_pool: unmaps a page the pool mapped itself)",
     "wrong-direction": "the driver syncs or unmaps with a different DMA direction than it mapped with",
@@ -174,11 +176,11 @@ FAULTS: dict[str, str] = {
 }
 
 # What each fault makes the checker report (most are named after it).
-FAULT_SHOWS: dict[str, str] = {**{f: f for f in FAULTS}, "missing-unmap": "leak-at-teardown"}
+FAULT_SHOWS: Final[dict[str, str]] = {**{f: f for f in FAULTS}, "missing-unmap": "leak-at-teardown"}
 
 # What the checker can report (Violation.name). The faults of `--inject` are named after the
 # violation each one provokes (FAULT_SHOWS: missing-unmap shows as leak-at-teardown).
-VIOLATIONS = {
+VIOLATIONS: Final = {
     "no-sync-for-cpu": "the CPU read a buffer the device still owned (no sync for the CPU, no unmap)",
     "double-unmap": "a mapping was unmapped twice",
     "wrong-direction": "a mapping was unmapped or synced with another direction than it was mapped with",
@@ -199,10 +201,10 @@ VIOLATIONS = {
 }
 
 # Views a lesson step may focus (the TUI draws each from the model).
-VIEWS = ("ring", "memory", "pool", "skbcache", "napi", "bus", "counters", "log", "code", "machine", "passport")
+VIEWS: Final = ("ring", "memory", "pool", "skbcache", "napi", "bus", "counters", "log", "code", "machine", "passport")
 
 # Integer ids for the hot path: counters and costs live in lists indexed by these.
-CALL_NAMES: tuple[str, ...] = tuple(CALLS)
-CALL_ID: dict[str, int] = {name: i for i, name in enumerate(CALL_NAMES)}
-CATEGORY_OF: tuple[str, ...] = tuple(CALLS[name][0] for name in CALL_NAMES)
-NCALLS = len(CALL_NAMES)
+CALL_NAMES: Final[tuple[str, ...]] = tuple(CALLS)
+CALL_ID: Final[dict[str, int]] = {name: i for i, name in enumerate(CALL_NAMES)}
+CATEGORY_OF: Final[tuple[str, ...]] = tuple(CALLS[name][0] for name in CALL_NAMES)
+NCALLS: Final = len(CALL_NAMES)

@@ -24,7 +24,9 @@ discipline so the checker has something to report.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+
+from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from .sim import Sim
@@ -36,26 +38,41 @@ from .lifecycle import MACHINE, Tracked
 from .scenario import Costs
 from .swiotlb import Bounce, Swiotlb
 
-TO_DEVICE, FROM_DEVICE, BIDIRECTIONAL = "to_device", "from_device", "bidirectional"
+TO_DEVICE: Final = "to_device"
+FROM_DEVICE: Final = "from_device"
+BIDIRECTIONAL: Final = "bidirectional"
 
 
 def dir_name(dir: str) -> str:
     """A direction as the kernel prints it (dir2name in kernel/dma/debug.c): DMA_FROM_DEVICE."""
     return f"DMA_{dir.upper()}"
 
-MAP_SINGLE, UNMAP_SINGLE = C["dma_map_single"], C["dma_unmap_single"]
-MAP_PAGE, UNMAP_PAGE = C["dma_map_page"], C["dma_unmap_page"]
-SYNC_CPU, SYNC_DEV = C["dma_sync_single_for_cpu"], C["dma_sync_single_for_device"]
-BOUNCE, TBL_MAP, TBL_UNMAP = C["swiotlb_bounce"], C["swiotlb_tbl_map_single"], C["swiotlb_tbl_unmap_single"]
-IOMMU_MAP, IOMMU_UNMAP, IOTLB_SYNC, FQ_FLUSH = (C["iommu_map"], C["iommu_unmap"], C["iotlb_sync"],
-                                                C["fq_flush_iotlb"])
-FQ_TIMEOUT_PS = FQ_TIMEOUT_NS * 1000
-SLOTS, IOVA = MACHINE["swiotlb_slot"], MACHINE["iova"]
-E_TBL_MAP, E_BOUNCE, E_TBL_UNMAP = E["swiotlb_tbl_map_single"], E["swiotlb_bounce"], E["swiotlb_tbl_unmap_single"]
-E_IOMMU_MAP, E_IOMMU_UNMAP, E_IOTLB_SYNC, E_FQ_FLUSH = (E["iommu_map"], E["iommu_unmap"], E["iotlb_sync"],
-                                                      E["fq_flush_iotlb"])
+MAP_SINGLE: Final = C["dma_map_single"]
+UNMAP_SINGLE: Final = C["dma_unmap_single"]
+MAP_PAGE: Final = C["dma_map_page"]
+UNMAP_PAGE: Final = C["dma_unmap_page"]
+SYNC_CPU: Final = C["dma_sync_single_for_cpu"]
+SYNC_DEV: Final = C["dma_sync_single_for_device"]
+BOUNCE: Final = C["swiotlb_bounce"]
+TBL_MAP: Final = C["swiotlb_tbl_map_single"]
+TBL_UNMAP: Final = C["swiotlb_tbl_unmap_single"]
+IOMMU_MAP: Final = C["iommu_map"]
+IOMMU_UNMAP: Final = C["iommu_unmap"]
+IOTLB_SYNC: Final = C["iotlb_sync"]
+FQ_FLUSH: Final = C["fq_flush_iotlb"]
+FQ_TIMEOUT_PS: Final = FQ_TIMEOUT_NS * 1000
+SLOTS: Final = MACHINE["swiotlb_slot"]
+IOVA: Final = MACHINE["iova"]
+E_TBL_MAP: Final = E["swiotlb_tbl_map_single"]
+E_BOUNCE: Final = E["swiotlb_bounce"]
+E_TBL_UNMAP: Final = E["swiotlb_tbl_unmap_single"]
+E_IOMMU_MAP: Final = E["iommu_map"]
+E_IOMMU_UNMAP: Final = E["iommu_unmap"]
+E_IOTLB_SYNC: Final = E["iotlb_sync"]
+E_FQ_FLUSH: Final = E["fq_flush_iotlb"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Mapping:
     __slots__ = ("id", "dma", "phys", "size", "dir", "slot", "pages", "live", "cpu_owned", "kind", "bsize", "run",
                  "iova")
@@ -89,6 +106,7 @@ class Mapping:
         return self.slot >= 0
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class DmaApi:
     def __init__(self, sim: Sim, *, mask_bits: int, swiotlb: Swiotlb | None, iommu: Iommu | None,
                  untrusted: bool, force_bounce: bool) -> None:

@@ -17,7 +17,10 @@ import heapq
 from collections.abc import Callable
 from typing import Any
 
+from mypy_extensions import mypyc_attr
 
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Engine:
     __slots__ = ("now", "_heap", "_seq")
 

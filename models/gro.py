@@ -22,7 +22,9 @@ containers) and frees 42.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from .skb import Skb
@@ -32,15 +34,20 @@ from .calls import CALL_ID as C
 from .lifecycle import DST, MACHINE
 from .lifecycle import EDGE_ID as E
 
-GRO_LEGACY_MAX_SIZE = 65536
-MAX_SKB_FRAGS = 17
-ETH_HLEN = 14
-NAPI_KFREE, KFREE, STOLEN = C["__napi_kfree_skb"], C["__kfree_skb"], C["napi_skb_free_stolen_head"]
-FLOW = MACHINE["gro_flow"]
+GRO_LEGACY_MAX_SIZE: Final = 65536
+MAX_SKB_FRAGS: Final = 17
+ETH_HLEN: Final = 14
+NAPI_KFREE: Final = C["__napi_kfree_skb"]
+KFREE: Final = C["__kfree_skb"]
+STOLEN: Final = C["napi_skb_free_stolen_head"]
+FLOW: Final = MACHINE["gro_flow"]
 _TID, EMPTY = FLOW.tid, FLOW.sid["empty"]
-E_RECEIVE, E_COMPLETE, E_FLUSH = E["napi_gro_receive"], E["napi_gro_complete"], E["napi_gro_flush"]
+E_RECEIVE: Final = E["napi_gro_receive"]
+E_COMPLETE: Final = E["napi_gro_complete"]
+E_FLUSH: Final = E["napi_gro_flush"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Gro:
     """The GRO state of one NAPI instance: at most one held flow (the model has one flow).
 

@@ -16,12 +16,17 @@ Simplification: IOVAs are handed out by a bump pointer with per-size reuse
 
 from __future__ import annotations
 
-IOVA_GRANULE = 4096
-FQ_SIZE = 256
-FQ_TIMEOUT_NS = 10_000_000
-IOVA_32BIT_TOP = 1 << 32
+from typing import Final
+
+from mypy_extensions import mypyc_attr
+
+IOVA_GRANULE: Final = 4096
+FQ_SIZE: Final = 256
+FQ_TIMEOUT_NS: Final = 10_000_000
+IOVA_32BIT_TOP: Final = 1 << 32
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Iommu:
     __slots__ = ("strict", "next_iova", "free", "fq", "mapped_pages", "fq_deadline")
 

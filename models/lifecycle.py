@@ -12,8 +12,10 @@ networkx is imported only when a graph is asked for, so headless runs and
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from mypy_extensions import mypyc_attr
 
 from .calls import CALL_ID, CALL_NAMES
 
@@ -23,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .trace import Recorder
 
 # machine -> (title, initial state, edges)
-MACHINES: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
+MACHINES: Final[dict[str, tuple[str, str, list[tuple[str, str, str]]]]] = {
     "rx_buffer": ("RX buffer mapped per frame", "free", [
         ("free", "netdev_alloc_frag", "allocated"),
         ("free", "__netdev_alloc_skb", "allocated"),
@@ -174,6 +176,7 @@ class Stateful(Protocol):
     st: int
 
 
+@mypyc_attr(native_class=False)    # mypyc compiles no subclass of a builtin type
 class IllegalTransition(RuntimeError):
     """A model object tried to move along an edge its machine does not have (string API only)."""
 
@@ -182,7 +185,7 @@ def compile_machine(name: str) -> dict[tuple[str, str], str]:
     return {(src, call): dst for src, call, dst in MACHINES[name][2]}
 
 
-TRANSITIONS: dict[str, dict[tuple[str, str], str]] = {m: compile_machine(m) for m in MACHINES}
+TRANSITIONS: Final[dict[str, dict[tuple[str, str], str]]] = {m: compile_machine(m) for m in MACHINES}
 
 
 def step(machine: str, state: str, call: str, obj: object = "") -> str:
@@ -200,15 +203,16 @@ def _edge_names() -> tuple[str, ...]:
     return CALL_NAMES + tuple(extra)
 
 
-EDGE_NAMES: tuple[str, ...] = _edge_names()
-EDGE_ID: dict[str, int] = {name: i for i, name in enumerate(EDGE_NAMES)}
+EDGE_NAMES: Final[tuple[str, ...]] = _edge_names()
+EDGE_ID: Final[dict[str, int]] = {name: i for i, name in enumerate(EDGE_NAMES)}
 
 # Every edge of every machine, numbered: a run counts how often each was taken in a list
 # indexed by these ids (Recorder.moves), whether it is traced or not.
-TRANSITION_EDGES: list[tuple[str, str, str, str]] = []     # id -> (machine, from, edge, to)
-DST: list[int] = []                                         # id -> the state it leads to (its machine's id)
+TRANSITION_EDGES: Final[list[tuple[str, str, str, str]]] = []     # id -> (machine, from, edge, to)
+DST: Final[list[int]] = []                                         # id -> the state it leads to (its machine's id)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Machine:
     """One lifecycle as tables: states by id, and tid[state][edge]: the transition's id, -1 where none."""
     __slots__ = ("name", "title", "initial", "states", "sid", "tid")
@@ -247,6 +251,7 @@ class Machine:
         return True
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Tracked:
     """An object that is nothing but its place in a machine: a NAPI instance, a slot run, an IOVA range."""
     __slots__ = ("m", "st", "label")
@@ -278,11 +283,11 @@ def _machine(name: str) -> Machine:
     return MACHINE[name]
 
 
-MACHINE: dict[str, Machine] = {name: Machine(name) for name in MACHINES}
-NTRANSITIONS = len(TRANSITION_EDGES)
+MACHINE: Final[dict[str, Machine]] = {name: Machine(name) for name in MACHINES}
+NTRANSITIONS: Final = len(TRANSITION_EDGES)
 
 
-def edge_counts(moves: list[int], machine: str) -> dict[tuple[str, str, str], int]:
+def edge_counts(moves: Sequence[int], machine: str) -> dict[tuple[str, str, str], int]:
     """How often each edge of `machine` was taken in a run (its Recorder.moves): (from, edge, to) -> n."""
     return {(src, call, dst): moves[i] for i, (m, src, call, dst) in enumerate(TRANSITION_EDGES) if m == machine}
 

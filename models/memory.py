@@ -25,14 +25,18 @@ the top of low memory, before the buddy allocator sees those pages.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-PAGE_SIZE = 4096
+from mypy_extensions import mypyc_attr
+
+PAGE_SIZE: Final = 4096
 GiB = 1 << 30
 MiB = 1 << 20
-PCI_HOLE_START = 3 * GiB      # low RAM ends here on a typical x86 PC
+PCI_HOLE_START: Final = 3 * GiB      # low RAM ends here on a typical x86 PC
 FOUR_GiB = 4 * GiB
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass
 class Zone:
     name: str
@@ -51,10 +55,12 @@ class Zone:
         return self.end - self.start
 
 
+@mypyc_attr(native_class=False)    # mypyc compiles no subclass of a builtin type
 class OutOfMemory(RuntimeError):
     pass
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PhysMem:
     """RAM laid out as on x86 (or flat for small embedded boards), with zones."""
 
@@ -134,6 +140,7 @@ class PhysMem:
         raise ValueError(f"free of {addr:#x}: not RAM")
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Slab:
     """A size-class cache for RX data buffers (kmalloc / page_frag stand-in).
 

@@ -41,7 +41,9 @@ destroy (6.15+) is not modelled: pages in flight keep their mapping.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+
+from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from .dma import Mapping
@@ -52,34 +54,48 @@ from .dma import BIDIRECTIONAL, MAP_PAGE, UNMAP_PAGE
 from .lifecycle import DST, MACHINE
 from .lifecycle import EDGE_ID as E
 
-PP_ALLOC_CACHE_SIZE = 128
-PP_ALLOC_CACHE_REFILL = 64
-BIAS_MAX = (1 << 62)           # LONG_MAX / 2 on 64-bit
-DEFER_TIME_PS = 1_000_000_000 * 1000
-DEFER_WARN_INTERVAL_PS = 60 * DEFER_TIME_PS
+PP_ALLOC_CACHE_SIZE: Final = 128
+PP_ALLOC_CACHE_REFILL: Final = 64
+BIAS_MAX: Final = 1 << 62           # LONG_MAX / 2 on 64-bit
+DEFER_TIME_PS: Final = 1_000_000_000 * 1000
+DEFER_WARN_INTERVAL_PS: Final = 60 * DEFER_TIME_PS
 
 # struct page_pool_alloc_stats and page_pool_recycle_stats, in the order
 # `ynl --family netdev --dump page-pool-stats-get` prints them (with "-" for "_").
-STATS = ("alloc_fast", "alloc_slow", "alloc_slow_high_order", "alloc_empty", "alloc_refill",
+STATS: Final = ("alloc_fast", "alloc_slow", "alloc_slow_high_order", "alloc_empty", "alloc_refill",
          "alloc_waive", "recycle_cached", "recycle_cache_full", "recycle_ring",
          "recycle_ring_full", "recycle_released_refcnt")
 
-M = MACHINE["pp_page"]
+M: Final = MACHINE["pp_page"]
 _TID = M.tid
-S = M.sid
-CARVING = S["carving"]
-E_ALLOC_PAGES, E_DMA_MAP, E_ALLOC_FRAG = E["alloc_pages"], E["page_pool_dma_map"], E["page_pool_alloc_frag"]
-E_DIRECT, E_RING = E["page_pool_recycle_in_cache"], E["page_pool_recycle_in_ring"]
-E_RELEASE = E["page_pool_return_netmem"]
-E_REFILL, E_PUT_PAGE, E_FRAGS_OUT = E["page_pool_refill_alloc_cache"], E["put_page"], E["page_pool_drain_frag"]
+S: Final = M.sid
+CARVING: Final = S["carving"]
+E_ALLOC_PAGES: Final = E["alloc_pages"]
+E_DMA_MAP: Final = E["page_pool_dma_map"]
+E_ALLOC_FRAG: Final = E["page_pool_alloc_frag"]
+E_DIRECT: Final = E["page_pool_recycle_in_cache"]
+E_RING: Final = E["page_pool_recycle_in_ring"]
+E_RELEASE: Final = E["page_pool_return_netmem"]
+E_REFILL: Final = E["page_pool_refill_alloc_cache"]
+E_PUT_PAGE: Final = E["put_page"]
+E_FRAGS_OUT: Final = E["page_pool_drain_frag"]
 
-ALLOC_FRAG, IN_CACHE, IN_RING = C["page_pool_alloc_frag"], C["page_pool_recycle_in_cache"], C[
+ALLOC_FRAG: Final = C["page_pool_alloc_frag"]
+IN_CACHE: Final = C["page_pool_recycle_in_cache"]
+IN_RING: Final = C[
     "page_pool_recycle_in_ring"]
-RELEASE, PUT_PAGE, REFILL = C["page_pool_return_netmem"], C["put_page"], C["page_pool_refill_alloc_cache"]
-PP_DMA_MAP, ALLOC_PAGES, ALLOC_BULK = C["page_pool_dma_map"], C["alloc_pages"], C["alloc_pages_bulk_node"]
-CREATE, DESTROY, RETRY = C["page_pool_create"], C["page_pool_destroy"], C["page_pool_release_retry"]
+RELEASE: Final = C["page_pool_return_netmem"]
+PUT_PAGE: Final = C["put_page"]
+REFILL: Final = C["page_pool_refill_alloc_cache"]
+PP_DMA_MAP: Final = C["page_pool_dma_map"]
+ALLOC_PAGES: Final = C["alloc_pages"]
+ALLOC_BULK: Final = C["alloc_pages_bulk_node"]
+CREATE: Final = C["page_pool_create"]
+DESTROY: Final = C["page_pool_destroy"]
+RETRY: Final = C["page_pool_release_retry"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Page:
     __slots__ = ("id", "phys", "order", "map", "pp_ref", "st", "frag_users")
 
@@ -117,6 +133,7 @@ def mapping(page: Page) -> Mapping:
     return m
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PagePool:
     def __init__(self, sim: Sim, order: int, pool_size: int, dma_dir: str, max_len: int, sync_dev: bool,
                  napi: bool = True) -> None:

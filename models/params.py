@@ -18,11 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-from . import units
+from . import scenario_checks, units
 from .platform import COST_DOC, PROFILES
-from .scenario_checks import check as check  # re-exported: parameters are checked together
 
 
 @dataclass(frozen=True)
@@ -81,11 +80,11 @@ def _kernel_version(value: object) -> str:
     return f"{major}.{minor}"
 
 
-MAX_PAGE_ORDER = 10                 # include/linux/mmzone.h on x86-64 (4 MiB blocks)
-NAPI_POLL_WEIGHT = 64               # include/linux/netdevice.h
-HTC_HOST_MAX_MSG_PER_RX_BUNDLE = 32  # drivers/net/wireless/ath/ath10k/htc.h
-PP_RING_MAX = 16384                 # page_pool_init(): min(pool_size, 16384)
-IO_TLB_SEGMENT_BYTES = 128 * 2048   # swiotlb rounds its pool to whole 128-slot segments
+MAX_PAGE_ORDER: Final = 10                 # include/linux/mmzone.h on x86-64 (4 MiB blocks)
+NAPI_POLL_WEIGHT: Final = 64               # include/linux/netdevice.h
+HTC_HOST_MAX_MSG_PER_RX_BUNDLE: Final = 32  # drivers/net/wireless/ath/ath10k/htc.h
+PP_RING_MAX: Final = 16384                 # page_pool_init(): min(pool_size, 16384)
+IO_TLB_SEGMENT_BYTES: Final = 128 * 2048   # swiotlb rounds its pool to whole 128-slot segments
 
 _P = [
     # --- machine ---------------------------------------------------------------
@@ -249,7 +248,7 @@ _P = [
           "frames", "1 to 4096"),
 ]
 
-PARAMS: dict[str, Param] = {p.name: p for p in _P}
+PARAMS: Final[dict[str, Param]] = {p.name: p for p in _P}
 
 
 def register(param: Param) -> None:
@@ -320,3 +319,9 @@ def _register_costs() -> None:
 
 
 _register_costs()
+
+
+def check(prm: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every cross-parameter problem of a full parameter dict (models.scenario_checks), as
+    (parameter, message)."""
+    return scenario_checks.check(prm, {name: p.default for name, p in PARAMS.items()})

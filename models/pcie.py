@@ -13,7 +13,9 @@ date whenever the CPU looks at it, so the model needs no event per frame.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from mypy_extensions import mypyc_attr
 
 from .calls import CALL_ID as C
 from .dma import MAP_SINGLE, TO_DEVICE
@@ -28,10 +30,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from .skb import Head
 from .rxpath import STRATEGIES, FlipPage, PagePoolFrag, go
 
-RX_FRAME, RX_MISSED, NAPI_POLL = C["rx_frame"], C["rx_missed_errors"], C["napi_poll"]
-E_RX_FRAME = E["rx_frame"]
+RX_FRAME: Final = C["rx_frame"]
+RX_MISSED: Final = C["rx_missed_errors"]
+NAPI_POLL: Final = C["napi_poll"]
+E_RX_FRAME: Final = E["rx_frame"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PcieRing:
     kind = "pcie"
 

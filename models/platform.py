@@ -14,10 +14,10 @@ All costs are in nanoseconds of CPU time unless the name says otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Final
 
 # field name -> (doc, parser)
-COST_DOC: dict[str, str] = {
+COST_DOC: Final[dict[str, str]] = {
     "cpu_mhz": "CPU clock in MHz (for the record; costs below are already in ns)",
     "coherent": "DMA is cache-coherent (x86: yes; many embedded SoCs: no)",
     "cacheline": "cache-line size in bytes (non-coherent cache maintenance works per line)",
@@ -144,7 +144,7 @@ def _generic_sources() -> dict[str, str]:
     }
 
 
-PROFILES: dict[str, Platform] = {}
+PROFILES: Final[dict[str, Platform]] = {}
 
 
 def _add(p: Platform) -> None:

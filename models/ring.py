@@ -8,15 +8,19 @@ at `dev_idx` still owned by the driver is dropped (the NIC's rx_missed).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from .rxpath import Buf
     from .trace import Recorder
 
-DRIVER, DEVICE = 0, 1        # who owns a descriptor (Ring.owner)
+DRIVER: Final = 0
+DEVICE: Final = 1        # who owns a descriptor (Ring.owner)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Ring:
     """The descriptors as arrays indexed by descriptor number: a few lists, not an object each.
 

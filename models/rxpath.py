@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE
 from .lifecycle import DST, MACHINE, Machine
@@ -63,6 +65,7 @@ SHINFO = 320                  # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), 
 HEADERS = 14 + 52             # Ethernet + IPv4 + TCP with timestamps: what eth_get_headlen() finds
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Buf:
     """An RX data area: on a descriptor, then the linear data or one frag of an skb.
 
@@ -128,6 +131,7 @@ def _pp(buf: Buf) -> Page:
     return pg
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Strategy:
     name = ""
 
@@ -191,6 +195,7 @@ class Strategy:
         raise NotImplementedError
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PerFrame(Strategy):
     name = "per-frame"
     ALLOC = {"frag": "netdev_alloc_frag", "skb": "__netdev_alloc_skb", "kmalloc": "kmalloc"}
@@ -339,6 +344,7 @@ class PerFrame(Strategy):
         self.ring.bufs[i] = None
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class FlipPage:
     __slots__ = ("id", "phys", "order", "map", "refs", "st", "off")
     m = FLIP_PAGE
@@ -368,6 +374,7 @@ class FlipPage:
         return "flip_page"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PageFlip(Strategy):
     """aq_get_rxpages(): whole pages, one 2 KiB slice (AQ_CFG_RX_FRAME_MAX) per descriptor."""
     name = "page-flip"
@@ -485,6 +492,7 @@ class PageFlip(Strategy):
         self.ring.bufs[i] = None
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PagePoolFrag(Strategy):
     name = "page-pool"
 

@@ -10,14 +10,14 @@ place parameters are merged, defaulted and checked.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Final
 
 from . import params as P
 from .kernel import Kernel, parse_version
 from .platform import Platform, make_platform
 from .scenario_checks import ScenarioError
 
-PS = 1000     # the model's clock ticks in picoseconds
+PS: Final = 1000     # the model's clock ticks in picoseconds
 
 
 def ps(ns: float) -> int:

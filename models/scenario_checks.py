@@ -40,12 +40,14 @@ class ScenarioError(ValueError):
         super().__init__(f"{where}: {text}" if where else text)
 
 
-def check(prm: dict[str, Any]) -> list[tuple[str, str]]:
-    """Every cross-parameter problem of a full parameter dict, as (parameter, message)."""
+def check(prm: dict[str, Any], defaults: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every cross-parameter problem of a full parameter dict, as (parameter, message).
+    `defaults`: each parameter's default (models.params passes them; this module does not
+    import the parameter table, which imports it)."""
     out: list[tuple[str, str]] = []
     nic = NICS.get(prm["platform"])
     pcie = prm["bus"] == "pcie"
-    out += _bus_mismatch(prm, nic)
+    out += _bus_mismatch(prm, nic, defaults)
     if nic is not None and pcie:
         why = nic.ring_problem(prm["ring_size"])
         if why:
@@ -104,14 +106,13 @@ def _version(text: str) -> tuple[int, int]:
     return (int(major), int(minor or 0))
 
 
-def _bus_mismatch(prm: dict[str, Any], nic: Any) -> list[tuple[str, str]]:
+def _bus_mismatch(prm: dict[str, Any], nic: Any, defaults: dict[str, Any]) -> list[tuple[str, str]]:
     """A PCIe ring parameter set on SDIO/USB, or an SDIO bus cost set on PCIe: one line each."""
-    from .params import PARAMS
     out: list[tuple[str, str]] = []
     bus = prm["bus"]
     if bus != "pcie":
         for name in PCIE_ONLY:
-            default = nic.default_ring if name == "ring_size" and nic is not None else PARAMS[name].default
+            default = nic.default_ring if name == "ring_size" and nic is not None else defaults[name]
             if prm[name] != default:
                 out.append((name, f"{name}={prm[name]} is a PCIe descriptor-ring setting: on bus={bus} the host "
                             f"reads each bundle into skbs it allocates for the read ({_HOST_READ[bus]}), so "

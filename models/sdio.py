@@ -33,7 +33,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+from mypy_extensions import mypyc_attr
 
 from .calls import CALL_ID as C
 from .memory import Slab
@@ -45,16 +47,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from .sim import Sim
     from .skb import Head
 
-SDIO_BLOCK = 256                  # ATH10K_HIF_MBOX_BLOCK_SIZE
-HTC_HDR = 8                       # struct ath10k_htc_hdr
-HTT_RX_IND_HL = 56                # htt_resp_hdr + rx indication hdr, ppdu, prefix, fw_rx_desc_hl, mpdu range
-RX_DESC_HL = 20                   # the firmware's HL RX descriptor (its length is the firmware's)
-WIFI_HDR = 26 + 8                 # 802.11 QoS data header + LLC/SNAP
-INT_STATUS_BYTES = 24             # struct ath10k_sdio_irq_proc_regs
-RX_MSG_OVERHEAD = HTC_HDR + HTT_RX_IND_HL + RX_DESC_HL + WIFI_HDR
-SDIO_WRITE, INT_STATUS = C["ath10k_sdio_write"], C["ath10k_sdio_mbox_read_int_status"]
-READ_BUNDLE, PUT_DATA = C["ath10k_sdio_mbox_rx_fetch_bundle"], C["skb_put_data"]
-NETDEV_ALLOC_SKB, FREE_FRAG, NAPI_POLL = C["__netdev_alloc_skb"], C["skb_free_frag"], C["napi_poll"]
+SDIO_BLOCK: Final = 256                  # ATH10K_HIF_MBOX_BLOCK_SIZE
+HTC_HDR: Final = 8                       # struct ath10k_htc_hdr
+HTT_RX_IND_HL: Final = 56                # htt_resp_hdr + rx indication hdr, ppdu, prefix, fw_rx_desc_hl, mpdu range
+RX_DESC_HL: Final = 20                   # the firmware's HL RX descriptor (its length is the firmware's)
+WIFI_HDR: Final = 26 + 8                 # 802.11 QoS data header + LLC/SNAP
+INT_STATUS_BYTES: Final = 24             # struct ath10k_sdio_irq_proc_regs
+RX_MSG_OVERHEAD: Final = HTC_HDR + HTT_RX_IND_HL + RX_DESC_HL + WIFI_HDR
+SDIO_WRITE: Final = C["ath10k_sdio_write"]
+INT_STATUS: Final = C["ath10k_sdio_mbox_read_int_status"]
+READ_BUNDLE: Final = C["ath10k_sdio_mbox_rx_fetch_bundle"]
+PUT_DATA: Final = C["skb_put_data"]
+NETDEV_ALLOC_SKB: Final = C["__netdev_alloc_skb"]
+FREE_FRAG: Final = C["skb_free_frag"]
+NAPI_POLL: Final = C["napi_poll"]
 
 
 def padded(nbytes: int) -> int:
@@ -70,6 +76,7 @@ class Xfer(NamedTuple):
     frames: int = 0      # messages in an RX bundle
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SdioMailbox:
     """The host's side of an SDIO (or USB) device: the mailbox, the bus it drives, the RX work."""
 
@@ -238,6 +245,7 @@ class SdioMailbox:
                     sim.heads.free(buf.head, in_napi=False)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SdioBuffers:
     """ath10k_sdio_mbox_rx_alloc(): one dev_alloc_skb() per message (the MMC core's DMA is not modelled)."""
 

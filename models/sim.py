@@ -20,7 +20,9 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
+
+from mypy_extensions import mypyc_attr
 
 from . import calls
 from .calls import CALL_ID as C
@@ -45,23 +47,33 @@ from .teardown import accounting, teardown
 from .trace import PS, Recorder
 from .wire import Wire
 
-FAULTS = tuple(calls.FAULTS)
-SIM_TIME_CAP_PS = 600 * 10**12
-STALL_EVENTS = 200_000
+FAULTS: Final = tuple(calls.FAULTS)
+SIM_TIME_CAP_PS: Final = 600 * 10**12
+STALL_EVENTS: Final = 200_000
 
 # A unit of process-context work (the SDIO IRQ thread, the RX work, the reader): False stops the CPU
 # between two frames (a lesson step ends there), anything else lets it carry on.
 Work = Callable[[], bool | None]
 
-NAPI, TASKLET = MACHINE["napi"], MACHINE["tasklet"]
-E_SCHEDULE, E_POLL, E_COMPLETE, E_EXHAUSTED = (E["napi_schedule"], E["napi_poll"], E["napi_complete_done"],
-                                               E["repoll"])
-E_T_SCHEDULE, E_T_ACTION, E_T_DONE = E["tasklet_schedule"], E["tasklet_action"], E["tasklet_done"]
-IRQ, NAPI_SCHEDULE, NAPI_POLL = C["irq"], C["napi_schedule"], C["napi_poll"]
-NAPI_COMPLETE, TASKLET_SCHEDULE, TASKLET_ACTION = C["napi_complete_done"], C["tasklet_schedule"], C["tasklet_action"]
-FQ_FLUSH = C["fq_flush_iotlb"]
+NAPI: Final = MACHINE["napi"]
+TASKLET: Final = MACHINE["tasklet"]
+E_SCHEDULE: Final = E["napi_schedule"]
+E_POLL: Final = E["napi_poll"]
+E_COMPLETE: Final = E["napi_complete_done"]
+E_EXHAUSTED: Final = E["repoll"]
+E_T_SCHEDULE: Final = E["tasklet_schedule"]
+E_T_ACTION: Final = E["tasklet_action"]
+E_T_DONE: Final = E["tasklet_done"]
+IRQ: Final = C["irq"]
+NAPI_SCHEDULE: Final = C["napi_schedule"]
+NAPI_POLL: Final = C["napi_poll"]
+NAPI_COMPLETE: Final = C["napi_complete_done"]
+TASKLET_SCHEDULE: Final = C["tasklet_schedule"]
+TASKLET_ACTION: Final = C["tasklet_action"]
+FQ_FLUSH: Final = C["fq_flush_iotlb"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Sim:
     """The host: one CPU (hard IRQ, softirq, process context, and a reader on another core),
     the kernel's memory, DMA API and stack, and the device's side of the link (`link`)."""

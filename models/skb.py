@@ -21,7 +21,9 @@ version (64/16/32 up to v6.18, 128/32/32 from v6.19) unless set.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+
+from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from .rxpath import Buf
@@ -32,18 +34,26 @@ from .calls import CALL_ID as C
 from .lifecycle import DST, MACHINE
 from .lifecycle import EDGE_ID as E
 
-KFREE_SKB_BULK_SIZE = 16      # net/core/skbuff.c: frag_list members freed 16 at a time
+KFREE_SKB_BULK_SIZE: Final = 16      # net/core/skbuff.c: frag_list members freed 16 at a time
 
-M = MACHINE["skb_head"]
+M: Final = MACHINE["skb_head"]
 _TID = M.tid
-E_ALLOC, E_ALLOC_BULK, E_GET = E["kmem_cache_alloc"], E["kmem_cache_alloc_bulk"], E["napi_skb_cache_get"]
-E_PUT, E_FREE, E_FREE_BULK, E_LIST = (E["napi_skb_cache_put"], E["kmem_cache_free"], E["kmem_cache_free_bulk"],
-                                      E["kfree_skb_list"])
-KMEM_ALLOC, KMEM_FREE, ALLOC_BULK, FREE_BULK = (C["kmem_cache_alloc"], C["kmem_cache_free"],
-                                                C["kmem_cache_alloc_bulk"], C["kmem_cache_free_bulk"])
-CACHE_GET, CACHE_PUT = C["napi_skb_cache_get"], C["napi_skb_cache_put"]
+E_ALLOC: Final = E["kmem_cache_alloc"]
+E_ALLOC_BULK: Final = E["kmem_cache_alloc_bulk"]
+E_GET: Final = E["napi_skb_cache_get"]
+E_PUT: Final = E["napi_skb_cache_put"]
+E_FREE: Final = E["kmem_cache_free"]
+E_FREE_BULK: Final = E["kmem_cache_free_bulk"]
+E_LIST: Final = E["kfree_skb_list"]
+KMEM_ALLOC: Final = C["kmem_cache_alloc"]
+KMEM_FREE: Final = C["kmem_cache_free"]
+ALLOC_BULK: Final = C["kmem_cache_alloc_bulk"]
+FREE_BULK: Final = C["kmem_cache_free_bulk"]
+CACHE_GET: Final = C["napi_skb_cache_get"]
+CACHE_PUT: Final = C["napi_skb_cache_put"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Head:
     __slots__ = ("id", "st")
 
@@ -73,6 +83,7 @@ def _go(rec: Recorder, h: Head, edge: int) -> None:
         rec.moves[tid] += 1
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Skb:
     """An skb on its way up: its sk_buff, linear data, page frags and (GRO) frag_list members."""
     __slots__ = ("id", "head", "data", "frags", "frag_list", "last", "len", "segs", "t_rx")
@@ -105,6 +116,7 @@ class Skb:
             yield from m.buffers()
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SkbHeads:
     def __init__(self, sim: Sim, size: int, bulk: int, free_n: int) -> None:
         self.sim = sim

@@ -30,7 +30,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+
+from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from .dma import Mapping
@@ -50,35 +52,67 @@ from .rxpath import go
 from .scenario import Costs
 from .skb import Skb
 
-ETH_HLEN = 14
-DELACK_PS = 40_000_000 * 1000
-UDP_RMEM = 212992              # net.core.rmem_default: a UDP socket's sk_rcvbuf, in truesize bytes
-SKB_OVERHEAD = 256             # SKB_DATA_ALIGN(sizeof(struct sk_buff)) on 64-bit, in each skb's truesize
-ACK_BYTES = 66
-TX_LATENCY_PS = 2_000 * 1000
+ETH_HLEN: Final = 14
+DELACK_PS: Final = 40_000_000 * 1000
+UDP_RMEM: Final = 212992              # net.core.rmem_default: a UDP socket's sk_rcvbuf, in truesize bytes
+SKB_OVERHEAD: Final = 256             # SKB_DATA_ALIGN(sizeof(struct sk_buff)) on 64-bit, in each skb's truesize
+ACK_BYTES: Final = 66
+TX_LATENCY_PS: Final = 2_000 * 1000
 
-SKB_PUT, SLAB_BUILD, NAPI_BUILD, BUILD = C["skb_put"], C["slab_build_skb"], C["napi_build_skb"], C["build_skb"]
-MARK, RX_NAPI, RX_TASKLET, RX_NI = (C["skb_mark_for_recycle"], C["ieee80211_rx_napi"], C["ieee80211_rx"],
-                                    C["ieee80211_rx_ni"])
-GRO_RECEIVE, GRO_COMPLETE, GRO_FLUSH, NORMAL_LIST = (C["napi_gro_receive"], C["napi_gro_complete"],
-                                                     C["napi_gro_flush"], C["gro_normal_list"])
-RECEIVE_SKB, FORWARD, FREE_FRAG, RECVMSG = C["netif_receive_skb"], C["ip_forward"], C["skb_free_frag"], C["tcp_recvmsg"]
-UDP_RECVMSG, UDP_STATELESS, DROP_RCVBUF = C["udp_recvmsg"], C["__consume_stateless_skb"], C["kfree_skb_reason"]
-DEFER, NAPI_CACHE_FREE, KFREE_SKB, DEFER_FLUSH = (C["skb_attempt_defer_free"], C["kfree_skb_napi_cache"],
-                                                  C["__kfree_skb"], C["skb_defer_free_flush"])
-NAPI_CONSUME, TCP_ACK, XMIT, CONSUME = C["napi_consume_skb"], C["tcp_send_ack"], C["dev_queue_xmit"], C["consume_skb"]
-XDP_TX, TX_COMPLETE, DEV_KFREE, KFREE_LIST = C["xdp_do_tx"], C["tx_complete"], C["dev_kfree_skb"], C["kfree_skb_list"]
+SKB_PUT: Final = C["skb_put"]
+SLAB_BUILD: Final = C["slab_build_skb"]
+NAPI_BUILD: Final = C["napi_build_skb"]
+BUILD: Final = C["build_skb"]
+MARK: Final = C["skb_mark_for_recycle"]
+RX_NAPI: Final = C["ieee80211_rx_napi"]
+RX_TASKLET: Final = C["ieee80211_rx"]
+RX_NI: Final = C["ieee80211_rx_ni"]
+GRO_RECEIVE: Final = C["napi_gro_receive"]
+GRO_COMPLETE: Final = C["napi_gro_complete"]
+GRO_FLUSH: Final = C["napi_gro_flush"]
+NORMAL_LIST: Final = C["gro_normal_list"]
+RECEIVE_SKB: Final = C["netif_receive_skb"]
+FORWARD: Final = C["ip_forward"]
+FREE_FRAG: Final = C["skb_free_frag"]
+RECVMSG: Final = C["tcp_recvmsg"]
+UDP_RECVMSG: Final = C["udp_recvmsg"]
+UDP_STATELESS: Final = C["__consume_stateless_skb"]
+DROP_RCVBUF: Final = C["kfree_skb_reason"]
+DEFER: Final = C["skb_attempt_defer_free"]
+NAPI_CACHE_FREE: Final = C["kfree_skb_napi_cache"]
+KFREE_SKB: Final = C["__kfree_skb"]
+DEFER_FLUSH: Final = C["skb_defer_free_flush"]
+NAPI_CONSUME: Final = C["napi_consume_skb"]
+TCP_ACK: Final = C["tcp_send_ack"]
+XMIT: Final = C["dev_queue_xmit"]
+CONSUME: Final = C["consume_skb"]
+XDP_TX: Final = C["xdp_do_tx"]
+TX_COMPLETE: Final = C["tx_complete"]
+DEV_KFREE: Final = C["dev_kfree_skb"]
+KFREE_LIST: Final = C["kfree_skb_list"]
 
-E_BUILD_SKB, E_NAPI_BUILD, E_SLAB_BUILD, E_SKB_PUT = (E["build_skb"], E["napi_build_skb"], E["slab_build_skb"],
-                                                     E["skb_put"])
-E_ADD_FRAG, E_DELIVER, E_RELEASE = E["skb_add_rx_frag"], E["netif_receive_skb"], E["skb_release_data"]
-E_XDP_TX, E_TX_COMPLETE, E_RING_DEINIT = E["xdp_do_tx"], E["tx_complete"], E["ring_deinit"]
-TXBUF = MACHINE["tx_buffer"]
-E_XMIT, E_MAP, E_POST, E_UNMAP = E["dev_queue_xmit"], E["dma_map_single"], E["post"], E["dma_unmap_single"]
-E_NAPI_CONSUME, E_DEV_KFREE, E_CONSUME = E["napi_consume_skb"], E["dev_kfree_skb"], E["consume_skb"]
-E_SDIO_WRITE = E["ath10k_sdio_write"]
+E_BUILD_SKB: Final = E["build_skb"]
+E_NAPI_BUILD: Final = E["napi_build_skb"]
+E_SLAB_BUILD: Final = E["slab_build_skb"]
+E_SKB_PUT: Final = E["skb_put"]
+E_ADD_FRAG: Final = E["skb_add_rx_frag"]
+E_DELIVER: Final = E["netif_receive_skb"]
+E_RELEASE: Final = E["skb_release_data"]
+E_XDP_TX: Final = E["xdp_do_tx"]
+E_TX_COMPLETE: Final = E["tx_complete"]
+E_RING_DEINIT: Final = E["ring_deinit"]
+TXBUF: Final = MACHINE["tx_buffer"]
+E_XMIT: Final = E["dev_queue_xmit"]
+E_MAP: Final = E["dma_map_single"]
+E_POST: Final = E["post"]
+E_UNMAP: Final = E["dma_unmap_single"]
+E_NAPI_CONSUME: Final = E["napi_consume_skb"]
+E_DEV_KFREE: Final = E["dev_kfree_skb"]
+E_CONSUME: Final = E["consume_skb"]
+E_SDIO_WRITE: Final = E["ath10k_sdio_write"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class TxEntry:
     """One TX descriptor in use: an ACK (its sk_buff, data and mapping) or an XDP_TX frame (a fragment)."""
     __slots__ = ("kind", "skb", "buf", "map", "t_done", "data", "obj")
@@ -101,6 +135,7 @@ class TxEntry:
         self.kind, self.skb, self.buf, self.map, self.t_done, self.data, self.obj = state
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Stack:
     def __init__(self, sim: Sim) -> None:
         self.sim = sim

@@ -12,11 +12,13 @@ and index; the model has one CPU).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
-IO_TLB_SHIFT = 11
-IO_TLB_SIZE = 1 << IO_TLB_SHIFT
-IO_TLB_SEGSIZE = 128
+from mypy_extensions import mypyc_attr
+
+IO_TLB_SHIFT: Final = 11
+IO_TLB_SIZE: Final = 1 << IO_TLB_SHIFT
+IO_TLB_SEGSIZE: Final = 128
 
 
 class Bounce(NamedTuple):
@@ -27,6 +29,7 @@ class Bounce(NamedTuple):
     back: bool           # slot -> buffer (sync for the CPU, unmap); else buffer -> slot
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Swiotlb:
     __slots__ = ("base", "nslabs", "used", "index", "used_slots", "hiwater", "last")
 

@@ -16,7 +16,7 @@ buffer returned.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:  # pragma: no cover
     from .sim import Sim
@@ -27,8 +27,10 @@ from .lifecycle import EDGE_ID as E
 from .page_pool import DEFER_TIME_PS
 from .trace import PS
 
-NAPI_DISABLE, TASKLET_KILL, RING_DEINIT, CONSUME = (C["napi_disable"], C["tasklet_kill"], C["ring_deinit"],
-                                                    C["consume_skb"])
+NAPI_DISABLE: Final = C["napi_disable"]
+TASKLET_KILL: Final = C["tasklet_kill"]
+RING_DEINIT: Final = C["ring_deinit"]
+CONSUME: Final = C["consume_skb"]
 
 
 def teardown(self: Sim, wait_ns: int = 61 * 1_000_000_000) -> None:

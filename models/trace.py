@@ -23,15 +23,21 @@ the same work and records nothing but counts.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, NamedTuple, SupportsIndex
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Final, NamedTuple, SupportsIndex, cast
+
+from librt.vecs import vec
+from mypy_extensions import i64, mypyc_attr
 
 from .calls import CALL_ID, CALL_NAMES, CATEGORIES, CATEGORY_OF, COUNTERS, NCALLS
 from .lifecycle import NTRANSITIONS
 
-PS = 1000                  # picoseconds per nanosecond
-CONTEXTS = ("hardirq", "softirq", "process", "app", "device")
-LOOKBACK = 6               # events searched back for the call that caused a transition (its own sub-calls)
+# Compiled, the counters are native arrays of int64 (a vec: no boxed int per increment);
+# interpreted, plain lists behave the same and cost nothing to build.
+COMPILED: Final = __file__.endswith(".so")
+PS: Final = 1000                  # picoseconds per nanosecond
+CONTEXTS: Final = ("hardirq", "softirq", "process", "app", "device")
+LOOKBACK: Final = 6               # events searched back for the call that caused a transition (its own sub-calls)
 
 
 class Transition(NamedTuple):
@@ -109,9 +115,10 @@ class Violation(NamedTuple):
     printed: bool | None = None
 
 
-KEPT_REPORTS = 1000       # reports kept whole; every one is counted
+KEPT_REPORTS: Final = 1000       # reports kept whole; every one is counted
 
 
+@mypyc_attr(native_class=False)    # mypyc compiles no subclass of a builtin type
 class Reports(list[Violation]):
     """What the checker reported, kept as dma-debug keeps its errors: every one counted.
 
@@ -160,7 +167,7 @@ class Counts(Mapping[str, int]):
     """The call counters by name, read from the id-indexed list (what views and checks read)."""
     __slots__ = ("_cnt",)
 
-    def __init__(self, cnt: list[int]) -> None:
+    def __init__(self, cnt: Sequence[int]) -> None:
         self._cnt = cnt
 
     def __getitem__(self, name: str) -> int:
@@ -177,15 +184,27 @@ class Counts(Mapping[str, int]):
         return default if i is None else self._cnt[i]
 
 
+def counters(n: int) -> vec[i64]:
+    """n zeroed counters."""
+    return counters_from([0] * n)
+
+
+def counters_from(values: list[int]) -> vec[i64]:
+    if COMPILED:
+        return vec[i64](values)
+    return cast(vec[i64], list(values))
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Recorder:
     __slots__ = ("cnt", "extra", "unit", "moves", "t", "ctx", "t0", "cpu", "events", "seq", "violations",
                  "warnings", "bounce_bytes", "tracing", "keep_from", "keep_to", "halt_at")
 
     def __init__(self, trace: int = 0) -> None:
-        self.cnt = [0] * NCALLS
-        self.extra = [0] * NCALLS          # variable cost in ps (bytes, bulk sizes, charges)
-        self.unit = [0] * NCALLS           # each call's constant cost in ps (set from the platform)
-        self.moves = [0] * NTRANSITIONS    # times each lifecycle edge was taken (lifecycle.TRANSITION_EDGES)
+        self.cnt = counters(NCALLS)
+        self.extra = counters(NCALLS)          # variable cost in ps (bytes, bulk sizes, charges)
+        self.unit = counters(NCALLS)           # each call's constant cost in ps (set from the platform)
+        self.moves = counters(NTRANSITIONS)    # times each lifecycle edge was taken (lifecycle.TRANSITION_EDGES)
         self.t = 0                          # the CPU's clock inside the current unit, ps
         self.ctx = "process"
         self.t0 = 0
@@ -198,6 +217,18 @@ class Recorder:
         self.violations = Reports()
         self.warnings = Reports()             # what the kernel would print that is not a driver bug
         self.bounce_bytes = 0
+
+    # A vec does not pickle: snapshots carry the counters as lists.
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (list(self.cnt), list(self.extra), list(self.unit), list(self.moves), self.t, self.ctx, self.t0,
+                self.cpu, self.events, self.seq, self.violations, self.warnings, self.bounce_bytes, self.tracing,
+                self.keep_from, self.keep_to, self.halt_at)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        (cnt, extra, unit, moves, self.t, self.ctx, self.t0, self.cpu, self.events, self.seq, self.violations,
+         self.warnings, self.bounce_bytes, self.tracing, self.keep_from, self.keep_to, self.halt_at) = state
+        self.cnt, self.extra, self.unit, self.moves = (counters_from(cnt), counters_from(extra),
+                                                       counters_from(unit), counters_from(moves))
 
     # -- scheduling units ------------------------------------------------------------
     def begin(self, ctx: str, t: int) -> None:
@@ -296,7 +327,7 @@ class Recorder:
     # -- reading -----------------------------------------------------------------------
     @property
     def counts(self) -> Counts:
-        return Counts(self.cnt)
+        return Counts(cast(Sequence[int], self.cnt))     # a live view: a vec indexes as a list does
 
     def cost_ps(self, cid: int) -> int:
         return self.cnt[cid] * self.unit[cid] + self.extra[cid]

@@ -18,11 +18,14 @@ congestion control (the window is fixed).
 from __future__ import annotations
 
 from collections import deque
+from typing import Final
 
-ETH_OVERHEAD = 38          # header 14 + FCS 4 + preamble 8 + IFG 12
-TCP_IP_HEADERS = 52        # IPv4 20 + TCP 20 + timestamps 12
-IP_HEADER = {"ipv4": 20, "ipv6": 40}
-L4_HEADER = {"tcp": 20 + 12, "udp": 8}     # TCP with the timestamp option; UDP
+from mypy_extensions import mypyc_attr
+
+ETH_OVERHEAD: Final = 38          # header 14 + FCS 4 + preamble 8 + IFG 12
+TCP_IP_HEADERS: Final = 52        # IPv4 20 + TCP 20 + timestamps 12
+IP_HEADER: Final = {"ipv4": 20, "ipv6": 40}
+L4_HEADER: Final = {"tcp": 20 + 12, "udp": 8}     # TCP with the timestamp option; UDP
 
 
 def headers(traffic: str, ip: str) -> int:
@@ -30,6 +33,7 @@ def headers(traffic: str, ip: str) -> int:
     return IP_HEADER[ip] + L4_HEADER[traffic]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Wire:
     __slots__ = ("tcp", "mtu", "mss", "hdrs", "ser_ns", "rtt", "window", "rcvbuf", "sent", "acked", "read",
                  "next_t", "openings", "limit_seen")

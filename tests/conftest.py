@@ -20,6 +20,13 @@ import pytest
 _TEST_NO = itertools.count()
 
 
+def pytest_configure(config):
+    # RXVIZ_MODEL=compiled (CI's compiled leg) must run the compiled model, never pure Python by accident.
+    from models import native
+    if native.PROBLEM:
+        pytest.exit(f"rxviz: {native.PROBLEM}", returncode=2)
+
+
 @pytest.fixture(scope="session")
 def _dirs_base(tmp_path_factory):
     return tmp_path_factory.mktemp("rxviz-dirs")

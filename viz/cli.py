@@ -319,12 +319,17 @@ def _dispatch(argv: list[str]) -> int:
     problem = clash()       # before anything imports `models`: a package of that name may not be ours
     if problem:
         raise CliError(problem, 2)
+    from models import native  # which build of the model runs (compiled or pure Python)
+    if native.PROBLEM:
+        raise CliError(native.PROBLEM, 2)
+    if native.STALE and sys.stderr.isatty():      # a developer's edit since `make compile`: say it runs slower
+        err(f"rxviz: note: {native.REASON}")
     try:
         args = _parse(argv)
     except SystemExit as e:          # --help: argparse printed it and asked to exit
         return e.code if isinstance(e.code, int) else 0
     if args.version:
-        print(f"rxviz {_version()}")
+        print(f"rxviz {_version()} ({native.describe()})")
         return 0
     return COMMANDS[args.command or "start"](args)
 

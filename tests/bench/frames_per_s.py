@@ -1,16 +1,20 @@
 """Model speed as issue 10 measures it: frames/s by CPU time, whole process, checker on.
 
-    python tests/bench/frames_per_s.py [--frames N] [--repeat R] [LESSON:VARIANT ... | all]
+    python tests/bench/frames_per_s.py [--frames N] [--repeat R] [--build B] [LESSON:VARIANT ... | all]
 
 Each run is a fresh process (so the figure includes start-up and the Sim's construction),
 timed with time.process_time(): CPU time, so other load on a shared machine moves it
 little. Prints the median of R runs per variant; `all` runs every lesson variant.
+`--build pure|compiled|both` picks the model's build (models/native.py; default:
+what runs here); with both, the runs alternate, so a busy neighbour weighs on
+both alike. tests/bench/instructions.py gives a figure that load does not move.
 Not a test: nothing here asserts a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -41,18 +45,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--build", choices=["pure", "compiled", "both", ""], default="")
     ap.add_argument("names", nargs="*", default=["atlantic-page-pool:after"])
     args = ap.parse_args()
+    builds = ["pure", "compiled"] if args.build == "both" else [args.build]
     for lesson, variant in targets(args.names):
-        rates = []
+        rates: dict[str, list[float]] = {b: [] for b in builds}
         done = 0
         for _ in range(args.repeat):
-            out = subprocess.run([sys.executable, "-c", ONE, lesson, variant, str(args.frames)], cwd=ROOT,
-                                 capture_output=True, text=True, check=True).stdout.split()
-            done, cpu = int(out[0]), float(out[1])
-            rates.append(done / cpu)
-        print(f"{lesson}:{variant:<16} {statistics.median(rates):>10,.0f} frames/s  "
-              f"({done} frames; runs {', '.join(f'{r:,.0f}' for r in rates)})", flush=True)
+            for build in builds:
+                env = {**os.environ, "RXVIZ_MODEL": build} if build else None
+                out = subprocess.run([sys.executable, "-c", ONE, lesson, variant, str(args.frames)], cwd=ROOT,
+                                     env=env, capture_output=True, text=True, check=True).stdout.split()
+                done, cpu = int(out[0]), float(out[1])
+                rates[build].append(done / cpu)
+        for build, got in rates.items():
+            print(f"{lesson}:{variant:<16} {build or 'as built':<9} {statistics.median(got):>10,.0f} frames/s  "
+                  f"({done} frames; runs {', '.join(f'{r:,.0f}' for r in got)})", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ claims to follow (kernel-facts §2-§4, §11), not read back from a run:
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import pytest
 
@@ -27,27 +28,63 @@ SIXTY_FOUR_GiB = 64 * GiB
 ACK_BYTES = 66          # the ACK the model transmits (Ethernet + IPv4 + TCP with timestamps)
 
 
+class SeenMap(NamedTuple):
+    """A mapping as the event log shows it: what was mapped, the bus address the device got."""
+    id: int
+    phys: int
+    size: int
+    dma: int
+    bounced: bool
+
+
+_collect: list[SeenMap] | None = None
+
+
 def run(params: dict, frames: int, **kw) -> Sim:
+    collect = _collect
+    if collect is not None:
+        kw.setdefault("trace", 1 << 24)
     sim = Sim(params, **kw)
     sim.run_frames(frames)
     assert sim.processed == frames, "the scenario must deliver every frame it is asked for"
+    if collect is not None:
+        collect.extend(maps_seen(sim))
     return sim
 
 
+def maps_seen(sim: Sim) -> list[SeenMap]:
+    """Every mapping of a traced run, read from its events (and the live table for those not unmapped).
+
+    Read from the trace, not by wrapping DmaApi.map: in the compiled build the model's calls
+    to its own methods cannot be intercepted from Python, and the trace is what both builds share.
+    """
+    mapped: dict[int, tuple[int, int]] = {}
+    dma: dict[int, int] = {}
+    bounced: set[int] = set()
+    for ev in sim.rec.events or ():
+        if not ev.obj.startswith("map#"):
+            continue
+        mid = int(ev.obj[4:])
+        if ev.call in ("dma_map_single", "dma_map_page"):
+            phys, size = re.match(r"phys (0x[0-9a-f]+) len (\d+)", ev.detail).groups()
+            mapped[mid] = (int(phys, 16), int(size))
+        elif ev.call in ("dma_unmap_single", "dma_unmap_page"):
+            dma.setdefault(mid, int(re.match(r"dma (0x[0-9a-f]+)", ev.detail).group(1), 16))
+        elif ev.call == "swiotlb_tbl_map_single" and "none" not in ev.detail:
+            bounced.add(mid)
+    for mid, m in sim.dma.live.items():
+        dma[mid] = m.dma
+    return [SeenMap(mid, phys, size, dma[mid], mid in bounced) for mid, (phys, size) in mapped.items() if mid in dma]
+
+
 @pytest.fixture
-def recorded_maps(monkeypatch):
-    """Every Mapping the DMA API hands out, including those already unmapped (and the ring fill)."""
-    maps: list = []
-    real = dma_mod.DmaApi.map
-
-    def spy(self, *a, **kw):
-        m = real(self, *a, **kw)
-        if m is not None:
-            maps.append(m)
-        return m
-
-    monkeypatch.setattr(dma_mod.DmaApi, "map", spy)
-    return maps
+def recorded_maps():
+    """Every mapping the DMA API hands out in the next run(), including those already unmapped and the ring fill."""
+    global _collect
+    maps: list[SeenMap] = []
+    _collect = maps
+    yield maps
+    _collect = None
 
 
 # ---------------------------------------------------------------------------- per-frame counts

@@ -22,7 +22,6 @@ per kernel call and its per-edge counts for the run.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -117,7 +116,11 @@ class RxData:
     passport: Passport | None
 
 
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# The Sims of the latest frames (two: compare shows a pair), each with its data by moment. Held by
+# identity, not in a WeakKeyDictionary: the compiled model's classes take no weak references; a
+# frame's views ask in a row, so two entries hold everything a paint reuses.
+_CACHE: list[tuple[object, dict]] = []
+_KEEP = 2
 
 
 def from_sim(sim, follow: str | None = None, machine: str | None = None, earlier: tuple = ()) -> RxData:
@@ -131,7 +134,11 @@ def from_sim(sim, follow: str | None = None, machine: str | None = None, earlier
     from .machine_adapter import build, stamp
 
     key = (stamp(sim), follow, machine, len(earlier), earlier[-1].seq if earlier else 0)
-    per_sim = _CACHE.setdefault(sim, {})
+    per_sim = next((d for s, d in _CACHE if s is sim), None)
+    if per_sim is None:
+        per_sim = {}
+        _CACHE.insert(0, (sim, per_sim))
+        del _CACHE[_KEEP:]
     got = per_sim.get(key)
     if got is None:
         if len(per_sim) > 8:

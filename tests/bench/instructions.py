@@ -1,0 +1,74 @@
+"""Model cost as instructions per frame, counted by valgrind: the same figure whatever else the machine does.
+
+    python tests/bench/instructions.py [--frames N] [--build pure|compiled|both] [LESSON:VARIANT ... | all]
+
+CPU time on a shared machine moves with the neighbours (cache, frequency, a
+hypervisor's steal); callgrind counts the instructions the process executed,
+which only the code and its inputs decide. Each figure is the difference of
+two runs of the same process, with N frames and with none, over N: start-up,
+imports and the Sim's construction cancel out. Frames/s on a quiet core is
+roughly the machine's instructions per second over this figure, so it is the
+number to watch between two versions of the model on a busy machine.
+
+Needs valgrind (Debian's package). Not a test: nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+RUN = """
+import sys
+from models.lesson import find_lesson
+from models.sim import Sim
+lesson = find_lesson(sys.argv[1])
+sim = Sim(lesson.params_for(sys.argv[2]), faults=lesson.faults_for(sys.argv[2]))
+sim.run_frames(2000)                  # the ring filled and the pools warm, as in a long run
+sim.run_frames(int(sys.argv[3]))
+"""
+
+
+def count(lesson: str, variant: str, frames: int, build: str) -> int:
+    env = {**os.environ, "RXVIZ_MODEL": build}
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", RUN,
+                        lesson, variant, str(frames)], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    refs = re.search(r"refs:\s+([\d,]+)", p.stderr)
+    assert refs, p.stderr[-500:]
+    return int(refs.group(1).replace(",", ""))
+
+
+def targets(names: list[str]) -> list[tuple[str, str]]:
+    if names and names != ["all"]:
+        return [tuple(n.split(":", 1)) for n in names]      # type: ignore[misc]
+    from models.lesson import all_lessons
+    return [(lesson.id, v) for lesson in all_lessons() for v in lesson.variants]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=20_000)
+    ap.add_argument("--build", choices=["pure", "compiled", "both"], default="both")
+    ap.add_argument("names", nargs="*", default=["atlantic-page-pool:after"])
+    args = ap.parse_args()
+    if not shutil.which("valgrind"):
+        sys.exit("instructions.py: valgrind is not installed (apt-get install valgrind)")
+    builds = ["pure", "compiled"] if args.build == "both" else [args.build]
+    for lesson, variant in targets(args.names):
+        row = []
+        for build in builds:
+            per = (count(lesson, variant, args.frames, build) - count(lesson, variant, 0, build)) / args.frames
+            row.append(f"{build} {per:>9,.0f}")
+        print(f"{lesson}:{variant:<18} instructions/frame: {'   '.join(row)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
