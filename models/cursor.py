@@ -23,9 +23,10 @@ ath11k), so a cursor is kept per Sim and moment, like the machine data.
 from __future__ import annotations
 
 import re
-import weakref
 from dataclasses import dataclass
 from typing import Any
+
+from .by_identity import ByIdentity
 
 _NAME = re.compile(r"(buf|page|map|head|skb|pool|ack)#(\d+)(?:\+(\d+))?|(slot|desc) (\d+)")
 
@@ -84,7 +85,7 @@ class Cursor:
         return 0
 
 
-_CACHE: weakref.WeakKeyDictionary[Any, tuple[tuple[int, int], Cursor]] = weakref.WeakKeyDictionary()
+_CACHE: ByIdentity[tuple[tuple[int, int], Cursor]] = ByIdentity()      # the compare pair at most
 
 
 def cursor_of(sim: Any) -> Cursor:
@@ -98,7 +99,7 @@ def cursor_of(sim: Any) -> Cursor:
     where = _Where(sim)
     touches = [where.touch(ev) for ev in recent]
     cur = Cursor(touches[-1] if touches else None, touches[-2] if len(touches) > 1 else None)
-    _CACHE[sim] = (stamp, cur)
+    _CACHE.put(sim, (stamp, cur))
     return cur
 
 

@@ -64,6 +64,7 @@ changing what is drawn.
 
 from __future__ import annotations
 
+from .by_identity import ByIdentity
 from .calls import CALLS, CATEGORIES, COUNTERS, METRICS, VIEWS
 from .cursor import Cursor, Move, Touch, cursor_of, touch_of
 from .gro import GRO_LEGACY_MAX_SIZE
@@ -75,7 +76,8 @@ from .memory import FOUR_GiB, GiB, MiB
 from .sim import Sim
 
 __all__ = [
-    "CALLS", "CATEGORIES", "COUNTERS", "Cursor", "FOUR_GiB", "FQ_SIZE", "GRO_LEGACY_MAX_SIZE", "GiB", "Lesson",
+    "ByIdentity", "CALLS", "CATEGORIES", "COUNTERS", "Cursor", "FOUR_GiB", "FQ_SIZE", "GRO_LEGACY_MAX_SIZE", "GiB",
+    "Lesson",
     "MACHINES", "METRICS", "MiB", "Move", "Sim", "Touch", "VIEWS", "before_of", "cursor_of", "edge_counts", "graph",
     "line_of", "touch_of",
 ]

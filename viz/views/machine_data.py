@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from models.read import ByIdentity
+
 Edge = tuple[str, str, str]          # (from state, call, to state): an edge of MACHINES[machine]
 
 
@@ -116,11 +118,9 @@ class RxData:
     passport: Passport | None
 
 
-# The Sims of the latest frames (two: compare shows a pair), each with its data by moment. Held by
-# identity, not in a WeakKeyDictionary: the compiled model's classes take no weak references; a
-# frame's views ask in a row, so two entries hold everything a paint reuses.
-_CACHE: list[tuple[object, dict]] = []
-_KEEP = 2
+# The Sims of the latest frames (two: compare shows a pair), each with its data by moment
+# (models/by_identity.py says why not a WeakKeyDictionary).
+_CACHE: ByIdentity[dict] = ByIdentity(2)
 
 
 def from_sim(sim, follow: str | None = None, machine: str | None = None, earlier: tuple = ()) -> RxData:
@@ -134,11 +134,10 @@ def from_sim(sim, follow: str | None = None, machine: str | None = None, earlier
     from .machine_adapter import build, stamp
 
     key = (stamp(sim), follow, machine, len(earlier), earlier[-1].seq if earlier else 0)
-    per_sim = next((d for s, d in _CACHE if s is sim), None)
+    per_sim = _CACHE.get(sim)
     if per_sim is None:
         per_sim = {}
-        _CACHE.insert(0, (sim, per_sim))
-        del _CACHE[_KEEP:]
+        _CACHE.put(sim, per_sim)
     got = per_sim.get(key)
     if got is None:
         if len(per_sim) > 8:
