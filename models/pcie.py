@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .lifecycle import Tracked
     from .sim import Sim
     from .skb import Head
-from .rxpath import STRATEGIES, FlipPage, PagePoolFrag, go
+from .rxpath import FlipPage, PagePoolFrag, go, new_strategy
 
 RX_FRAME, RX_MISSED, NAPI_POLL = C["rx_frame"], C["rx_missed_errors"], C["napi_poll"]
 E_RX_FRAME = E["rx_frame"]
@@ -45,7 +45,7 @@ class PcieRing:
         self.ring = Ring(sc.ring_size, sim.rec)
         self.frame_len = sc.mtu + 14
         self.driver_rx = sim.costs.driver_rx
-        self.strategy = STRATEGIES[sc.strategy](sim, self.ring)
+        self.strategy = new_strategy(sim, self.ring)
         self.pool = self.strategy.pool if isinstance(self.strategy, PagePoolFrag) else None
         # Only a driver that lies about its mask can make the device write beyond its reach.
         self.check_reach = "mask-violation" in sim.faults
