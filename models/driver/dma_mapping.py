@@ -107,6 +107,8 @@ def dma_map_single(dev: Device, ptr: Any, size: int, dir: str, offset: int = 0) 
     """
     h = this_cpu()
     buf = _data(ptr)
+    if buf is not ptr:                     # an skb: skb->data is past its NET_SKB_PAD of headroom
+        offset += max(32, h.cacheline)
     m = h.dma.map(buf.phys + offset, size, _check_dir(dir), MAP_SINGLE)
     if m is None:
         return DMA_MAPPING_ERROR

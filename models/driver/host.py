@@ -104,6 +104,10 @@ class Host:
         m = self.maps.get(addr)
         if m is not None:
             return m
+        for order in range(4):               # a page's mapping, page_pool_get_dma_addr(page) + offset
+            m = self.maps.get(addr & ~((4096 << order) - 1))
+            if m is not None and m.live and addr + size <= m.dma + m.size:
+                return m
         for m in self.dma.live.values():
             if m.dma <= addr and addr + size <= m.dma + m.size:
                 return m

@@ -231,6 +231,17 @@ def napi_gro_receive(napi: Napi, skb: Skb) -> None:
     this_cpu().sim.stack.napi_gro_receive(skb, True)
 
 
+def ieee80211_rx_napi(napi: Napi, skb: Skb) -> None:
+    """net/mac80211/rx.c ieee80211_rx_napi(): a Wi-Fi driver's frame goes through mac80211 (802.11 to
+    Ethernet, the station's state), which hands it to napi_gro_receive()."""
+    if not isinstance(skb, Skb) or not skb.id:
+        raise DriverBug(f"ieee80211_rx_napi(): {type(skb).__name__} is no received sk_buff")
+    sim = this_cpu().sim
+    if not sim.sc.wifi:
+        raise DriverBug("ieee80211_rx_napi(): this device is no Wi-Fi device (use napi_gro_receive())")
+    sim.stack.rx(skb, True)
+
+
 def netif_receive_skb(skb: Skb) -> None:
     """net/core/dev.c netif_receive_skb(): hand a received skb to the stack at once, without GRO."""
     if not isinstance(skb, Skb) or not skb.id:
