@@ -106,8 +106,23 @@ def skb_free_frag(data: Any) -> None:
 dev_kfree_skb_any = skb_free_frag
 
 
+def cpu_reads(h: Any, buf: Buf) -> None:
+    """The CPU is about to read what the device wrote: the checker wants the buffer synced or unmapped."""
+    if buf.kind == "pp":          # a fragment shares its page's mapping: its own state says if it was synced
+        if buf.state == "filled":
+            page = buf.page
+            h.rec.violate("no-sync-for-cpu", f"CPU reads fragment buf#{buf.id} of page#{getattr(page, 'id', '?')} "
+                          f"without dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
+                          f"buf#{buf.id}")
+        return
+    m = buf.map
+    if m is not None and m.live and not m.cpu_owned:
+        h.dma.cpu_read(m, f"the frame in buf#{buf.id}")
+
+
 def _new_skb(data: Buf, head: Any, call: int, edge: int, frag_size: int) -> Skb:
     h = this_cpu()
+    cpu_reads(h, data)
     rec = h.rec
     rec.cnt[call] += 1
     rec.t += rec.unit[call]
@@ -151,6 +166,7 @@ def skb_put(skb: Skb, length: int) -> None:
         h = this_cpu()
         rec = h.rec
         data = skb.data
+        cpu_reads(h, data)
         rec.call(SKB_PUT, 0, "head#%s|buf#%s: %s bytes", skb.head.id, data.id, length)
         data.head = None
         move(data, E_SKB_PUT)
@@ -186,6 +202,7 @@ def skb_add_rx_frag(skb: Skb, i: int, page: Any, off: int, size: int, truesize: 
     if buf is None:
         raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
                         f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
+    cpu_reads(h, buf)
     move(buf, E_ADD_FRAG)
     skb.frags.append(buf)
     skb.len += size
