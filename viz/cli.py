@@ -171,6 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
     def add(name: str, help: str, **kw) -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help, description=help, allow_abbrev=False, **kw)
 
+    from .cli_exercise import add_parser as add_exercise
+    add_exercise(add)
+
     p = add("list", "the lessons: id, driver, title, steps")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 

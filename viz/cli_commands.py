@@ -354,6 +354,6 @@ def cmd_completion(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
     "graph": cmd_graph, "stats": cmd_stats, "sweep": cmd_sweep, "notes": cmd_notes,
-    "completion": cmd_completion,
+    "completion": cmd_completion, "exercise": lambda a: __import__("viz.cli_exercise").cli_exercise.cmd_exercise(a),
     **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
 }
