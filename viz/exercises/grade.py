@@ -142,7 +142,21 @@ def _figures(r: dict[str, Any], out: list[str], fail: list[str]) -> None:
         out.append(f"  {label:<27} {_fig(me[key]):>10} / {_fig(ref[key])}")
     slow = (me["throughput_mbps"] < SLOWER * ref["throughput_mbps"]
             or me["cpu_ns_per_frame"] > COSTLIER * ref["cpu_ns_per_frame"])
+    differ = _calls_that_differ(me.get("calls", {}), ref.get("calls", {}))
+    if differ:
+        out.append("  kernel calls per frame that differ from the reference's:")
+        out += [f"    {name:<30} {a:>8.3f} / {b:.3f}" for name, a, b in differ[:4]]
     if me["frames_delivered"] == 0:
         fail.append("no-frames")
-    elif slow and not fail:
+    elif (slow or differ) and not fail:
         fail.append("slower")
+
+
+def _calls_that_differ(mine: dict[str, float], ref: dict[str, float]) -> list[tuple[str, float, float]]:
+    """Calls made per frame more than 10% (and 0.05 a frame) apart, the largest difference first."""
+    out = []
+    for name in sorted(set(mine) | set(ref)):
+        a, b = mine.get(name, 0.0), ref.get(name, 0.0)
+        if abs(a - b) > max(0.05, 0.1 * max(a, b)):
+            out.append((name, a, b))
+    return sorted(out, key=lambda x: -abs(x[1] - x[2]))
