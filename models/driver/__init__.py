@@ -72,12 +72,14 @@ from .skbuff import (
 
 __all__ = [
     "DMA_BIDIRECTIONAL", "DMA_BIT_MASK", "DMA_FROM_DEVICE", "DMA_MAPPING_ERROR", "DMA_TO_DEVICE", "EIO", "ENOMEM",
-    "Device", "DriverBug", "Napi", "NetDriver", "PP_FLAG_DMA_MAP", "PP_FLAG_DMA_SYNC_DEV", "PagePoolParams",
+    "Device", "DriverBug", "Napi", "NetDriver", "PP_FLAG_DMA_MAP", "PP_FLAG_DMA_SYNC_DEV",
+    "PagePoolParams",
     "RxRing", "TxRing", "NET_SKB_PAD", "SKB_DATA_ALIGN", "SKB_SHINFO_SIZE",
     "build_skb", "dev_kfree_skb_any", "dma_map_page", "dma_map_single", "dma_mapping_error",
     "dma_set_coherent_mask", "dma_set_mask", "dma_set_mask_and_coherent", "dma_sync_single_for_cpu",
     "dma_sync_single_for_device", "dma_sync_single_range_for_cpu", "dma_sync_single_range_for_device",
-    "dma_unmap_page", "dma_unmap_single", "driver_irq_enable", "ieee80211_rx_napi", "kmalloc", "napi_alloc_skb", "napi_build_skb",
+    "dma_unmap_page", "dma_unmap_single", "driver_irq_enable",
+    "ieee80211_rx_napi", "kmalloc", "napi_alloc_skb", "napi_build_skb",
     "napi_complete_done", "napi_consume_skb", "napi_gro_receive", "netdev_alloc_frag", "netdev_alloc_skb",
     "netdev_rx_dropped", "netif_receive_skb", "page_pool_create", "page_pool_destroy",
     "page_pool_dev_alloc_frag", "page_pool_get_dma_addr", "page_pool_put_full_page", "skb_add_rx_frag",

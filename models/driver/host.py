@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..calls import CALL_ID as C
-from ..lifecycle import DST, EDGE_ID as E
+from ..lifecycle import DST
+from ..lifecycle import EDGE_ID as E
 from ..memory import Slab
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -3,11 +3,12 @@
     probe(dev)            pci_driver.probe: set the DMA masks (before anything is mapped)
     open()                ndo_open: create the page_pool if any, fill the RX ring
     poll(napi, budget)    the NAPI poll: TX completion, at most `budget` frames, napi_complete_done
-    stop()                ndo_stop: the RX DMA is stopped; give back every buffer, destroy the pool
+    stop()                ndo_stop: RX DMA stopped; give back every buffer, destroy the pool
 
 The runtime sets, before open(): `self.dev` (struct device), `self.rx_ring`
-(RxRing), `self.tx_ring` (TxRing) and `self.napi` (its napi_struct, from netif_napi_add). Everything else the driver keeps is its
-own: the shadow arrays of what each descriptor holds, its page_pool.
+(RxRing), `self.tx_ring` (TxRing) and `self.napi` (its napi_struct, as
+netif_napi_add() made it). Everything else the driver keeps is its own: the
+shadow arrays of what each descriptor holds, its page_pool.
 """
 
 from __future__ import annotations

@@ -83,13 +83,13 @@ def page_pool_dev_alloc_frag(pool: PagePool, size: int) -> tuple[Page | None, in
 
 def page_pool_get_dma_addr(page: Page) -> int:
     """include/net/page_pool/helpers.h page_pool_get_dma_addr(): the bus address the pool mapped the page at."""
-    m = getattr(page, "map", None)
-    if m is None:
+    if not isinstance(page, Page) or page.map is None:
         raise DriverBug("page_pool_get_dma_addr(): not a page_pool page")
+    m = page.map
     h = this_cpu()
     if h.maps.get(m.dma) is not m:
         h.maps[m.dma] = m
-    return int(m.dma)
+    return m.dma
 
 
 def page_pool_put_full_page(pool: PagePool, page: Page, allow_direct: bool) -> None:

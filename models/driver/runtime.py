@@ -143,6 +143,8 @@ def pool_destroyed(host: Host, pool: PagePool) -> None:
 class DriverSim(Sim):
     """The model's host with a driver of the API in the RX strategy's place (NAPI delivery only)."""
 
+    host: Host
+
     def __init__(self, driver: NetDriver, values: dict[str, Any] | None = None, *, seed: int = 0,
                  trace: int = 0) -> None:
         self.driver = driver
