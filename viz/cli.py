@@ -171,9 +171,6 @@ def build_parser() -> argparse.ArgumentParser:
     def add(name: str, help: str, **kw) -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help, description=help, allow_abbrev=False, **kw)
 
-    from .cli_exercise import add_parser as add_exercise
-    add_exercise(add)
-
     p = add("list", "the lessons: id, driver, title, steps")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
@@ -270,6 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("completion", "a completion script for your shell (commands, options, lesson ids)",
             formatter_class=raw, epilog_fn=_completion_epilog)
     p.add_argument("shell", choices=("bash", "zsh"), metavar="SHELL", help="bash or zsh")
+    from .cli_exercise import add_parser as add_exercise
+    add_exercise(add)
     return parser
 
 

@@ -155,6 +155,8 @@ Commands:
   rxviz serve                the player in a web browser (a classroom, a
                              projector without a terminal)
   rxviz notes                speaker notes following a `rxviz play --present`
+  rxviz exercise ACTION      write an RX driver yourself; rxviz checks it
+                             (list, start ID, check DIR, hint ID, solution ID)
   rxviz completion SHELL     a completion script for bash or zsh
 
 In a terminal, `rxviz` alone opens the home screen of the player.

@@ -117,3 +117,18 @@ def test_a_bad_argument_gets_the_apis_message_at_the_learners_line(tmp_path):
     _, v = check(ex, f)
     text = "\n".join(v.lines)
     assert "DriverBug: dma_unmap_single(): dma_addr must be the integer dma_map_single() returned" in text
+
+
+def test_start_never_overwrites_and_hint_waits_for_an_attempt(tmp_path, monkeypatch, capsys):
+    from viz import cli
+    monkeypatch.setenv("RXVIZ_STATE_DIR", str(tmp_path / "state"))
+    d = tmp_path / "mine"
+    assert cli.main(["exercise", "start", "rx-refill", str(d)]) == 0
+    (d / "driver.py").write_text("# my work\n")
+    assert cli.main(["exercise", "start", "rx-refill", str(d)]) == 0
+    assert (d / "driver.py").read_text() == "# my work\n"
+    assert "left as it is" in capsys.readouterr().out
+    assert cli.main(["exercise", "hint", "rx-refill"]) == 1
+    assert "try it first" in capsys.readouterr().err
+    assert cli.main(["exercise", "start", "no-such"]) == 2
+    assert "no such exercise" in capsys.readouterr().err
