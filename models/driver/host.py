@@ -74,6 +74,7 @@ class Host:
         self.pools: list[PagePool] = []
         self.ids = 0
         self.napi: Any = None                          # the driver's napi_struct (models/driver/napi.py)
+        self.frag = 0                                  # the size of the last page_pool fragment taken
 
     def new_id(self) -> int:
         self.ids += 1

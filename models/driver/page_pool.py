@@ -75,7 +75,8 @@ def page_pool_dev_alloc_frag(pool: PagePool, size: int) -> tuple[Page | None, in
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_dev_alloc_frag(): the first argument is the pool page_pool_create() made")
     align = 1 if h.coherent else h.cacheline
-    got = pool.alloc_frag((size + align - 1) // align * align)
+    h.frag = n = (size + align - 1) // align * align
+    got = pool.alloc_frag(n)
     if got is None:
         return None, 0
     return got

@@ -66,6 +66,13 @@ class DriverStrategy:
         drv.tx_ring = TxRing(self.host)
         drv.napi = self.host.napi = Napi(self.host)
 
+    @property
+    def frag(self) -> int:
+        """The fragment size the driver carves pool pages into (the pool view reads the strategy's)."""
+        if not self.host.frag:
+            raise AttributeError("frag")          # none taken yet: the view falls back to whole pages
+        return self.host.frag
+
     def fill(self, i: int) -> bool:
         """ifup: the driver's open() fills the ring itself, once."""
         if not self.opened:
@@ -133,6 +140,8 @@ class PoolView:
         return self._pool.inflight() if self._pool.destroyed else 0
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_pool":
+            raise AttributeError(name)     # pickle looks up __setstate__ before _pool is back
         return getattr(self._pool, name)
 
 

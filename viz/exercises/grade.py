@@ -39,6 +39,11 @@ def run_child(ex: Exercise, path: Path, frames: int = 0, cpu: int = CPU_LIMIT_S,
     cmd = [sys.executable, "-m", "viz.exercises.child", ex.id, str(path), "--cpu", str(cpu), "--mem", str(mem)]
     if frames:
         cmd += ["--frames", str(frames)]
+    return spawn(cmd, cpu)
+
+
+def spawn(cmd: list[str], cpu: int) -> dict[str, Any]:
+    """Run a child that sets its own limits and prints one JSON line last; that JSON, or {"killed": why}."""
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=cpu * 3 + 30)
     except subprocess.TimeoutExpired:
