@@ -151,7 +151,11 @@ class LessonRun:
         for name in self.names:
             prm = self.lesson.params_for(name)
             prm.update(self.sets)
-            out[name] = Sim(prm, trace=self.trace, faults=self.lesson.faults_for(name, self.faults))
+            # A variant may be built by a factory the lesson object carries (a learner's own driver,
+            # models.driver.lesson); lesson files never supply one.
+            make = getattr(self.lesson, "factories", {}).get(name)
+            out[name] = (make(prm, trace=self.trace) if make is not None
+                         else Sim(prm, trace=self.trace, faults=self.lesson.faults_for(name, self.faults)))
         return out
 
     @property
@@ -197,7 +201,14 @@ class LessonRun:
         return note
 
     def _apply(self, index: int) -> None:
-        note = self._run_step(index, self.sims)
+        try:
+            note = self._run_step(index, self.sims)
+        except BaseException:
+            # The step failed half-way (a bug, a learner's driver raising): what it left is no step's
+            # state; the next try starts again from the snapshot before it.
+            snap = self._snaps[self.step]
+            self.sims = {name: snap.fresh(name) for name in self.names}
+            raise
         self.notes.append(note)
         self.step = index + 1
         if self.step not in self._snaps:     # a replay reaches the same state: keep the first copy

@@ -581,3 +581,9 @@ class PagePoolFrag(Strategy):
 
 
 STRATEGIES = {"per-frame": PerFrame, "page-flip": PageFlip, "page-pool": PagePoolFrag}
+
+
+def new_strategy(sim: Sim, ring: Ring) -> Any:
+    """The RX strategy a PCIe ring runs: the scenario's, or a driver of the API's (models/driver/runtime.py)."""
+    make = getattr(sim, "driver_strategy", None)
+    return make(sim, ring) if make is not None else STRATEGIES[sim.sc.strategy](sim, ring)

@@ -207,23 +207,24 @@ class RxvizApp(App[int]):
             self.pop_screen()
 
 
-def make_app(lesson: str | None = None, step: int | None = 0, compare: bool = False,
+def make_app(lesson: str | Lesson | None = None, step: int | None = 0, compare: bool = False,
              present: bool = False, remember: bool = True) -> RxvizApp:
     """The configured app: the home screen, or `lesson` opened at `step` (and in compare mode).
 
     `step` None resumes the lesson where the saved progress left it; `present`
     is presenter mode; `remember` False neither reads nor saves progress (screenshots).
 
-    `lesson` is a lesson id or the path of a lesson file. Raises LessonNotFound
-    or LessonError for one that cannot be played, before any screen exists.
+    `lesson` is a lesson id, the path of a lesson file, or a Lesson (one with a learner's driver,
+    viz.exercises.play). Raises LessonNotFound or LessonError for one that cannot be played,
+    before any screen exists.
     """
-    found = None
-    if lesson is not None:
+    found = lesson if isinstance(lesson, Lesson) else None
+    if isinstance(lesson, str):
         found = next((x for x in shipped_lessons() if x.id == lesson), None) or find_lesson(lesson)
     return RxvizApp(found, step, compare, present, remember)
 
 
-def run_app(lesson: str | None = None, step: int | None = 0, compare: bool = False,
+def run_app(lesson: str | Lesson | None = None, step: int | None = 0, compare: bool = False,
             present: bool = False) -> int:
     """Run the app in this terminal; the exit code for the CLI (2: no such lesson or a bad one)."""
     try:

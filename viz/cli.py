@@ -224,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--present", action="store_true",
                    help="presenter mode: high contrast, large headline figures, a talk timer, z zoom, "
                         "b blank; follow its speaker notes with `rxviz notes` in a second terminal")
+    add_driver_option(p)
 
     p = add("notes", "speaker notes: follow a `rxviz play LESSON --present` running on this machine")
     p.add_argument("--session", metavar="ID",
@@ -237,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="120x40", metavar="WxH", help="terminal size (default 120x40)")
     p.add_argument("--compare", action="store_true", help="before | after side by side")
     p.add_argument("-o", "--output", metavar="FILE", help="where to write the SVG (default LESSON-stepN.svg)")
+    add_driver_option(p)
 
     p = add("export", "a lesson handout: the patch, each step's text and screen (SVG), the questions "
                       "with answers at the end, paper vs model")
@@ -267,7 +269,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("completion", "a completion script for your shell (commands, options, lesson ids)",
             formatter_class=raw, epilog_fn=_completion_epilog)
     p.add_argument("shell", choices=("bash", "zsh"), metavar="SHELL", help="bash or zsh")
+    from .cli_exercise import add_parser as add_exercise
+    add_exercise(add)
     return parser
+
+
+def add_driver_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--driver", metavar="FILE",
+                   help="add your own driver (a driver.py of `rxviz exercise start`) as the variant "
+                        "your-driver, beside the lesson's. It runs in this process with your rights: pass only "
+                        "a file you wrote or trust (it is first tried in a child process under limits)")
 
 
 def _completion_epilog() -> str:

@@ -23,8 +23,23 @@ def has_display() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
+def with_driver(args: argparse.Namespace, lesson):
+    """The lesson to open: as it is, or with `--driver` as its variant your-driver (tried first in a
+    child process under limits; a driver that fails there is one line, exit 2)."""
+    if not getattr(args, "driver", None):
+        return args.lesson
+    from .cli_progress import progress
+    from .exercises.play import DriverFailed, lesson_with_driver
+    try:
+        with progress(f"trying your driver on {lesson.id}"):
+            return lesson_with_driver(lesson, args.driver)
+    except DriverFailed as e:
+        raise CliError(f"--driver: {e.line}", 2) from None
+
+
 def cmd_play(args: argparse.Namespace) -> int:
-    playable(args.lesson, args.step or 0)
+    lesson = playable(args.lesson, args.step or 0)
+    opened = with_driver(args, lesson)
     if not has_display():
         # Without a terminal Textual would wait for keys that never come, at full CPU.
         raise CliError("play needs a terminal (stdin and stdout are not one); for output a script can "
@@ -34,11 +49,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     step = args.step
     if step is None and args.present and not args.resume:
         step = 0                 # a talk starts at the beginning, wherever the rehearsal stopped
-    return run_app(args.lesson, step, args.compare, args.present)
+    return run_app(opened, step, args.compare, args.present)
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
     lesson = playable(args.lesson, args.step)
+    opened = with_driver(args, lesson)
     from viz.screenshot import parse_size, screenshot_sync
 
     try:
@@ -53,7 +69,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
         raise CliError(f"-o: {e}", 2) from None
     from .cli_progress import progress
     with progress(f"{lesson.id}: computing step {args.step}") as report:
-        svg = screenshot_sync(args.lesson, args.step, size, args.compare, report=report)
+        svg = screenshot_sync(opened, args.step, size, args.compare, report=report)
     try:
         files.write(Path(out), svg)
     except files.Unsafe as e:

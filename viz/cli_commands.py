@@ -155,6 +155,8 @@ Commands:
   rxviz serve                the player in a web browser (a classroom, a
                              projector without a terminal)
   rxviz notes                speaker notes following a `rxviz play --present`
+  rxviz exercise ACTION      write an RX driver yourself; rxviz checks it
+                             (list, start ID, check DIR, hint ID, solution ID)
   rxviz completion SHELL     a completion script for bash or zsh
 
 In a terminal, `rxviz` alone opens the home screen of the player.
@@ -354,6 +356,6 @@ def cmd_completion(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "home": cmd_home, "list": cmd_list, "check": cmd_check, "run": cmd_run, "trace": cmd_trace,
     "graph": cmd_graph, "stats": cmd_stats, "sweep": cmd_sweep, "notes": cmd_notes,
-    "completion": cmd_completion,
+    "completion": cmd_completion, "exercise": lambda a: __import__("viz.cli_exercise").cli_exercise.cmd_exercise(a),
     **{name: _app(f"cmd_{name}") for name in ("play", "screenshot", "export", "serve", "start")},
 }

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 
+from models.lesson.schema import Lesson
 from viz.app import make_app, settle
 
 Report = Callable[[int, int], None]
@@ -43,7 +44,7 @@ async def _settle(app, pilot, target: int, report: Report | None) -> None:
     await settle(app, pilot)
 
 
-async def screenshots(lesson_id: str | None, steps: Iterable[int], size: tuple[int, int] = (120, 40),
+async def screenshots(lesson_id: str | Lesson | None, steps: Iterable[int], size: tuple[int, int] = (120, 40),
                       compare: bool = False, keys: tuple[str, ...] = (),
                       report: Report | None = None) -> list[str]:
     """The SVG text of `lesson_id` at each of `steps` in turn (the home screen for None).
@@ -65,18 +66,19 @@ async def screenshots(lesson_id: str | None, steps: Iterable[int], size: tuple[i
             if lesson_id is not None and app.screen.frame.step != step:
                 app.screen.goto(step)
                 await _settle(app, pilot, step, report)
-            title = "rxviz" if lesson_id is None else f"rxviz {lesson_id} step {step}"
+            name = lesson_id.id if isinstance(lesson_id, Lesson) else lesson_id
+            title = "rxviz" if name is None else f"rxviz {name} step {step}"
             out.append(portable(app.export_screenshot(title=title)))
     return out
 
 
-async def screenshot(lesson_id: str | None, step: int = 0, size: tuple[int, int] = (120, 40),
+async def screenshot(lesson_id: str | Lesson | None, step: int = 0, size: tuple[int, int] = (120, 40),
                      compare: bool = False, keys: tuple[str, ...] = ()) -> str:
     """The SVG text of `lesson_id` at `step` (the home screen for None), after pressing `keys`."""
     return (await screenshots(lesson_id, [step], size, compare, keys))[0]
 
 
-def screenshot_sync(lesson_id: str | None, step: int = 0, size: tuple[int, int] = (120, 40),
+def screenshot_sync(lesson_id: str | Lesson | None, step: int = 0, size: tuple[int, int] = (120, 40),
                     compare: bool = False, keys: tuple[str, ...] = (), report: Report | None = None) -> str:
     """`screenshot` for callers without an event loop (the CLI)."""
     return asyncio.run(screenshots(lesson_id, [step], size, compare, keys, report))[0]

@@ -1,6 +1,6 @@
 """Model speed as issue 10 measures it: frames/s by CPU time, whole process, checker on.
 
-    python tests/bench/frames_per_s.py [--frames N] [--repeat R] [--build B] [LESSON:VARIANT ... | all]
+    python tests/bench/frames_per_s.py [--frames N] [--repeat R] [--build B] [--driver] [LESSON:VARIANT ... | all]
 
 Each run is a fresh process (so the figure includes start-up and the Sim's construction),
 timed with time.process_time(): CPU time, so other load on a shared machine moves it
@@ -8,6 +8,9 @@ little. Prints the median of R runs per variant; `all` runs every lesson variant
 `--build pure|compiled|both` picks the model's build (models/native.py; default:
 what runs here); with both, the runs alternate, so a busy neighbour weighs on
 both alike. tests/bench/instructions.py gives a figure that load does not move.
+`--driver` also runs each variant's reference driver of the driver API (viz/exercises/solutions,
+through models.driver.runtime.DriverSim) on the same scenario, for the one-copy question of
+issue 20: what writing the model's strategies with the driver API would cost.
 Not a test: nothing here asserts a time.
 """
 
@@ -32,6 +35,19 @@ sim.run_frames(int(sys.argv[3]))
 print(sim.processed, time.process_time())
 """
 
+DRIVER = """
+import sys, time
+from models.lesson import find_lesson
+from models.driver.runtime import DriverSim
+from viz.exercises.catalog import EXERCISES
+from importlib import import_module
+ex = next(e for e in EXERCISES if (e.lesson, e.variant) == (sys.argv[1], sys.argv[2]))
+driver = import_module("viz.exercises.solutions." + ex.solution).Driver()
+sim = DriverSim(driver, find_lesson(sys.argv[1]).params_for(sys.argv[2]))
+sim.run_frames(int(sys.argv[3]))
+print(sim.processed, time.process_time())
+"""
+
 
 def targets(names: list[str]) -> list[tuple[str, str]]:
     if names and names != ["all"]:
@@ -46,22 +62,25 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--build", choices=["pure", "compiled", "both", ""], default="")
+    ap.add_argument("--driver", action="store_true",
+                    help="also run the variant's reference driver (the exercise's) with the driver API")
     ap.add_argument("names", nargs="*", default=["atlantic-page-pool:after"])
     args = ap.parse_args()
     builds = ["pure", "compiled"] if args.build == "both" else [args.build]
     for lesson, variant in targets(args.names):
-        rates: dict[str, list[float]] = {b: [] for b in builds}
-        done = 0
-        for _ in range(args.repeat):
-            for build in builds:
-                env = {**os.environ, "RXVIZ_MODEL": build} if build else None
-                out = subprocess.run([sys.executable, "-c", ONE, lesson, variant, str(args.frames)], cwd=ROOT,
-                                     env=env, capture_output=True, text=True, check=True).stdout.split()
-                done, cpu = int(out[0]), float(out[1])
-                rates[build].append(done / cpu)
-        for build, got in rates.items():
-            print(f"{lesson}:{variant:<16} {build or 'as built':<9} {statistics.median(got):>10,.0f} frames/s  "
-                  f"({done} frames; runs {', '.join(f'{r:,.0f}' for r in got)})", flush=True)
+        for label, code in (("", ONE), *([(" driver", DRIVER)] if args.driver else [])):
+            rates: dict[str, list[float]] = {b: [] for b in builds}
+            done = 0
+            for _ in range(args.repeat):
+                for build in builds:
+                    env = {**os.environ, "RXVIZ_MODEL": build} if build else None
+                    out = subprocess.run([sys.executable, "-c", code, lesson, variant, str(args.frames)], cwd=ROOT,
+                                         env=env, capture_output=True, text=True, check=True).stdout.split()
+                    done, cpu = int(out[0]), float(out[1])
+                    rates[build].append(done / cpu)
+            for build, got in rates.items():
+                print(f"{lesson}:{variant + label:<16} {build or 'as built':<9} {statistics.median(got):>10,.0f} "
+                      f"frames/s  ({done} frames; runs {', '.join(f'{r:,.0f}' for r in got)})", flush=True)
 
 
 if __name__ == "__main__":

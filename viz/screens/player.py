@@ -179,13 +179,17 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         """The model failed: one line with the lesson and step, and the player stays usable."""
         what = " ".join(f"{type(exc).__name__}: {exc}".split())
         where = f"fast-forward after step {step}" if kind == "ff" else f"step {step}/{len(self.lesson.steps)}"
+        told = getattr(self.lesson, "explain", lambda exc: None)(exc)    # a learner's driver (viz.exercises.play)
+        if told is not None:
+            self.notify(told.text, title=f"{where}: your driver failed", severity="error", timeout=30, markup=False)
         if self._busy_timer is not None:
             self._busy_timer.stop()
         self._set_playing(False)
         self.call_pending = False
         status = self.query_one(StatusLine)
         status.busy, status.progress = "", None
-        status.error = f"model error in {self.lesson.id}, {where}: {what}"
+        status.error = (f"{where}: {told.line}" if told is not None
+                        else f"model error in {self.lesson.id}, {where}: {what}")
         self.log.error(status.error)
         if self.frame is not None:              # stay where we are: nothing is awaited any more
             self.want = (self.frame.step, self.frame.extra)

@@ -1,0 +1,198 @@
+"""The streaming DMA API in the kernel's names, over the model's DMA API, SWIOTLB, IOMMU and checker.
+
+Each function does what its kernel namesake does (include/linux/dma-mapping.h,
+kernel/dma/mapping.c) on the model's parts (models/dma.py): dma-direct, a
+SWIOTLB bounce when the buffer ends beyond the streaming mask, an IOVA when
+an IOMMU translates. Addresses are dma_addr_t integers, as in the kernel; the
+checker finds a mapping by its address as CONFIG_DMA_API_DEBUG does
+(kernel/dma/debug.c: check_unmap(), check_sync()) and reports in its words.
+
+Masks: dma_set_mask() and dma_set_coherent_mask() are what a driver calls in
+probe, before anything is mapped or allocated coherently, so the model reads
+them when it builds the host (models/driver/runtime.py); the functions here
+check the value as dma_supported() does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE, Mapping
+from ..lifecycle import EDGE_ID as E
+from .host import DMA_MAPPING_ERROR, DriverBug, move, this_cpu
+
+DMA_TO_DEVICE, DMA_FROM_DEVICE, DMA_BIDIRECTIONAL = TO_DEVICE, FROM_DEVICE, BIDIRECTIONAL
+_DIRS = (DMA_TO_DEVICE, DMA_FROM_DEVICE, DMA_BIDIRECTIONAL)
+EIO, ENOMEM = 5, 12
+E_MAP_SINGLE, E_UNMAP_SINGLE, E_SYNC_CPU = E["dma_map_single"], E["dma_unmap_single"], E["dma_sync_single_for_cpu"]
+E_MAP_PAGE, E_UNMAP_PAGE = E["dma_map_page"], E["dma_unmap_page"]
+
+
+def DMA_BIT_MASK(n: int) -> int:
+    """include/linux/dma-mapping.h: the mask of an n-bit bus address."""
+    return (1 << 64) - 1 if n == 64 else (1 << n) - 1
+
+
+def _bits(mask: int) -> int:
+    return mask.bit_length()
+
+
+def _check_dir(dir: Any) -> str:
+    if dir not in _DIRS:
+        raise DriverBug(f"direction {dir!r}: expected DMA_TO_DEVICE, DMA_FROM_DEVICE or DMA_BIDIRECTIONAL "
+                        f"(BUG_ON(!valid_dma_direction(dir)) in dma_map_page_attrs)")
+    return str(dir)
+
+
+class Device:
+    """struct device as the DMA API sees it: the streaming and coherent masks the driver set."""
+
+    def __init__(self, name: str = "rxviz-nic") -> None:
+        self.name = name
+        self.dma_mask = DMA_BIT_MASK(32)          # the PCI core's default (pci_device_add)
+        self.coherent_dma_mask = DMA_BIT_MASK(32)
+        self.mask_set = False
+        self.coherent_set = False
+
+    def __repr__(self) -> str:
+        return f"<device {self.name}>"
+
+
+def _supported(mask: int) -> bool:
+    """dma_direct_supported(): a mask narrower than ZONE_DMA's 24 bits cannot be served."""
+    return mask >= DMA_BIT_MASK(24)
+
+
+def dma_set_mask(dev: Device, mask: int) -> int:
+    """kernel/dma/mapping.c dma_set_mask(): the streaming mask, 0 or -EIO when dma_supported() says no."""
+    if not isinstance(mask, int) or not _supported(mask):
+        return -EIO
+    dev.dma_mask = mask
+    dev.mask_set = True
+    return 0
+
+
+def dma_set_coherent_mask(dev: Device, mask: int) -> int:
+    """kernel/dma/mapping.c dma_set_coherent_mask(): the mask for dma_alloc_coherent() memory (the rings)."""
+    if not isinstance(mask, int) or not _supported(mask):
+        return -EIO
+    dev.coherent_dma_mask = mask
+    dev.coherent_set = True
+    return 0
+
+
+def dma_set_mask_and_coherent(dev: Device, mask: int) -> int:
+    """include/linux/dma-mapping.h: both masks to the same value (the coherent one only if the first worked)."""
+    rc = dma_set_mask(dev, mask)
+    if rc == 0:
+        dma_set_coherent_mask(dev, mask)
+    return rc
+
+
+def _data(ptr: Any) -> Any:
+    """What a pointer names: an RX data area (Buf), or an skb's data (netdev_alloc_skb)."""
+    data = getattr(ptr, "data", ptr)
+    if not hasattr(data, "phys") or not hasattr(data, "st"):
+        raise DriverBug(f"dma_map_single(): {type(ptr).__name__} is no buffer; map what netdev_alloc_frag(), "
+                        f"netdev_alloc_skb() or kmalloc() returned")
+    return data
+
+
+def dma_map_single(dev: Device, ptr: Any, size: int, dir: str, offset: int = 0) -> int:
+    """include/linux/dma-mapping.h dma_map_single(): map size bytes at ptr+offset for the device.
+
+    Returns the bus address, or DMA_MAPPING_ERROR (test it with dma_mapping_error()) when SWIOTLB is
+    full or the IOMMU has no IOVA left. `offset` stands for the pointer arithmetic a C driver does
+    (bgmac: buf + BGMAC_RX_BUF_OFFSET).
+    """
+    h = this_cpu()
+    buf = _data(ptr)
+    if buf is not ptr:                     # an skb: skb->data is past its NET_SKB_PAD of headroom
+        offset += max(32, h.cacheline)
+    m = h.dma.map(buf.phys + offset, size, _check_dir(dir), MAP_SINGLE)
+    if m is None:
+        return DMA_MAPPING_ERROR
+    buf.map = m
+    move(buf, E_MAP_SINGLE)
+    return h.remember(m, buf)
+
+
+def dma_map_page(dev: Device, page: Any, offset: int, size: int, dir: str) -> int:
+    """include/linux/dma-mapping.h dma_map_page(): map a page (or part of it) for the device."""
+    h = this_cpu()
+    m = h.dma.map(page.phys + offset, size, _check_dir(dir), MAP_PAGE)
+    if m is None:
+        return DMA_MAPPING_ERROR
+    page.map = m
+    move(page, E_MAP_PAGE)
+    return h.remember(m, page)
+
+
+def dma_mapping_error(dev: Device, dma_addr: int) -> int:
+    """include/linux/dma-mapping.h dma_mapping_error(): -ENOMEM for the error address, else 0."""
+    return -ENOMEM if dma_addr == DMA_MAPPING_ERROR else 0
+
+
+def _entry(dma_addr: Any, size: int, what: str) -> Mapping:
+    """The dma-debug entry for an address; a stand-in that is not live when nothing was mapped there."""
+    if not isinstance(dma_addr, int):
+        raise DriverBug(f"{what}(): dma_addr must be the integer dma_map_single() returned, "
+                        f"not {type(dma_addr).__name__}")
+    h = this_cpu()
+    m = h.find(dma_addr, max(1, size))
+    if m is None:
+        m = Mapping(0, dma_addr, 0, size, "", -1, 0, "single")
+        m.live = False
+    return m
+
+
+def _unmap(dev: Device, dma_addr: int, size: int, dir: str, call: int, edge: int, what: str) -> None:
+    h = this_cpu()
+    m = _entry(dma_addr, size, what)
+    was_live = m.live
+    h.dma.unmap(m, size, _check_dir(dir), call)
+    owner = h.owner.get(m.id)
+    if was_live and owner is not None:
+        move(owner, edge)
+
+
+def dma_unmap_single(dev: Device, dma_addr: int, size: int, dir: str) -> None:
+    """include/linux/dma-mapping.h dma_unmap_single(): the buffer is the CPU's again; size and dir must be
+    those of the map (check_unmap() reports any difference, and an address not mapped)."""
+    _unmap(dev, dma_addr, size, dir, UNMAP_SINGLE, E_UNMAP_SINGLE, "dma_unmap_single")
+
+
+def dma_unmap_page(dev: Device, dma_addr: int, size: int, dir: str) -> None:
+    """include/linux/dma-mapping.h dma_unmap_page()."""
+    _unmap(dev, dma_addr, size, dir, UNMAP_PAGE, E_UNMAP_PAGE, "dma_unmap_page")
+
+
+def dma_sync_single_range_for_cpu(dev: Device, dma_addr: int, offset: int, size: int, dir: str) -> None:
+    """include/linux/dma-mapping.h: give [offset, offset+size) of a mapping to the CPU (bounce it back,
+    invalidate the cache lines) before reading what the device wrote."""
+    h = this_cpu()
+    m = _entry(dma_addr, size, "dma_sync_single_for_cpu")
+    off = offset + (dma_addr - m.dma if m.live else 0)
+    h.dma.sync_for_cpu(m, off, size, _check_dir(dir))
+    if m.live:
+        owner = h.frags.get((m.id, off)) or h.owner.get(m.id)
+        if owner is not None:
+            move(owner, E_SYNC_CPU)
+
+
+def dma_sync_single_for_cpu(dev: Device, dma_addr: int, size: int, dir: str) -> None:
+    """include/linux/dma-mapping.h dma_sync_single_for_cpu()."""
+    dma_sync_single_range_for_cpu(dev, dma_addr, 0, size, dir)
+
+
+def dma_sync_single_range_for_device(dev: Device, dma_addr: int, offset: int, size: int, dir: str) -> None:
+    """include/linux/dma-mapping.h: give [offset, offset+size) back to the device before it writes again."""
+    _check_dir(dir)
+    h = this_cpu()
+    m = _entry(dma_addr, size, "dma_sync_single_for_device")
+    h.dma.sync_for_device(m, offset + (dma_addr - m.dma if m.live else 0), size)
+
+
+def dma_sync_single_for_device(dev: Device, dma_addr: int, size: int, dir: str) -> None:
+    """include/linux/dma-mapping.h dma_sync_single_for_device()."""
+    dma_sync_single_range_for_device(dev, dma_addr, 0, size, dir)

@@ -1,0 +1,150 @@
+"""The driver's view of one simulated host: the per-CPU context the kernel's API functions run in.
+
+The kernel's API keeps per-CPU state the caller never names: netdev_alloc_frag()
+takes this CPU's page_frag cache, napi_build_skb() this CPU's NAPI skb cache.
+The model's equivalent is the `Host` of the simulation a driver runs on;
+`this_cpu()` returns it, and the runtime (models/driver/runtime.py) makes it
+current before it calls any of the driver's hooks.
+
+The Host also keeps what CONFIG_DMA_API_DEBUG keeps: every mapping by its
+device address (dma_addr_t), live or already unmapped, so that an unmap or a
+sync given a bus address finds its entry the way check_unmap() and
+check_sync() do (kernel/dma/debug.c), and reports the kernel's words when it
+does not.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..calls import CALL_ID as C
+from ..lifecycle import DST
+from ..lifecycle import EDGE_ID as E
+from ..memory import Slab
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..dma import Mapping
+    from ..page_pool import PagePool
+    from ..rxpath import Buf, FlipPage
+    from ..sim import Sim
+
+DMA_MAPPING_ERROR = (1 << 64) - 1      # include/linux/dma-mapping.h: (~(dma_addr_t)0)
+
+_current: list[Host] = []
+
+
+class DriverBug(Exception):
+    """A call the kernel would refuse outright (a BUG_ON or an oops), raised at the driver's line."""
+
+
+def this_cpu() -> Host:
+    """The host whose CPU runs the driver now (the kernel's per-CPU context)."""
+    if not _current:
+        raise DriverBug("the driver API was called outside a driver hook (no CPU runs your driver now)")
+    return _current[-1]
+
+
+class Slabs:
+    """The page_frag / kmalloc caches a driver allocated from, by size; in_use sums them (teardown audit)."""
+
+    def __init__(self) -> None:
+        self.by_size: dict[int, Slab] = {}
+
+    @property
+    def in_use(self) -> int:
+        return sum(s.in_use for s in self.by_size.values())
+
+
+class Host:
+    """One simulation as the driver API sees it: memory, DMA API, skb heads, the stack and NAPI."""
+
+    def __init__(self, sim: Sim) -> None:
+        self.sim = sim
+        self.rec = sim.rec
+        self.dma = sim.dma
+        self.heads = sim.heads
+        self.mem = sim.mem
+        self.cacheline = sim.sc.cost.cacheline
+        self.coherent = sim.sc.cost.coherent
+        self.slabs = Slabs()
+        self.maps: dict[int, Mapping] = {}           # dma_addr_t -> its latest mapping (live or unmapped)
+        self.owner: dict[int, Buf | FlipPage | Any] = {}    # mapping id -> the object it maps (moved by unmap)
+        self.frags: dict[tuple[int, int], Buf] = {}   # (page mapping id, offset) -> a posted pool fragment
+        self.slab_of: dict[int, Slab] = {}             # an allocated data area's id -> its slab
+        self.pools: list[PagePool] = []
+        self.ids = 0
+        self.napi: Any = None                          # the driver's napi_struct (models/driver/napi.py)
+        self.frag = 0                                  # the size of the last page_pool fragment taken
+
+    def new_id(self) -> int:
+        self.ids += 1
+        return self.ids
+
+    def slab(self, size: int) -> Slab:
+        s = self.slabs.by_size.get(size)
+        if s is None:
+            s = self.slabs.by_size[size] = Slab(self.mem, size)
+        return s
+
+    def free_data(self, buf: Buf) -> None:
+        """A data area back to its slab (page_frag_free, kfree)."""
+        slab = self.slab_of.pop(buf.id, None)
+        if slab is None:
+            self.rec.violate("double-free", f"BUG: Bad page state: buf#{buf.id} freed twice "
+                             f"(page_frag_free() of a fragment already freed)", f"buf#{buf.id}")
+            return
+        slab.free(buf.phys)
+
+    # -- the dma-debug table ---------------------------------------------------------------
+    def remember(self, m: Mapping, owner: object) -> int:
+        self.maps[m.dma] = m
+        self.owner[m.id] = owner
+        return m.dma
+
+    def find(self, addr: int, size: int = 1) -> Mapping | None:
+        """The mapping at addr, or the live one containing [addr, addr+size) (bucket_find_contain)."""
+        m = self.maps.get(addr)
+        if m is not None:
+            return m
+        for order in range(4):               # a page's mapping, page_pool_get_dma_addr(page) + offset
+            m = self.maps.get(addr & ~((4096 << order) - 1))
+            if m is not None and m.live and addr + size <= m.dma + m.size:
+                return m
+        for m in self.dma.live.values():
+            if m.dma <= addr and addr + size <= m.dma + m.size:
+                return m
+        return None
+
+
+def move(obj: Any, edge: int) -> None:
+    """Move a buffer or page along `edge` when its machine has the edge; a driver's mistake that
+    makes the move illegal is reported by the DMA-API checker, not as a second, model-level error."""
+    m = obj.m
+    if m is None:
+        return
+    tid = m.tid[obj.st][edge]
+    if tid < 0:
+        return
+    rec = this_cpu().rec
+    if rec.tracing:
+        label = getattr(obj, "label", None) or f"{'page' if m.name == 'flip_page' else 'buf'}#{obj.id}"
+        m.go(rec, obj, edge, label)
+    else:
+        obj.st = DST[tid]
+        rec.moves[tid] += 1
+
+
+def count(call: str, cost: int | None = None, fmt: str = "", *args: object) -> None:
+    """Account one kernel call on this CPU (its unit cost unless `cost` is given)."""
+    rec = this_cpu().rec
+    cid = C[call]
+    if cost is None:
+        rec.cnt[cid] += 1
+        rec.t += rec.unit[cid]
+        if rec.tracing:
+            rec.emit(cid, rec.unit[cid], fmt, args)
+    else:
+        rec.call(cid, cost, fmt, *args)
+
+
+__all__ = ["DMA_MAPPING_ERROR", "DriverBug", "Host", "this_cpu", "move", "count", "E"]

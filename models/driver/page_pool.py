@@ -1,0 +1,115 @@
+"""page_pool in the kernel's names (include/net/page_pool/helpers.h, net/core/page_pool.c).
+
+page_pool_create() builds the model's pool (models/page_pool.py) from the
+driver's parameters: PP_FLAG_DMA_MAP (the pool maps each page once, as it
+enters), PP_FLAG_DMA_SYNC_DEV (the pool syncs max_len bytes for the device
+when a page is recycled, so the driver need not), the page order, the
+ptr_ring size, the DMA direction and the NAPI instance whose poll may
+recycle into the lockless cache. Fragments come from
+page_pool_dev_alloc_frag(); the skb that holds one is marked with
+skb_mark_for_recycle() and gives it back when it is freed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..dma import BIDIRECTIONAL, FROM_DEVICE
+from ..page_pool import Page, PagePool
+from .host import DriverBug, this_cpu
+
+PP_FLAG_DMA_MAP = 1 << 0          # include/net/page_pool/types.h
+PP_FLAG_DMA_SYNC_DEV = 1 << 1
+PP_FLAG_SYSTEM_POOL = 1 << 2
+PP_FLAG_ALL = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV | PP_FLAG_SYSTEM_POOL
+EINVAL = 22
+
+
+@dataclass
+class PagePoolParams:
+    """struct page_pool_params: the fields a driver fills before page_pool_create()."""
+    flags: int = 0
+    order: int = 0
+    pool_size: int = 1024
+    nid: int = -1
+    dev: Any = None
+    napi: Any = None
+    dma_dir: str = FROM_DEVICE
+    max_len: int = 0
+    offset: int = 0
+
+
+def page_pool_create(params: PagePoolParams) -> PagePool:
+    """net/core/page_pool.c page_pool_create(): a pool for one RX queue.
+
+    As page_pool_init() does, it refuses what the kernel refuses (ERR_PTR(-EINVAL)): unknown flags, a
+    DMA direction other than FROM_DEVICE or BIDIRECTIONAL with PP_FLAG_DMA_MAP, PP_FLAG_DMA_SYNC_DEV
+    without PP_FLAG_DMA_MAP or without max_len. The model's pool always maps (every pool in the lessons
+    does): creating one without PP_FLAG_DMA_MAP is refused here with a clear message.
+    """
+    h = this_cpu()
+    if not isinstance(params, PagePoolParams):
+        raise DriverBug("page_pool_create() takes a PagePoolParams")
+    if params.flags & ~PP_FLAG_ALL:
+        raise DriverBug(f"page_pool_create(): unknown flags {params.flags:#x} (-EINVAL)")
+    if not params.flags & PP_FLAG_DMA_MAP:
+        raise DriverBug("page_pool_create() without PP_FLAG_DMA_MAP: the model's pool maps its pages "
+                        "(set PP_FLAG_DMA_MAP and let the pool map each page once)")
+    if params.dma_dir not in (FROM_DEVICE, BIDIRECTIONAL):
+        raise DriverBug(f"page_pool_create(): dma_dir {params.dma_dir!r} with PP_FLAG_DMA_MAP (-EINVAL: "
+                        f"only DMA_FROM_DEVICE or DMA_BIDIRECTIONAL)")
+    sync_dev = bool(params.flags & PP_FLAG_DMA_SYNC_DEV)
+    if sync_dev and not params.max_len:
+        raise DriverBug("page_pool_create(): PP_FLAG_DMA_SYNC_DEV needs max_len (-EINVAL)")
+    pool = PagePool(h.sim, params.order, params.pool_size, params.dma_dir, params.max_len, sync_dev=sync_dev,
+                    napi=params.napi is not None and h.sim.napi_polled)
+    h.pools.append(pool)
+    return pool
+
+
+def page_pool_dev_alloc_frag(pool: PagePool, size: int) -> tuple[Page | None, int]:
+    """include/net/page_pool/helpers.h page_pool_dev_alloc_frag(): (page, offset) of a size-byte fragment,
+    or (None, 0); the size is rounded up to dma_get_cache_alignment() as page_pool_alloc_frag() does."""
+    h = this_cpu()
+    if not isinstance(pool, PagePool):
+        raise DriverBug("page_pool_dev_alloc_frag(): the first argument is the pool page_pool_create() made")
+    align = 1 if h.coherent else h.cacheline
+    h.frag = n = (size + align - 1) // align * align
+    got = pool.alloc_frag(n)
+    if got is None:
+        return None, 0
+    return got
+
+
+def page_pool_get_dma_addr(page: Page) -> int:
+    """include/net/page_pool/helpers.h page_pool_get_dma_addr(): the bus address the pool mapped the page at."""
+    if not isinstance(page, Page) or page.map is None:
+        raise DriverBug("page_pool_get_dma_addr(): not a page_pool page")
+    m = page.map
+    h = this_cpu()
+    if h.maps.get(m.dma) is not m:
+        h.maps[m.dma] = m
+    return m.dma
+
+
+def page_pool_put_full_page(pool: PagePool, page: Page, allow_direct: bool) -> None:
+    """include/net/page_pool/helpers.h page_pool_put_full_page(): give back a fragment the driver owns
+    (never one an skb holds: that one comes back when the skb is freed)."""
+    if not isinstance(page, Page):
+        raise DriverBug("page_pool_put_full_page(): not a page_pool page")
+    pool.put_frag(page, allow_direct)
+
+
+def page_pool_destroy(pool: PagePool) -> None:
+    """net/core/page_pool.c page_pool_destroy(): free what the pool holds; pages still in flight keep it
+    alive, and page_pool_release_retry() warns every 60 s until they come back."""
+    from .runtime import pool_destroyed
+    if not isinstance(pool, PagePool):
+        raise DriverBug("page_pool_destroy(): not a page_pool")
+    if pool.destroyed:
+        this_cpu().rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
+                               f"pool#{pool.id}")
+        return
+    pool.destroy()
+    pool_destroyed(this_cpu(), pool)

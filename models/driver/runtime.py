@@ -1,0 +1,220 @@
+"""Running a driver written with the API: the host it runs on, and NAPI's side of its poll.
+
+`DriverSim` is the model's `Sim` with the driver in the place of the model's
+RX strategy: the ring fill is the driver's open(), the NAPI poll its poll(),
+the ring's release its stop(). What the kernel does around a driver stays the
+model's: the interrupt, net_rx_action() and __napi_poll() (the budget, the
+repoll when a poll used all of it, the message when a poll returns more than
+its budget), the stack above napi_gro_receive(), the TX of TCP's ACKs, the
+teardown audit.
+
+The model stops between two frames (a lesson step, `--frames N`); a driver's
+poll is a plain function, so the stop unwinds it (Suspend) and the poll is
+called again with the budget it has left. TX completion then has nothing new
+to reclaim, and napi_complete_done() counts the frames of both parts: a poll
+written as the kernel's behaves as if it had never been stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ..calls import CALL_ID as C
+from ..lifecycle import EDGE_ID as E
+from ..sim import Sim
+from .dma_mapping import Device
+from .host import Host, _current
+from .napi import Napi, RxRing, Suspend, TxRing
+from .netdev import NetDriver
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..page_pool import PagePool
+    from ..ring import Ring
+    from ..rxpath import Buf
+
+NAPI_POLL = C["napi_poll"]
+E_POLL, E_EXHAUSTED, E_RING_DEINIT = E["napi_poll"], E["repoll"], E["ring_deinit"]
+
+
+@contextmanager
+def running(host: Host) -> Iterator[None]:
+    """The driver's code runs on this host's CPU (this_cpu())."""
+    _current.append(host)
+    try:
+        yield
+    finally:
+        _current.pop()
+
+
+class DriverStrategy:
+    """Sits where the model's RX strategy sits (models/rxpath.py) and hands each duty to the driver."""
+
+    name = "driver"
+    kind = "driver"
+
+    def __init__(self, sim: DriverSim, ring: Ring) -> None:
+        self.sim = sim
+        self.host = sim.host = Host(sim)
+        self.ring = ring
+        self.slab = self.host.slabs          # what the teardown audit counts (rx_buffers_in_use)
+        self.opened = self.stopped = False
+        drv = sim.driver
+        drv.dev = sim.device
+        drv.rx_ring = RxRing(self.host, ring)
+        drv.tx_ring = TxRing(self.host)
+        drv.napi = self.host.napi = Napi(self.host)
+
+    @property
+    def frag(self) -> int:
+        """The fragment size the driver carves pool pages into (the pool view reads the strategy's)."""
+        if not self.host.frag:
+            raise AttributeError("frag")          # none taken yet: the view falls back to whole pages
+        return self.host.frag
+
+    def fill(self, i: int) -> bool:
+        """ifup: the driver's open() fills the ring itself, once."""
+        if not self.opened:
+            self.opened = True
+            with running(self.host):
+                self.sim.driver.open()
+        return False
+
+    def receive(self, descs: list[int]) -> Any:
+        raise AssertionError("a driver of your own takes frames in its poll")
+
+    def free_buf(self, buf: Buf, allow_direct: bool) -> None:
+        """An skb the stack is done with gives its data back where the driver got it."""
+        h = self.host
+        if buf.kind == "pp":
+            page = buf.page
+            assert page is not None
+            page_pool_put(page, allow_direct, h)
+            return
+        rec = h.rec
+        cid = C["kfree" if buf.kind == "kmalloc" else "skb_free_frag"]
+        rec.cnt[cid] += 1
+        rec.t += rec.unit[cid]
+        if rec.tracing:
+            rec.emit(cid, rec.unit[cid], "buf#%s", (buf.id,))
+        h.free_data(buf)
+
+    def deinit(self, i: int) -> None:
+        """ifdown: the RX engine is stopped; every posted buffer is the driver's again; stop() frees them."""
+        if self.stopped:
+            return
+        self.stopped = True
+        ring = self.ring
+        for j in range(ring.size):
+            buf = ring.bufs[j]
+            if buf is not None:
+                from .host import move
+                with running(self.host):
+                    move(buf, E_RING_DEINIT)
+                ring.bufs[j] = None
+        self.host.frags.clear()
+        with running(self.host):
+            self.sim.driver.stop()
+
+
+def page_pool_put(page: Any, allow_direct: bool, h: Host) -> None:
+    for pool in h.pools:
+        if page.id in pool.pages and pool.pages[page.id] is page:
+            pool.put_frag(page, allow_direct)
+            return
+    raise AssertionError("a fragment of no pool")
+
+
+class PoolView:
+    """The pool as the model's teardown sees it: the driver destroys it in stop(); one it never destroyed
+    is never released (its pages stay mapped, and the unbind audit finds them)."""
+
+    def __init__(self, pool: PagePool) -> None:
+        self._pool = pool
+
+    def destroy(self) -> None:
+        pass
+
+    def inflight(self) -> int:
+        return self._pool.inflight() if self._pool.destroyed else 0
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_pool":
+            raise AttributeError(name)     # pickle looks up __setstate__ before _pool is back
+        return getattr(self._pool, name)
+
+
+def pool_destroyed(host: Host, pool: PagePool) -> None:
+    """page_pool_destroy() ran: the teardown's retries watch its pages in flight."""
+
+
+class DriverSim(Sim):
+    """The model's host with a driver of the API in the RX strategy's place (NAPI delivery only)."""
+
+    host: Host
+
+    def __init__(self, driver: NetDriver, values: dict[str, Any] | None = None, *, seed: int = 0,
+                 trace: int = 0) -> None:
+        self.driver = driver
+        self.device = Device()
+        self.probe_rc = driver.probe(self.device)
+        self.napi_stuck = False
+        self.over_budget: list[tuple[int, int]] = []       # (returned, budget) of polls that went over
+        values = dict(values or {})
+        values["dma_mask"] = self.device.dma_mask.bit_length()
+        values["coherent_mask"] = self.device.coherent_dma_mask.bit_length()
+        self.driver_strategy: Callable[[DriverSim, Ring], DriverStrategy] = DriverStrategy
+        super().__init__(values, seed=seed, trace=trace)
+        if not self.napi_polled:
+            raise ValueError("a driver of your own runs under NAPI (delivery: napi)")
+        pools = self.host.pools
+        self.pool = PoolView(pools[0]) if pools else None       # type: ignore[assignment]
+
+    def _softirq_pending(self) -> bool:
+        return not self.napi_stuck and super()._softirq_pending()
+
+    def _poll(self) -> bool:
+        """__napi_poll() around the driver's poll (models/sim.py Sim._poll for the model's strategies)."""
+        rec = self.rec
+        budget = self.budget
+        napi = self.napi
+        stack = self.stack
+        api = self.host.napi
+        if napi.state == "scheduled":
+            self.defer_kick = False
+            if stack.defer:
+                stack.defer_flush()
+            self.polls += 1
+            self.work = 0
+            rec.call(NAPI_POLL, -1, "napi|budget %s", budget)
+            napi.go(rec, E_POLL)
+            api.tx_now = rec.t
+            api.resumed = False
+            api.taken = 0
+            api.complete_calls = 0
+        else:
+            api.resumed = True
+        api.base = self.work
+        try:
+            with running(self.host):
+                ret = self.driver.poll(api, budget - self.work)
+        except Suspend:
+            return self._suspend(self._poll)
+        if not isinstance(ret, int):
+            ret = -1
+        work = api.base + ret
+        self.poll_work.append(self.work)
+        if work > budget or self.work > budget:
+            self.over_budget.append((max(work, self.work), budget))
+        if napi.state == "idle":
+            return True
+        if work >= budget or self.work >= budget:
+            napi.go(rec, E_EXHAUSTED)
+            stack.gro_flush(old_only=self.platform.hz >= 1000)
+            stack.gro_normal_list()
+        else:
+            # Fewer than budget and no napi_complete_done(): NAPI_STATE_SCHED stays set, nothing polls it
+            # again and the interrupt stays masked. RX stops.
+            self.napi_stuck = True
+        return True

@@ -1,0 +1,226 @@
+"""RX data areas and sk_buffs in the kernel's names (net/core/skbuff.c, include/linux/skbuff.h).
+
+A data area is what the device writes into: a page_frag fragment
+(netdev_alloc_frag), the data of an skb allocated with it (netdev_alloc_skb),
+or a kmalloc() buffer. An sk_buff is built around one when the frame has
+arrived (build_skb, napi_build_skb), or was allocated with it and only gets
+its length (skb_put); atlantic builds a small header skb (napi_alloc_skb) and
+attaches the page_pool fragment as a frag (skb_add_rx_frag).
+
+The sk_buff heads come from the skbuff_cache slab or this CPU's NAPI cache
+(models/skb.py), as the kernel does it; what each call costs is the model's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..calls import CALL_ID as C
+from ..lifecycle import EDGE_ID as E
+from ..lifecycle import MACHINE
+from ..rxpath import HEADERS, SHINFO, Buf
+from ..scenario import Costs
+from ..skb import Skb
+from .host import DriverBug, count, move, this_cpu
+
+RX_BUFFER = MACHINE["rx_buffer"]
+RX_FREE = RX_BUFFER.sid["free"]
+SKB_PUT, NAPI_ALLOC_SKB, MARK = C["skb_put"], C["napi_alloc_skb"], C["skb_mark_for_recycle"]
+BUILD, NAPI_BUILD, SLAB_BUILD = C["build_skb"], C["napi_build_skb"], C["slab_build_skb"]
+E_SKB_PUT, E_BUILD, E_NAPI_BUILD, E_SLAB_BUILD, E_ADD_FRAG = (E["skb_put"], E["build_skb"], E["napi_build_skb"],
+                                                              E["slab_build_skb"], E["skb_add_rx_frag"])
+E_RX_DROPPED = E["rx_dropped"]
+
+
+def NET_SKB_PAD() -> int:
+    """include/linux/skbuff.h: max(32, L1_CACHE_BYTES) of headroom in front of received data."""
+    return max(32, this_cpu().cacheline)
+
+
+def SKB_DATA_ALIGN(x: int) -> int:
+    """include/linux/skbuff.h: x rounded up to SMP_CACHE_BYTES."""
+    a = this_cpu().cacheline
+    return (x + a - 1) // a * a
+
+
+SKB_SHINFO_SIZE = SHINFO        # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on 64-bit
+
+
+def _alloc(kind: str, size: int, call: str) -> Buf:
+    h = this_cpu()
+    if not isinstance(size, int) or size <= 0:
+        raise DriverBug(f"{call}({size!r}): the size must be a positive number of bytes")
+    slab = h.slab(size)
+    buf = Buf(h.new_id(), slab.alloc(), size, RX_BUFFER, RX_FREE, kind)
+    h.slab_of[buf.id] = slab
+    return buf
+
+
+def netdev_alloc_frag(fragsz: int) -> Buf:
+    """net/core/skbuff.c netdev_alloc_frag(): fragsz bytes from this CPU's page_frag cache (data only:
+    the skb is built around it when the frame has arrived)."""
+    buf = _alloc("frag", fragsz, "netdev_alloc_frag")
+    count("netdev_alloc_frag", None, "buf#%s|%s bytes at %#x", buf.id, fragsz, buf.phys)
+    move(buf, E["netdev_alloc_frag"])
+    return buf
+
+
+def kmalloc(size: int) -> Buf:
+    """include/linux/slab.h kmalloc(): a slab buffer (its skb comes from slab_build_skb: no head_frag)."""
+    buf = _alloc("kmalloc", size, "kmalloc")
+    count("kmalloc", None, "buf#%s|%s bytes at %#x", buf.id, size, buf.phys)
+    move(buf, E["kmalloc"])
+    return buf
+
+
+def netdev_alloc_skb(dev: Any, length: int) -> Skb:
+    """net/core/skbuff.c __netdev_alloc_skb(): an sk_buff and a data area of NET_SKB_PAD + length bytes
+    (plus skb_shared_info), skb->data after the headroom. dma_map_single(dev, skb, ...) maps skb->data."""
+    h = this_cpu()
+    size = SKB_DATA_ALIGN(NET_SKB_PAD() + length) + SKB_SHINFO_SIZE
+    buf = _alloc("skb", size, "netdev_alloc_skb")
+    buf.head = h.heads.alloc_slab()
+    count("__netdev_alloc_skb", None, "buf#%s|%s bytes at %#x", buf.id, size, buf.phys)
+    move(buf, E["__netdev_alloc_skb"])
+    return Skb(0, buf.head, buf, [], 0, 0)      # id 0: not received yet (skb_put gives it one)
+
+
+def skb_free_frag(data: Any) -> None:
+    """include/linux/skbuff.h skb_free_frag() (page_frag_free), or kfree() / kfree_skb() for the other kinds:
+    a data area that never carried a frame goes back (a failed map, the ring freed at stop)."""
+    h = this_cpu()
+    skb = data if isinstance(data, Skb) else None
+    buf = data.data if skb is not None else data
+    if not isinstance(buf, Buf) or buf.kind not in ("frag", "skb", "kmalloc"):
+        raise DriverBug(f"skb_free_frag(): {type(data).__name__} is not a data area netdev_alloc_frag(), "
+                        f"netdev_alloc_skb() or kmalloc() returned")
+    free = "kfree" if buf.kind == "kmalloc" else "skb_free_frag"
+    h.rec.call(C[free], -1, "buf#%s", buf.id)
+    move(buf, E[free])
+    h.free_data(buf)
+    if buf.head is not None and buf.state != "in-skb":
+        h.heads.free(buf.head, in_napi=False)
+        buf.head = None
+
+
+dev_kfree_skb_any = skb_free_frag
+
+
+def cpu_reads(h: Any, buf: Buf) -> None:
+    """The CPU is about to read what the device wrote: the checker wants the buffer synced or unmapped."""
+    if buf.kind == "pp":          # a fragment shares its page's mapping: its own state says if it was synced
+        if buf.state == "filled":
+            page = buf.page
+            h.rec.violate("no-sync-for-cpu", f"CPU reads fragment buf#{buf.id} of page#{getattr(page, 'id', '?')} "
+                          f"without dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
+                          f"buf#{buf.id}")
+        return
+    m = buf.map
+    if m is not None and m.live and not m.cpu_owned:
+        h.dma.cpu_read(m, f"the frame in buf#{buf.id}")
+
+
+def _new_skb(data: Buf, head: Any, call: int, edge: int, frag_size: int) -> Skb:
+    h = this_cpu()
+    cpu_reads(h, data)
+    rec = h.rec
+    rec.cnt[call] += 1
+    rec.t += rec.unit[call]
+    if rec.tracing:
+        rec.emit(call, rec.unit[call], "buf#%s|head#%s from the %s",
+                 (data.id, head.id, "NAPI cache" if call == NAPI_BUILD else "slab"))
+    move(data, edge)
+    h.heads._skb_ids += 1
+    return Skb(h.heads._skb_ids, head, data, [], 0, rec.t)
+
+
+def _received(data: Any, what: str) -> Buf:
+    if not isinstance(data, Buf) or data.kind not in ("frag", "kmalloc", "pp"):
+        raise DriverBug(f"{what}(): {type(data).__name__} is not a received data area")
+    return data
+
+
+def build_skb(data: Any, frag_size: int) -> Skb:
+    """net/core/skbuff.c build_skb(): an sk_buff from the skbuff_cache slab around a filled data area
+    (slab_build_skb() for a kmalloc() buffer: frag_size 0). skb_put() sets the length."""
+    buf = _received(data, "build_skb")
+    if buf.kind == "kmalloc":
+        return _new_skb(buf, this_cpu().heads.alloc_slab(), SLAB_BUILD, E_SLAB_BUILD, frag_size)
+    return _new_skb(buf, this_cpu().heads.alloc_slab(), BUILD, E_BUILD, frag_size)
+
+
+def napi_build_skb(data: Any, frag_size: int) -> Skb:
+    """net/core/skbuff.c napi_build_skb(): as build_skb(), the sk_buff popped from this CPU's NAPI cache
+    (napi_skb_cache_get(), refilled in bulk). Only in NAPI context: from the poll."""
+    buf = _received(data, "napi_build_skb")
+    return _new_skb(buf, this_cpu().heads.alloc_napi(), NAPI_BUILD, E_NAPI_BUILD, frag_size)
+
+
+def skb_put(skb: Skb, length: int) -> None:
+    """include/linux/skbuff.h skb_put(): the frame's length; for an skb from netdev_alloc_skb() this is
+    the moment its data becomes the received frame (the model counts it there)."""
+    if not isinstance(skb, Skb):
+        raise DriverBug(f"skb_put(): {type(skb).__name__} is no sk_buff")
+    skb.len += length
+    if skb.id == 0:
+        h = this_cpu()
+        rec = h.rec
+        data = skb.data
+        cpu_reads(h, data)
+        rec.call(SKB_PUT, 0, "head#%s|buf#%s: %s bytes", skb.head.id, data.id, length)
+        data.head = None
+        move(data, E_SKB_PUT)
+        h.heads._skb_ids += 1
+        skb.id = h.heads._skb_ids
+        skb.t_rx = rec.t
+
+
+def napi_alloc_skb(napi: Any, length: int) -> Skb:
+    """net/core/skbuff.c napi_alloc_skb(): a small skb in NAPI context for the headers the driver copies
+    (atlantic's aq_ring_rx_clean()); the model's cost includes that copy of the protocol headers."""
+    h = this_cpu()
+    rec = h.rec
+    hdr = Buf(h.new_id(), -1, length, None, 0, "hdr")
+    head = h.heads.alloc_napi(via="napi_alloc_skb")
+    cost = h.sim.costs.kmalloc + Costs.copy(HEADERS, h.sim.costs.memcpy_gbs)
+    rec.cnt[NAPI_ALLOC_SKB] += 1
+    rec.extra[NAPI_ALLOC_SKB] += cost
+    rec.t += cost
+    if rec.tracing:
+        rec.emit(NAPI_ALLOC_SKB, cost, "head#%s|%s-byte header copied", (head.id, HEADERS))
+    h.heads._skb_ids += 1
+    return Skb(h.heads._skb_ids, head, hdr, [], 0, rec.t)
+
+
+def skb_add_rx_frag(skb: Skb, i: int, page: Any, off: int, size: int, truesize: int) -> None:
+    """include/linux/skbuff.h skb_add_rx_frag(): attach [off, off+size) of a page as frag i."""
+    h = this_cpu()
+    if not isinstance(skb, Skb):
+        raise DriverBug(f"skb_add_rx_frag(): {type(skb).__name__} is no sk_buff")
+    pm = getattr(page, "map", None)
+    buf = h.frags.pop((pm.id, off), None) if pm is not None else None
+    if buf is None:
+        raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
+                        f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
+    cpu_reads(h, buf)
+    move(buf, E_ADD_FRAG)
+    skb.frags.append(buf)
+    skb.len += size
+
+
+def skb_mark_for_recycle(skb: Skb) -> None:
+    """include/linux/skbuff.h skb_mark_for_recycle(): skb->pp_recycle = 1, so freeing the skb returns its
+    page_pool pages to their pool (napi_pp_put_page) instead of put_page()."""
+    rec = this_cpu().rec
+    rec.cnt[MARK] += 1
+    if rec.tracing:
+        rec.emit(MARK, 0, "head#%s", (skb.head.id,))
+
+
+def netdev_rx_dropped(dev: Any, data: Any) -> None:
+    """The driver had no replacement buffer: netdev stats rx_dropped++, and the same buffer goes back."""
+    h = this_cpu()
+    buf = data.data if isinstance(data, Skb) else data
+    h.rec.call(C["rx_dropped"], 0, "buf#%s|no replacement buffer: the frame is dropped", buf.id)
+    move(buf, E_RX_DROPPED)
+    h.sim.dropped += 1

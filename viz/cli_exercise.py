@@ -1,0 +1,160 @@
+"""`rxviz exercise`: write the RX driver yourself, and have it checked as the kernel would.
+
+    rxviz exercise list                 the exercises: id, lesson, what you write, done or not
+    rxviz exercise start ID [DIR]       a skeleton DIR/driver.py (never over a file already there)
+    rxviz exercise check DIR            run DIR/driver.py in a child process under limits and grade it
+    rxviz exercise hint ID              the hint for your last failure (after a first check)
+    rxviz exercise solution ID          the reference driver (after a first check)
+
+Progress is kept beside the lessons' (viz.state: exercises.json): the directory each exercise
+was started in, the attempts, the last failures, passed or not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from .cli_commands import CliError
+from .exercises.catalog import BY_ID, EXERCISES, Exercise, hint
+from .state import state_dir, write_json
+
+MARKER = ".rxviz-exercise"
+FILE = "driver.py"
+
+
+def add_parser(add: Any) -> None:
+    p = add("exercise", "write an RX driver yourself with the kernel's API; rxviz checks it")
+    sub = p.add_subparsers(dest="exercise_cmd", metavar="ACTION", required=True)
+    sub.add_parser("list", help="the exercises, and which you have done")
+    s = sub.add_parser("start", help="write a skeleton driver.py for an exercise")
+    s.add_argument("id", metavar="ID")
+    s.add_argument("dir", metavar="DIR", nargs="?", help="where (default: ./rxviz-ID)")
+    s = sub.add_parser("check", help="run DIR/driver.py under the model's DMA-API checker and grade it")
+    s.add_argument("dir", metavar="DIR")
+    s.add_argument("--frames", type=int, default=0, help="frames to run (default: the lesson's)")
+    for name, what in (("hint", "a hint for your last failure"), ("solution", "the reference driver")):
+        s = sub.add_parser(name, help=f"{what} (after a first check)")
+        s.add_argument("id", metavar="ID")
+
+
+# -- progress ---------------------------------------------------------------------------------
+def _path() -> Path:
+    return state_dir() / "exercises.json"
+
+
+def load_progress() -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(_path().read_text(encoding="utf-8"))
+        out = data.get("exercises", {}) if isinstance(data, dict) else {}
+        return {k: v for k, v in out.items() if isinstance(v, dict) and k in BY_ID}
+    except (OSError, ValueError):
+        return {}
+
+
+def _save(progress: dict[str, dict[str, Any]]) -> None:
+    try:
+        write_json(_path(), {"version": 1, "exercises": progress})
+    except OSError:
+        pass                      # progress is a convenience: never fail a check for it
+
+
+def _exercise(ex_id: str) -> Exercise:
+    ex = BY_ID.get(ex_id)
+    if ex is None:
+        raise CliError(f"exercise {ex_id!r}: no such exercise; `rxviz exercise list` shows them "
+                       f"({', '.join(BY_ID)})", 2)
+    return ex
+
+
+# -- the actions ---------------------------------------------------------------------------------
+def cmd_exercise(args: argparse.Namespace) -> int:
+    return {"list": _list, "start": _start, "check": _check, "hint": _hint, "solution": _solution}[
+        args.exercise_cmd](args)
+
+
+def _list(args: argparse.Namespace) -> int:
+    prog = load_progress()
+    print(f"{'ID':<16} {'LESSON':<22} {'STATUS':<7} WHAT YOU WRITE")
+    for ex in EXERCISES:
+        p = prog.get(ex.id, {})
+        status = "done" if p.get("passed") else ("tried" if p.get("attempts") else "-")
+        print(f"{ex.id:<16} {ex.lesson:<22} {status:<7} {ex.task}")
+    print("\nStart one with `rxviz exercise start ID`.")
+    return 0
+
+
+def _start(args: argparse.Namespace) -> int:
+    ex = _exercise(args.id)
+    d = Path(args.dir or f"rxviz-{ex.id}")
+    f = d / FILE
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        (d / MARKER).write_text(ex.id + "\n", encoding="utf-8")
+        if f.exists():
+            print(f"{f} exists: left as it is (rxviz never overwrites your driver).")
+        else:
+            with f.open("x", encoding="utf-8") as out:          # "x": never over a file made meanwhile
+                out.write(ex.skeleton_text())
+            print(f"wrote {f}")
+    except OSError as e:
+        raise CliError(f"exercise start: cannot write {f}: {e.strerror or e}", 2) from None
+    prog = load_progress()
+    prog.setdefault(ex.id, {})["dir"] = str(d.resolve())
+    _save(prog)
+    print(f"\n{ex.title} (lesson {ex.lesson}): {ex.task}.")
+    print(f"Edit {f} (the task is at its top), then: rxviz exercise check {d}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .exercises.grade import grade, run_child
+    d = Path(args.dir)
+    f = d / FILE if d.is_dir() else d
+    marker = (f.parent / MARKER)
+    try:
+        ex_id = marker.read_text(encoding="utf-8").strip()
+    except OSError:
+        raise CliError(f"exercise check: {f.parent} was not made by `rxviz exercise start` "
+                       f"(no {MARKER} in it)", 2) from None
+    ex = _exercise(ex_id)
+    if not f.is_file():
+        raise CliError(f"exercise check: {f}: no such file; `rxviz exercise start {ex.id} {d}` writes one", 2)
+    print(f"Checking {f} for exercise {ex.id} (lesson {ex.lesson}, variant {ex.variant}) ...\n")
+    v = grade(ex, run_child(ex, f.resolve(), args.frames), f.name)
+    print("\n".join(v.lines))
+    prog = load_progress()
+    p = prog.setdefault(ex.id, {})
+    p["attempts"] = int(p.get("attempts", 0)) + 1
+    p["passed"] = bool(p.get("passed")) or v.passed
+    p["last_failures"] = v.failures
+    _save(prog)
+    return 0 if v.passed else 1
+
+
+def _after_attempt(ex: Exercise, what: str) -> dict[str, Any]:
+    p = load_progress().get(ex.id, {})
+    if not p.get("attempts"):
+        raise CliError(f"exercise {what} {ex.id}: try it first (`rxviz exercise start {ex.id}`, then "
+                       f"`rxviz exercise check DIR`)", 1)
+    return p
+
+
+def _hint(args: argparse.Namespace) -> int:
+    ex = _exercise(args.id)
+    p = _after_attempt(ex, "hint")
+    kinds = p.get("last_failures") or ["slower"]
+    if p.get("passed") and not p.get("last_failures"):
+        print("Your last check passed. The reference is one command away: rxviz exercise solution " + ex.id)
+        return 0
+    print(f"{kinds[0]}: {hint(ex, kinds[0])}")
+    return 0
+
+
+def _solution(args: argparse.Namespace) -> int:
+    ex = _exercise(args.id)
+    _after_attempt(ex, "solution")
+    print(ex.solution_text(), end="")
+    return 0

@@ -1,0 +1,1 @@
+"""Reference drivers of the exercises: each is the driver the lesson's variant runs, written with the API."""

@@ -1,0 +1,84 @@
+"""ath11k-36bit-dma-mask, reference: ath11k after commit "wifi: ath11k: use 36 bit DMA mask"
+(its RX path reduced to one ring).
+
+The streaming mask says which bus addresses a dma_map_single() may return: with
+36 bits, buffers anywhere in this machine's 8 GiB are mapped directly, none
+bounced through SWIOTLB. The coherent mask is kept at 32 bits: the rings the
+firmware reads come from dma_alloc_coherent(), and the firmware crashes when
+they lie above 4 GiB. RX buffers come with their sk_buff (netdev_alloc_skb).
+"""
+
+from models.driver import *  # noqa: F403
+
+RX_BUF_SIZE = 2176            # DP_RX_BUFFER_SIZE
+
+
+class Driver(NetDriver):
+    def probe(self, dev):
+        rc = dma_set_mask(dev, DMA_BIT_MASK(36))           # streaming: 36 bits
+        if rc:
+            return rc
+        return dma_set_coherent_mask(dev, DMA_BIT_MASK(32))  # coherent: the firmware needs 32
+
+    def open(self):
+        n = self.rx_ring.size
+        self.skbs, self.dma = [None] * n, [0] * n
+        for i in range(n):
+            skb, addr = self.alloc_mapped()
+            if skb is None:
+                break
+            self.post(i, skb, addr)
+
+    def alloc_mapped(self):
+        skb = netdev_alloc_skb(self.dev, RX_BUF_SIZE)
+        addr = dma_map_single(self.dev, skb, RX_BUF_SIZE, DMA_FROM_DEVICE)
+        if dma_mapping_error(self.dev, addr):
+            dev_kfree_skb_any(skb)
+            return None, 0
+        return skb, addr
+
+    def post(self, i, skb, addr):
+        self.skbs[i], self.dma[i] = skb, addr
+        self.rx_ring.post(i, skb, addr, RX_BUF_SIZE)
+
+    def rx_frame(self, napi, i, length):
+        old, old_dma = self.skbs[i], self.dma[i]
+        skb, addr = self.alloc_mapped()
+        if skb is None:
+            netdev_rx_dropped(self.dev, old)
+            self.rx_ring.post(i, old, old_dma, RX_BUF_SIZE)
+            return
+        dma_unmap_single(self.dev, old_dma, RX_BUF_SIZE, DMA_FROM_DEVICE)
+        self.post(i, skb, addr)
+        skb_put(old, length)
+        ieee80211_rx_napi(napi, old)      # mac80211, then GRO
+
+    def tx_complete(self, napi, budget):
+        done = 0
+        while done < budget:
+            tx = self.tx_ring.next_completed(napi)
+            if tx is None:
+                break
+            dma_unmap_single(self.dev, tx.dma, tx.len, DMA_TO_DEVICE)
+            dev_kfree_skb_any(tx.skb)
+            done += 1
+
+    def poll(self, napi, budget):
+        self.tx_complete(napi, budget)
+        work_done = 0
+        while work_done < budget:
+            got = self.rx_ring.next_rx(napi)
+            if got is None:
+                break
+            self.rx_frame(napi, *got)
+            work_done += 1
+        if work_done < budget and napi_complete_done(napi, work_done):
+            driver_irq_enable(napi)
+        return work_done
+
+    def stop(self):
+        for i, skb in enumerate(self.skbs):
+            if skb is not None:
+                dma_unmap_single(self.dev, self.dma[i], RX_BUF_SIZE, DMA_FROM_DEVICE)
+                dev_kfree_skb_any(skb)
+                self.skbs[i] = None

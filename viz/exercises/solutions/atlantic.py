@@ -1,0 +1,79 @@
+"""atlantic-page-pool, reference: atlantic after "net: atlantic: use page_pool" (the RX fragments).
+
+Each descriptor holds a 2 KiB fragment of a page_pool page. The pool maps each
+page once (PP_FLAG_DMA_MAP) and keeps it mapped while it recycles; the driver
+only syncs: the fragment for the device when it posts it, and the bytes the
+device wrote for the CPU before it reads them. The headers go into a small skb
+(napi_alloc_skb) and the fragment is attached as its frag; the skb is marked
+for recycling, so freeing it returns the fragment to the pool.
+"""
+
+from models.driver import *  # noqa: F403
+
+RX_BUF_SIZE = 2048            # AQ_CFG_RX_FRAME_MAX
+AQ_CFG_RX_HDR_SIZE = 256
+
+
+class Driver(NetDriver):
+    def probe(self, dev):
+        return dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64))
+
+    def open(self):
+        n = self.rx_ring.size
+        self.pages, self.offs = [None] * n, [0] * n
+        self.pool = page_pool_create(PagePoolParams(flags=PP_FLAG_DMA_MAP, order=0, pool_size=1024,
+                                                    dev=self.dev, napi=self.napi, dma_dir=DMA_FROM_DEVICE,
+                                                    max_len=RX_BUF_SIZE))
+        for i in range(n):
+            if not self.refill(i):
+                break
+
+    def refill(self, i):
+        page, off = page_pool_dev_alloc_frag(self.pool, RX_BUF_SIZE)
+        if page is None:
+            self.pages[i] = None
+            return False
+        addr = page_pool_get_dma_addr(page)
+        dma_sync_single_range_for_device(self.dev, addr, off, RX_BUF_SIZE, DMA_FROM_DEVICE)
+        self.pages[i], self.offs[i] = page, off
+        self.rx_ring.post(i, page, addr + off, RX_BUF_SIZE)
+        return True
+
+    def rx_frame(self, napi, i, length):
+        page, off = self.pages[i], self.offs[i]
+        dma_sync_single_range_for_cpu(self.dev, page_pool_get_dma_addr(page), off, length, DMA_FROM_DEVICE)
+        self.refill(i)
+        skb = napi_alloc_skb(napi, AQ_CFG_RX_HDR_SIZE)     # the headers are copied in here
+        skb_add_rx_frag(skb, 0, page, off, length, RX_BUF_SIZE)
+        skb_mark_for_recycle(skb)
+        napi_gro_receive(napi, skb)
+
+    def tx_complete(self, napi, budget):
+        done = 0
+        while done < budget:
+            tx = self.tx_ring.next_completed(napi)
+            if tx is None:
+                break
+            dma_unmap_single(self.dev, tx.dma, tx.len, DMA_TO_DEVICE)
+            dev_kfree_skb_any(tx.skb)
+            done += 1
+
+    def poll(self, napi, budget):
+        self.tx_complete(napi, budget)
+        work_done = 0
+        while work_done < budget:
+            got = self.rx_ring.next_rx(napi)
+            if got is None:
+                break
+            self.rx_frame(napi, *got)
+            work_done += 1
+        if work_done < budget and napi_complete_done(napi, work_done):
+            driver_irq_enable(napi)
+        return work_done
+
+    def stop(self):
+        for i, page in enumerate(self.pages):
+            if page is not None:
+                page_pool_put_full_page(self.pool, page, False)
+                self.pages[i] = None
+        page_pool_destroy(self.pool)

@@ -1,0 +1,85 @@
+"""dma-bugs, reference: the per-frame driver with its three DMA bugs fixed.
+
+Every descriptor holds a page_frag buffer mapped with dma_map_single(). When a
+frame has arrived, the replacement is allocated and mapped first; only then is
+the filled buffer unmapped (it is the CPU's from that moment), the replacement
+posted, and an skb built around the filled one for GRO. A poll takes at most
+`budget` frames and completes NAPI only when it took fewer.
+"""
+
+from models.driver import *  # noqa: F403
+
+RX_BUF_SIZE = 2048            # what the device may write into one buffer
+
+
+class Driver(NetDriver):
+    def probe(self, dev):
+        return dma_set_mask_and_coherent(dev, DMA_BIT_MASK(32))
+
+    def open(self):
+        n = self.rx_ring.size
+        self.bufs = [None] * n         # the data area on each descriptor
+        self.dma = [0] * n             # and its bus address
+        self.alloc_size = SKB_DATA_ALIGN(NET_SKB_PAD() + RX_BUF_SIZE) + SKB_SHINFO_SIZE
+        for i in range(n):
+            buf, addr = self.alloc_mapped()
+            if buf is None:
+                break
+            self.post(i, buf, addr)
+
+    def alloc_mapped(self):
+        """bgmac_dma_rx_skb_for_slot(): a data area, mapped for the device."""
+        buf = netdev_alloc_frag(self.alloc_size)
+        addr = dma_map_single(self.dev, buf, RX_BUF_SIZE, DMA_FROM_DEVICE, offset=NET_SKB_PAD())
+        if dma_mapping_error(self.dev, addr):
+            skb_free_frag(buf)
+            return None, 0
+        return buf, addr
+
+    def post(self, i, buf, addr):
+        self.bufs[i], self.dma[i] = buf, addr
+        self.rx_ring.post(i, buf, addr, RX_BUF_SIZE)
+
+    def rx_frame(self, napi, i, length):
+        old, old_dma = self.bufs[i], self.dma[i]
+        buf, addr = self.alloc_mapped()
+        if buf is None:                # no replacement: drop the frame, give the buffer back
+            netdev_rx_dropped(self.dev, old)
+            self.rx_ring.post(i, old, old_dma, RX_BUF_SIZE)
+            return
+        dma_unmap_single(self.dev, old_dma, RX_BUF_SIZE, DMA_FROM_DEVICE)
+        self.post(i, buf, addr)
+        skb = build_skb(old, self.alloc_size)
+        skb_put(skb, length)
+        napi_gro_receive(napi, skb)
+
+    def tx_complete(self, napi, budget):
+        done = 0
+        while done < budget:
+            tx = self.tx_ring.next_completed(napi)
+            if tx is None:
+                break
+            dma_unmap_single(self.dev, tx.dma, tx.len, DMA_TO_DEVICE)
+            dev_kfree_skb_any(tx.skb)
+            done += 1
+
+    def poll(self, napi, budget):
+        self.tx_complete(napi, budget)
+        work_done = 0
+        while work_done < budget:
+            got = self.rx_ring.next_rx(napi)
+            if got is None:
+                break
+            i, length = got
+            self.rx_frame(napi, i, length)
+            work_done += 1
+        if work_done < budget and napi_complete_done(napi, work_done):
+            driver_irq_enable(napi)
+        return work_done
+
+    def stop(self):
+        for i, buf in enumerate(self.bufs):
+            if buf is not None:
+                dma_unmap_single(self.dev, self.dma[i], RX_BUF_SIZE, DMA_FROM_DEVICE)
+                skb_free_frag(buf)
+                self.bufs[i] = None
