@@ -171,6 +171,21 @@ class DriverSim(Sim):
         pools = self.host.pools
         self.pool = PoolView(pools[0]) if pools else None       # type: ignore[assignment]
 
+    # A snapshot is a pickle. The compiled Sim (mypyc) pickles its own fields only, so this
+    # subclass's attributes (the driver, its device, the host) travel beside them; interpreted,
+    # the Sim's state is this very __dict__ and the second part only repeats it.
+    def __getstate__(self) -> tuple[Any, dict[str, Any]]:
+        parent = getattr(super(), "__getstate__", None)
+        base = parent() if parent is not None else None
+        return (base, dict(vars(self)))
+
+    def __setstate__(self, state: tuple[Any, dict[str, Any]]) -> None:
+        base, own = state
+        parent = getattr(super(), "__setstate__", None)
+        if parent is not None and base is not None and base is not own:
+            parent(base)
+        vars(self).update(own)
+
     def _softirq_pending(self) -> bool:
         return not self.napi_stuck and super()._softirq_pending()
 
