@@ -258,7 +258,7 @@ def follow(session: str | None, out: Callable[[str], None], once: bool = False,
 
 def cmd_notes(args) -> int:
     """`rxviz notes [--session ID] [--list] [--once]`: 0, or 1 when `--once` finds no presenter."""
-    from viz.cli_commands import CliError, err
+    from viz.cli.common import CliError, err
 
     try:
         directory = runtime_dir(lambda line: err(f"rxviz: note: {line}"))

@@ -16,7 +16,7 @@ run someone else's code as the model. It happens three ways:
 `clash()` tells them apart by looking, not importing: `models` must be the
 sibling of the `viz` that is running, and when rxviz was installed from a
 wheel, the two `__init__.py` files must be the ones its RECORD lists. The
-entry point (viz/cli.py) calls it before anything imports `models`, and stops
+entry point (viz/cli/main.py) calls it before anything imports `models`, and stops
 with a short message and exit 2.
 """
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from viz import cli
-from viz.cli_trace import WINDOW, Stream
+from viz.cli.trace_stream import WINDOW, Stream
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -48,7 +48,7 @@ def test_the_stream_is_the_sorted_trace_with_nothing_late_or_lost():
     from models.lesson import find_lesson
     from models.runner import variant_params
     from models.sim import Sim
-    from viz.cli_trace import BUFFER
+    from viz.cli.trace_stream import BUFFER
     lesson = find_lesson("atlantic-page-pool")           # the most out of order (~900 events)
     whole = Sim(variant_params(lesson, "before", {}), trace=200_000)
     setup = whole.setup_seq
@@ -132,10 +132,10 @@ def test_output_in_another_encoding_never_exits_70(encoding, monkeypatch):
 
 
 def test_sigterm_is_exit_143_never_a_traceback(capsys, monkeypatch):
-    from viz import cli_commands
+    from viz.cli import common, lessons
 
     def stopped(args):
-        raise cli_commands.Terminated
-    monkeypatch.setitem(cli_commands.COMMANDS, "list", stopped)
+        raise common.Terminated
+    monkeypatch.setattr(lessons, "run", stopped)
     assert cli.main(["list"]) == 143
     assert capsys.readouterr().err == ""

@@ -27,7 +27,8 @@ from models.lesson import load_lesson, loader
 from models.params import PARAMS
 from models.runner import run_lesson
 from models.sim import FAULTS
-from viz import cli, cli_commands
+from viz import cli
+from viz.cli import graph as cli_graph
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 DEMO = str(DATA / "cli" / "cli-demo.yaml")
@@ -383,7 +384,7 @@ def test_screenshot_writes_an_svg(capsys, tmp_path):
 def test_internal_error_is_one_line_70(capsys, monkeypatch):
     def boom(args):
         raise RuntimeError("model\nexploded")
-    monkeypatch.setitem(cli_commands.COMMANDS, "graph", boom)
+    monkeypatch.setattr(cli_graph, "run", boom)
     assert cli.main(["graph"]) == 70
     assert message(capsys.readouterr().err) == "rxviz: internal error: RuntimeError: model exploded (please report)"
 
@@ -391,7 +392,7 @@ def test_internal_error_is_one_line_70(capsys, monkeypatch):
 def test_keyboard_interrupt_is_quiet_130(capsys, monkeypatch):
     def interrupted(args):
         raise KeyboardInterrupt
-    monkeypatch.setitem(cli_commands.COMMANDS, "graph", interrupted)
+    monkeypatch.setattr(cli_graph, "run", interrupted)
     assert cli.main(["graph"]) == 130
     assert capsys.readouterr() == ("", "")
 

@@ -9,7 +9,9 @@ import re
 
 from rich.console import Console
 
-from viz import cli, cli_app, cli_tables
+from viz import cli
+from viz.cli import common as cli_app
+from viz.cli import tables as cli_tables
 
 
 def test_a_table_of_six_variants_at_80_columns_breaks_no_number_or_name():

@@ -120,7 +120,7 @@ ALSO = [
 @pytest.mark.parametrize("argv,code", TOO_LONG_BEFORE + ALSO,
                          ids=lambda v: " ".join(v) if isinstance(v, list) else None)
 def test_every_error_fits_80_columns_and_says_what_first(capsys, monkeypatch, argv, code):
-    from viz import cli_app
+    from viz.cli import common as cli_app
     monkeypatch.chdir(DATA / "lessons")                   # short relative paths, as a user types them
     monkeypatch.setattr(cli_app, "has_display", lambda: False)
     got, out, err = run(capsys, *argv)
@@ -144,7 +144,7 @@ def test_a_long_list_goes_below_the_first_line(capsys):
 
 
 def test_a_message_that_fits_stays_one_line():
-    from viz.cli_errors import layout
+    from viz.cli.errors import layout
     assert layout("rxviz: nope.yaml: no such file") == ["rxviz: nope.yaml: no such file"]
     text = ("rxviz: --set ring_size=3: expected a ring size from 8 to 8192 (the model's range; the NIC's "
             "own limits are checked against the platform), got '3'; try `rxviz run --help and more`")
@@ -251,7 +251,7 @@ def test_progress_draws_a_bar_with_the_share_done_on_a_terminal_only():
 
     from rich.console import Console
 
-    from viz.cli_progress import progress
+    from viz.cli.progress import progress
     term = io.StringIO()
     with progress("simulating", console=Console(file=term, force_terminal=True, width=80)) as report:
         report(50, 100)
@@ -266,7 +266,7 @@ def test_progress_draws_a_bar_with_the_share_done_on_a_terminal_only():
 def test_run_reports_its_frames_up_to_the_total(capsys, monkeypatch):
     import contextlib
 
-    from viz import cli_progress
+    from viz.cli import progress as cli_progress
     seen = []
 
     @contextlib.contextmanager

@@ -113,7 +113,7 @@ def test_no_statistics_is_one_clear_error(text):
 
 def test_only_healthy_pools_are_candidates():
     # a variant that injects a fault or expects a violation demonstrates a bug: never a real pool's match
-    from viz.cli_stats import _pools
+    from viz.cli.stats import _pools
     pools = {(lesson.id, v) for lesson, v in _pools()}
     assert ("atlantic-page-pool", "after") in pools and ("atlantic-page-pool", "after-xdp") in pools
     assert ("ath9k-page-pool", "after") in pools

@@ -23,7 +23,8 @@ from models import sweep as S
 from models.lesson import find_lesson
 from models.runner import BadSetting
 from models.scenario_checks import ScenarioError
-from viz import cli, cli_plot
+from viz import cli
+from viz.cli import plot as cli_plot
 
 ROOT = Path(__file__).resolve().parents[2]
 ATH11K = "ath11k-36bit-dma-mask"
@@ -185,7 +186,7 @@ def test_atlantic_before_slows_as_iotlb_syncs_cost_more_and_after_does_not_care(
 def test_progress_counts_runs_up_to_the_total(capsys, monkeypatch):
     import contextlib
 
-    from viz import cli_progress
+    from viz.cli import progress as cli_progress
     seen, labels = [], []
 
     @contextlib.contextmanager

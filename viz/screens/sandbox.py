@@ -31,7 +31,7 @@ from models.lesson.schema import Lesson
 def written(name: str, value: Any) -> str:
     """A value as `--set` reads it back."""
     from models.params import PARAMS
-    from viz.cli import spell
+    from viz.param_text import spell
     return spell(PARAMS[name], value) if name in PARAMS else str(value)
 
 

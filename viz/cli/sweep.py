@@ -2,7 +2,7 @@
 
 The runs and their numbers come from `models.sweep.sweep`; this module
 only reads the command line, shows progress and formats: the plot
-(viz/cli_plot.py), then a table of the values, or the same result as JSON.
+(viz/cli/plot.py), then a table of the values, or the same result as JSON.
 It is imported when the sweep runs or its options are registered, and
 imports neither rich nor the model at the top, so `rxviz --help` stays fast.
 """
@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from .cli_commands import CliError, _variants, _violation_exit, err, load, on_sigterm_raise, positive_int, seed_int
+from .common import CliError, err, load, on_sigterm_raise, positive_int, seed_int, variants_of, violation_exit
 
 DESCRIPTION = """\
 Run a lesson's variants at each value of one scenario parameter and plot a
@@ -84,14 +84,14 @@ def split_sets(items: list[str]) -> tuple[str, str, dict[str, Any]]:
     return key.strip(), values, fixed
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from models import sweep as S
     from models.runner import BadSetting
 
-    from .cli_progress import progress
+    from .progress import progress
     lesson = load(args.lesson)
     key, values, fixed = split_sets(args.set)
-    names = _variants(lesson, args.variant)
+    names = variants_of(lesson, args.variant)
     try:
         # Everything is checked here, before the bar: a refusal is one line and nothing has run.
         plan = S.plan(lesson, key, values, names, args.metric, args.frames, args.seed, fixed)
@@ -113,13 +113,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2))
     else:
         print_sweep(result, lesson)
-    return _violation_exit(S.unexpected(result))
+    return violation_exit(S.unexpected(result))
 
 
 def print_sweep(result: dict[str, Any], lesson, console=None) -> None:
     """The heading, the plot at the console's width (80 on a pipe), and the table of values."""
-    from . import cli_plot
-    from .cli_tables import _console, _para, _show, _table
+    from . import plot
+    from .tables import _console, _para, _show, _table
     con = console or _console()
     key, metric = result["parameter"], result["metric"]
     names = list(result["variants"])
@@ -132,7 +132,7 @@ def print_sweep(result: dict[str, Any], lesson, console=None) -> None:
     height = max(9, min(24, con.height - 16)) if con.is_terminal else 14
     labels = [v["text"] for v in result["values"]]
     series = {n: result["variants"][n]["metric"] for n in names}
-    rows = cli_plot.render(labels, [v["value"] for v in result["values"]], series,
+    rows = plot.render(labels, [v["value"] for v in result["values"]], series,
                            width=width, height=height, x_title=key, y_title=metric)
     _print_rows(con, rows)
     con.print()
@@ -154,7 +154,7 @@ def _lesson_value(lesson, key: str, names: list[str]) -> Any:
 
 def _column(values: list[Any]) -> list[str]:
     """One variant's numbers with the same decimals (at most 2), so they line up on the point."""
-    from . import headline
+    from .. import headline
     floats = [v for v in values if isinstance(v, float)]
     places = max((len(repr(v).partition(".")[2]) for v in floats), default=0)
     return [f"{v:,.{min(places, 2)}f}" if isinstance(v, float) else headline.num(v) for v in values]

@@ -13,8 +13,8 @@ import argparse
 import os
 import sys
 
-from .cli_commands import CliError, err, put
-from .cli_errors import layout
+from .common import CliError, err, put
+from .errors import layout
 
 
 def _unreadable(path: str) -> str:
@@ -103,7 +103,7 @@ def check_glossary() -> tuple[int, list[str]]:
     return 0, [f"ok  glossary  ({len(terms)} terms)"]
 
 
-def cmd_check(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     paths = _check_paths(args.files)
     if not paths:
         print("no lessons to check")

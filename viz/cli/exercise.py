@@ -14,30 +14,35 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .cli_commands import CliError
-from .exercises.catalog import BY_ID, EXERCISES, Exercise, hint
-from .state import state_dir, write_json
+from ..exercises.catalog import BY_ID, EXERCISES, Exercise, hint
+from ..state import state_dir, write_json
+from .common import CliError
 
 MARKER = ".rxviz-exercise"
 FILE = "driver.py"
 
 
 def add_parser(add: Any) -> None:
-    p = add("exercise", "write an RX driver yourself with the kernel's API; rxviz checks it")
+    p = add("exercise", run, "write an RX driver yourself with the kernel's API; rxviz checks it")
     sub = p.add_subparsers(dest="exercise_cmd", metavar="ACTION", required=True)
-    sub.add_parser("list", help="the exercises, and which you have done")
+    sub.add_parser("list", help="the exercises, and which you have done").set_defaults(action=_list)
     s = sub.add_parser("start", help="write a skeleton driver.py for an exercise")
     s.add_argument("id", metavar="ID")
     s.add_argument("dir", metavar="DIR", nargs="?", help="where (default: ./rxviz-ID)")
+    s.set_defaults(action=_start)
     s = sub.add_parser("check", help="run DIR/driver.py under the model's DMA-API checker and grade it")
     s.add_argument("dir", metavar="DIR")
     s.add_argument("--frames", type=int, default=0, help="frames to run (default: the lesson's)")
-    for name, what in (("hint", "a hint for your last failure"), ("solution", "the reference driver")):
+    s.set_defaults(action=_check)
+    for name, what, action in (("hint", "a hint for your last failure", _hint),
+                               ("solution", "the reference driver", _solution)):
         s = sub.add_parser(name, help=f"{what} (after a first check)")
         s.add_argument("id", metavar="ID")
+        s.set_defaults(action=action)
 
 
 # -- progress ---------------------------------------------------------------------------------
@@ -70,9 +75,9 @@ def _exercise(ex_id: str) -> Exercise:
 
 
 # -- the actions ---------------------------------------------------------------------------------
-def cmd_exercise(args: argparse.Namespace) -> int:
-    return {"list": _list, "start": _start, "check": _check, "hint": _hint, "solution": _solution}[
-        args.exercise_cmd](args)
+def run(args: argparse.Namespace) -> int:
+    action: Callable[[argparse.Namespace], int] = args.action      # set by the ACTION's parser
+    return action(args)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -110,7 +115,7 @@ def _start(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .exercises.grade import grade, run_child
+    from ..exercises.grade import grade, run_child
     d = Path(args.dir)
     f = d / FILE if d.is_dir() else d
     marker = (f.parent / MARKER)

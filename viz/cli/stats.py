@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from .cli_commands import CliError
+from .common import CliError
 
 STATS_FRAMES = 20_000
 # the page allocations the alloc_* shares are of, and the returns the recycle_* shares are of
@@ -56,7 +56,7 @@ def _share_line(stats: dict[str, int], name: str) -> str:
     return f"{stats[name]:>13,} {share}"
 
 
-def cmd_stats(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from models.pp_stats import STATS, StatsError, distance, explain, parse
     path = Path(args.file)
     try:

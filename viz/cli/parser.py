@@ -1,44 +1,36 @@
-"""The `rxviz` command line: argument parsing, dispatch and the exit-code contract.
+"""The `rxviz` argument parser: one subparser per command, each bound to its module's `run`.
 
-Every subcommand is a thin shell over `models` (viz/cli_commands.py, and
-viz/cli_app.py for those that run the Textual app): the CLI simulates
-nothing itself. What this module owns is the promise made to users and
-scripts:
-
-    0  ok
-    1  a check or lesson problem was found
-    2  bad usage or unreadable input
-    3  the model's checker reported a violation
-    70 an internal error (a bug in rxviz: please report it)
-    130 interrupted (Ctrl-C)
-    143 terminated (SIGTERM), after cleaning up (a sweep's worker processes)
-
-Bad input always produces one message on stderr, never a traceback: a first
-line starting with "rxviz: " that says what was wrong and where, within 80
-columns, and, when the rest does not fit there (what is expected, a list of
-known names), lines indented by two spaces below it (viz/cli_errors.py).
-argparse's own usage errors are folded into the same shape (`_Parser.error`).
-A `models` package that is not rxviz's own stops it first (viz/origin.py).
-
-Startup is kept fast for `--help` and `rxviz list`: rich is imported only
-when a table is printed, networkx only by `rxviz graph --format dot`
-(inside models.lifecycle), and textual never.
+argparse's own usage errors are folded into the one-line shape of every other error
+(`_Parser.error`). The command modules are imported here, and import nothing heavy at their
+top (rich, the model, textual are imported inside `run`), so `rxviz --help` stays fast.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
-import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable
 
-from .cli_commands import COMMANDS, CliError, Terminated, err, fault_docs, positive_int, seed_int
-
-EXIT_INTERNAL = 70
-EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141   # 128 + SIGPIPE, as a shell reports `rxviz trace x | head`
-EXIT_TERMINATED = 143    # 128 + SIGTERM
+from ..param_text import spell, typed
+from . import (
+    check,
+    completion,
+    driver_option,
+    exercise,
+    export,
+    graph,
+    lessons,
+    notes,
+    play,
+    run,
+    screenshot,
+    serve,
+    stats,
+    sweep,
+    trace,
+)
+from .common import CliError, fault_docs, positive_int, seed_int
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,7 +53,7 @@ class _Parser(argparse.ArgumentParser):
         where = self.prog.removeprefix("rxviz").strip()
         prefix = f"{where}: " if where else ""
         # argparse's "(choose from 'a', 'b', ...)" becomes a part of its own, so that a long list
-        # goes below the first line (viz/cli_errors.py), and the names lose their quotes.
+        # goes below the first line (viz/cli/errors.py), and the names lose their quotes.
         bad = re.fullmatch(r"argument (\S+): invalid choice: (.*?) \(choose from (.*)\)", message)
         if bad:
             arg, value, choices = bad.groups()
@@ -78,42 +70,6 @@ class _Parser(argparse.ArgumentParser):
 def _fmt_default(param) -> str:
     """A parameter's default written the way a person would type it for --set."""
     return spell(param, param.default)
-
-
-def spell(param, v) -> str:
-    """A parameter's value written the way a person would type it for --set (the sandbox too).
-
-    Sizes, rates and times are stored as plain integers; the candidate
-    spelling is kept only if the parameter's own parser reads it back to the
-    same value, so `ram` shows 16GiB while `ring_size` stays 256.
-    """
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return _typed(v)
-    if isinstance(v, int) and v > 0:
-        from models.units import fmt_size
-        candidates = [fmt_size(v)] if v >= 1024 else []
-        for div, unit in ((10**9, "Gbit"), (10**6, "Mbit"), (10**3, "kbit")):
-            if v % div == 0:
-                candidates.append(f"{v // div}{unit}")
-        for div, unit in ((10**9, "s"), (10**6, "ms"), (10**3, "us")):
-            if v % div == 0:
-                candidates.append(f"{v // div}{unit}")
-        for text in candidates:
-            try:
-                if param.parse(text) == v:
-                    return text
-            except ValueError:
-                continue
-    return str(v)
-
-
-def _typed(value) -> str:
-    """A value as `--set` reads it back: booleans are true/false, not Python's True/False."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def _run_epilog(faults: bool = True) -> str:
@@ -134,7 +90,7 @@ def _run_epilog(faults: bool = True) -> str:
                 from models.platform import PROFILES
                 doc = doc.replace(" (default: from the platform profile)", "")
                 value = getattr(PROFILES["x86-generic"], p.name, "?")
-                default = f"the platform's; x86-generic {_typed(value)}"
+                default = f"the platform's; x86-generic {typed(value)}"
             text = doc + (f" [default: {default}]" if default else "")
             head = f"    {p.name:<22}"
             if len(head) > 26:
@@ -168,18 +124,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def add(name: str, help: str, **kw) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help, description=help, allow_abbrev=False, **kw)
+    def add(name: str, run: Callable[[argparse.Namespace], int], help: str, **kw) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help, allow_abbrev=False, **kw)
+        p.set_defaults(run=run)         # what main() calls: the command's own module, no name lookup
+        return p
 
-    p = add("list", "the lessons: id, driver, title, steps")
+    p = add("list", lessons.run, "the lessons: id, driver, title, steps")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
-    p = add("check", "validate lessons, replay them and run their checks")
+    p = add("check", check.run, "validate lessons, replay them and run their checks")
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="lesson files (or ids); default: every lesson in the lessons directory")
 
     raw = argparse.RawDescriptionHelpFormatter
-    p = add("run", "run a lesson headless: metrics, kernel counters and the paper-vs-model headline",
+    p = add("run", run.run, "run a lesson headless: metrics, kernel counters and the paper-vs-model headline",
             formatter_class=raw, epilog_fn=_run_epilog)
     _sim_options(p, "frames per variant after a 10%% warm-up (default: the lesson's headline.frames)")
     p.add_argument("--variant", action="append", default=[], metavar="NAME",
@@ -187,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the result as JSON (lesson, frames, seed, variants, headline)")
 
-    p = add("trace", "the event log, one kernel call a line (or JSON, with its transitions)",
+    p = add("trace", trace.run, "the event log, one kernel call a line (or JSON, with its transitions)",
             formatter_class=raw, epilog_fn=_run_epilog)
     _sim_options(p, "frames to run (default 20)")
     p.add_argument("--variant", action="append", default=[], metavar="NAME",
@@ -196,24 +154,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one JSON object a line: the call, its time, context and cost, and the transitions "
                         "{machine, object, from, to, edge} it caused")
 
-    from .cli_sweep import DESCRIPTION, add_arguments, epilog
-    p = add("sweep", "a metric against the values of one parameter, per variant, plotted in the terminal",
-            formatter_class=raw, epilog_fn=lambda: epilog(_run_epilog(faults=False)))
-    p.description = DESCRIPTION
-    add_arguments(p)
+    p = add("sweep", sweep.run, "a metric against the values of one parameter, per variant, plotted in the terminal",
+            formatter_class=raw, epilog_fn=lambda: sweep.epilog(_run_epilog(faults=False)))
+    p.description = sweep.DESCRIPTION
+    sweep.add_arguments(p)
 
-    p = add("graph", "a lifecycle state machine (default: list the machines)")
+    p = add("graph", graph.run, "a lifecycle state machine (default: list the machines)")
     p.add_argument("machine", nargs="?", metavar="MACHINE", help="a machine name, e.g. rx_buffer or pp_page")
     p.add_argument("--format", choices=("text", "dot", "mermaid", "json"), default="text",
                    help="text (default), Graphviz dot, Mermaid stateDiagram, or JSON (networkx node-link data)")
 
-    p = add("stats", "a real machine's page_pool statistics (ethtool -S or page-pool-stats-get) "
+    p = add("stats", stats.run, "a real machine's page_pool statistics (ethtool -S or page-pool-stats-get) "
                      "beside the closest lesson's")
     p.add_argument("file", metavar="FILE", help="a text file with the pasted dump")
     p.add_argument("--lesson", metavar="LESSON", help="compare with this lesson's page_pool variant")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
 
-    p = add("play", "open a lesson in the interactive player")
+    p = add("play", play.run, "open a lesson in the interactive player")
     p.add_argument("lesson", metavar="LESSON", help="a lesson id (see `rxviz list`) or a lesson file")
     p.add_argument("--step", type=_nonneg, default=None, metavar="N",
                    help="start at step N (default: where you left the lesson, else 0; with --present, 0)")
@@ -224,23 +181,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--present", action="store_true",
                    help="presenter mode: high contrast, large headline figures, a talk timer, z zoom, "
                         "b blank; follow its speaker notes with `rxviz notes` in a second terminal")
-    add_driver_option(p)
+    driver_option.add(p)
 
-    p = add("notes", "speaker notes: follow a `rxviz play LESSON --present` running on this machine")
+    p = add("notes", notes.run, "speaker notes: follow a `rxviz play LESSON --present` running on this machine")
     p.add_argument("--session", metavar="ID",
                    help="follow this presenter (default: the one most recently active at start, for the whole talk)")
     p.add_argument("--list", action="store_true", help="list the presenters running, then exit")
     p.add_argument("--once", action="store_true", help="print the current step's notes once, then exit")
 
-    p = add("screenshot", "SVG of the player at a step")
+    p = add("screenshot", screenshot.run, "SVG of the player at a step")
     p.add_argument("lesson", metavar="LESSON", help="a lesson id or a lesson file")
     p.add_argument("--step", type=_nonneg, default=0, metavar="N", help="the step to show (default 0)")
     p.add_argument("--size", default="120x40", metavar="WxH", help="terminal size (default 120x40)")
     p.add_argument("--compare", action="store_true", help="before | after side by side")
     p.add_argument("-o", "--output", metavar="FILE", help="where to write the SVG (default LESSON-stepN.svg)")
-    add_driver_option(p)
+    driver_option.add(p)
 
-    p = add("export", "a lesson handout: the patch, each step's text and screen (SVG), the questions "
+    p = add("export", export.run, "a lesson handout: the patch, each step's text and screen (SVG), the questions "
                       "with answers at the end, paper vs model")
     p.add_argument("lesson", metavar="LESSON", help="a lesson id or a lesson file")
     p.add_argument("--format", choices=("md", "html"), default="md", help="Markdown (default) or HTML")
@@ -248,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="DIR",
                    help="directory for the page and its SVGs (default LESSON-handout)")
 
-    p = add("serve", "the player in a web browser (textual-serve): for a classroom, or a projector "
+    p = add("serve", serve.run, "the player in a web browser (textual-serve): for a classroom, or a projector "
                      "without a terminal")
     p.add_argument("lesson", nargs="?", metavar="LESSON",
                    help="open this lesson (default: the home screen, to pick one)")
@@ -266,19 +223,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "it was); default: every page starts the lesson afresh. Visitors never read or "
                         "write your own progress")
 
-    p = add("completion", "a completion script for your shell (commands, options, lesson ids)",
+    p = add("completion", lambda args: completion.run(args, parser),
+            "a completion script for your shell (commands, options, lesson ids)",
             formatter_class=raw, epilog_fn=_completion_epilog)
     p.add_argument("shell", choices=("bash", "zsh"), metavar="SHELL", help="bash or zsh")
-    from .cli_exercise import add_parser as add_exercise
-    add_exercise(add)
+    exercise.add_parser(add)
     return parser
-
-
-def add_driver_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--driver", metavar="FILE",
-                   help="add your own driver (a driver.py of `rxviz exercise start`) as the variant "
-                        "your-driver, beside the lesson's. It runs in this process with your rights: pass only "
-                        "a file you wrote or trust (it is first tried in a child process under limits)")
 
 
 def _completion_epilog() -> str:
@@ -315,85 +265,3 @@ def _parse(argv: list[str]) -> argparse.Namespace:
         raise CliError(f"{where.removeprefix('rxviz').strip() + ': ' if args.command else ''}"
                        f"unrecognized arguments: {' '.join(extra)}; see '{where} --help'", 2)
     return args
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("rxviz")
-    except PackageNotFoundError:
-        return "unknown"
-
-
-def _dispatch(argv: list[str]) -> int:
-    from .origin import clash
-    problem = clash()       # before anything imports `models`: a package of that name may not be ours
-    if problem:
-        raise CliError(problem, 2)
-    from models import native  # which build of the model runs (compiled or pure Python)
-    if native.PROBLEM:
-        raise CliError(native.PROBLEM, 2)
-    if native.STALE and sys.stderr.isatty():      # a developer's edit since `make compile`: say it runs slower
-        err(f"rxviz: note: {native.REASON}")
-    try:
-        args = _parse(argv)
-    except SystemExit as e:          # --help: argparse printed it and asked to exit
-        return e.code if isinstance(e.code, int) else 0
-    if args.version:
-        print(f"rxviz {_version()} ({native.describe()})")
-        return 0
-    return COMMANDS[args.command or "start"](args)
-
-
-def _tolerant_streams() -> None:
-    """Output never fails on a character the terminal's encoding lacks.
-
-    Under `LANG=C`, `PYTHONIOENCODING=ascii` or a Latin-1 terminal, a box-drawing character
-    in a table or a `→` in a title would raise UnicodeEncodeError (exit 70); a path with
-    bytes that are not UTF-8 does it even on a UTF-8 terminal. Such a character is written
-    as its backslash escape instead.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.reconfigure(errors="backslashreplace")   # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):      # not a text stream (a test's), or closed
-            pass
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `rxviz` and `python -m viz`; returns the exit code."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    _tolerant_streams()
-    try:
-        try:
-            code = _dispatch(argv)
-            # What is still buffered goes now, inside the handlers: a reader that went away
-            # (`| head`) would otherwise get Python's "Exception ignored" at exit.
-            sys.stdout.flush()
-            return code
-        except CliError as e:
-            err(f"rxviz: {e.message}")
-            return e.code
-        except ValueError as e:
-            from models.scenario_checks import ScenarioError
-            if not isinstance(e, ScenarioError):
-                raise
-            err(f"rxviz: {e}")
-            return 2
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    except Terminated:
-        return EXIT_TERMINATED
-    except BrokenPipeError:
-        # The reader went away (`rxviz trace x | head`): stop quietly, and keep
-        # Python from complaining again when it flushes stdout at exit.
-        import os
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        return EXIT_BROKEN_PIPE
-    except Exception as e:  # the last resort: a bug, reported in one line
-        msg = " ".join(str(e).split()) or "(no message)"
-        err(f"rxviz: internal error: {type(e).__name__}: {msg} (please report)")
-        return EXIT_INTERNAL
