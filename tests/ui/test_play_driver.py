@@ -113,3 +113,22 @@ async def test_a_driver_raising_mid_lesson_is_one_line_and_the_player_goes_on(tm
         here = app.screen.frame.step
         await press(pilot, "left")                                    # the player is still usable
         assert app.screen.frame.step == here - 1
+
+
+async def test_the_pool_view_of_your_driver_counts_its_pages_in_flight(tmp_path):
+    """hold − release = inflight, as page_pool_inflight() counts it, for the learner's pool too
+    (its pool reaches the model's teardown through a wrapper that reports 0 until destroyed)."""
+    from viz.views.pool import PoolView as PoolPane
+    from viz.widgets.deck import ViewDeck
+    app = app_with(tmp_path, BY_ID["page-pool-frags"].solution_text(), 7, lesson="atlantic-page-pool")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        pool = app.screen.frame.sims[LEARNER].pool
+        assert pool.hold > pool.release
+        deck = app.screen.query_one(ViewDeck)
+        deck.tabbed = True
+        deck.active = "pool"
+        await settle(app, pilot)
+        pane = app.screen.query_one(PoolPane)
+        text = "\n".join(strip.text for strip in pane.render_lines(pane.region.reset_offset))
+        assert f"hold {pool.hold} − release {pool.release} = inflight {pool.hold - pool.release}" in text
