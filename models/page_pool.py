@@ -159,6 +159,9 @@ class PagePool:
         self.stats = dict.fromkeys(STATS, 0)
         self._ids = 0
         self.destroyed = False
+        # Created by a driver of the API (models/driver): the driver destroys it in its stop(), or
+        # never (a leak the unbind audit reports); ifdown does not destroy it for the driver.
+        self.driver_owned = False
         self.destroy_t = -1
         self.last_warn_t = -1
         self.rec.call(CREATE, 0, "pool#%s|order %s, ptr_ring %s, %s", self.id, order, self.ring_cap, dma_dir)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .lifecycle import Tracked
     from .sim import Sim
     from .skb import Head
-from .rxpath import FlipPage, PagePoolFrag, go, new_strategy
+from .rxpath import FlipPage, PagePoolFrag, Strategy, go, new_strategy
 
 RX_FRAME: Final = C["rx_frame"]
 RX_MISSED: Final = C["rx_missed_errors"]
@@ -50,7 +50,7 @@ class PcieRing:
         self.ring = Ring(sc.ring_size, sim.rec)
         self.frame_len = sc.mtu + 14
         self.driver_rx = sim.costs.driver_rx
-        self.strategy = new_strategy(sim, self.ring)
+        self.strategy: Strategy = new_strategy(sim, self.ring)
         self.pool = self.strategy.pool if isinstance(self.strategy, PagePoolFrag) else None
         # Only a driver that lies about its mask can make the device write beyond its reach.
         self.check_reach = "mask-violation" in sim.faults

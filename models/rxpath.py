@@ -28,6 +28,7 @@ driver attaches the later ones as frags of the first (skb_add_rx_frag).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
@@ -583,7 +584,9 @@ class PagePoolFrag(Strategy):
 STRATEGIES = {"per-frame": PerFrame, "page-flip": PageFlip, "page-pool": PagePoolFrag}
 
 
-def new_strategy(sim: Sim, ring: Ring) -> Any:
+def new_strategy(sim: Sim, ring: Ring) -> Strategy:
     """The RX strategy a PCIe ring runs: the scenario's, or a driver of the API's (models/driver/runtime.py)."""
-    make = getattr(sim, "driver_strategy", None)
+    # Typed Strategy (a native class when compiled), so the ring calls it through its vtable;
+    # a driver's DriverStrategy subclasses it.
+    make: Callable[[Sim, Ring], Strategy] | None = getattr(sim, "driver_strategy", None)
     return make(sim, ring) if make is not None else STRATEGIES[sim.sc.strategy](sim, ring)

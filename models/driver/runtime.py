@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
+from ..rxpath import Strategy
 from ..sim import Sim
 from .dma_mapping import Device
 from .host import Host, _current
@@ -48,8 +49,32 @@ def running(host: Host) -> Iterator[None]:
         _current.pop()
 
 
-class DriverStrategy:
-    """Sits where the model's RX strategy sits (models/rxpath.py) and hands each duty to the driver."""
+class OwnAttributes:
+    """For a subclass of one of the model's classes: its own attributes travel beside the class's.
+
+    A snapshot is a pickle. The compiled model's classes (mypyc) pickle their own fields only,
+    so a subclass's attributes (the driver, its device, the host) are given beside them;
+    interpreted, the parent's state is this very __dict__ and the second part only repeats it.
+    """
+
+    def __getstate__(self) -> tuple[Any, dict[str, Any]]:
+        parent = getattr(super(), "__getstate__", None)
+        base = parent() if parent is not None else None
+        return (base, dict(vars(self)))
+
+    def __setstate__(self, state: tuple[Any, dict[str, Any]]) -> None:
+        base, own = state
+        parent = getattr(super(), "__setstate__", None)
+        if parent is not None and base is not None and base is not own:
+            parent(base)
+        vars(self).update(own)
+
+
+class DriverStrategy(OwnAttributes, Strategy):
+    """Sits where the model's RX strategy sits (models/rxpath.py) and hands each duty to the driver.
+    It does not run Strategy.__init__: it is a Strategy for the ring's calls only."""
+
+    sim: DriverSim
 
     name = "driver"
     kind = "driver"
@@ -126,30 +151,11 @@ def page_pool_put(page: Any, allow_direct: bool, h: Host) -> None:
     raise AssertionError("a fragment of no pool")
 
 
-class PoolView:
-    """The pool as the model's teardown sees it: the driver destroys it in stop(); one it never destroyed
-    is never released (its pages stay mapped, and the unbind audit finds them)."""
-
-    def __init__(self, pool: PagePool) -> None:
-        self._pool = pool
-
-    def destroy(self) -> None:
-        pass
-
-    def inflight(self) -> int:
-        return self._pool.inflight() if self._pool.destroyed else 0
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "_pool":
-            raise AttributeError(name)     # pickle looks up __setstate__ before _pool is back
-        return getattr(self._pool, name)
-
-
 def pool_destroyed(host: Host, pool: PagePool) -> None:
     """page_pool_destroy() ran: the teardown's retries watch its pages in flight."""
 
 
-class DriverSim(Sim):
+class DriverSim(OwnAttributes, Sim):
     """The model's host with a driver of the API in the RX strategy's place (NAPI delivery only)."""
 
     host: Host
@@ -169,22 +175,9 @@ class DriverSim(Sim):
         if not self.napi_polled:
             raise ValueError("a driver of your own runs under NAPI (delivery: napi)")
         pools = self.host.pools
-        self.pool = PoolView(pools[0]) if pools else None       # type: ignore[assignment]
-
-    # A snapshot is a pickle. The compiled Sim (mypyc) pickles its own fields only, so this
-    # subclass's attributes (the driver, its device, the host) travel beside them; interpreted,
-    # the Sim's state is this very __dict__ and the second part only repeats it.
-    def __getstate__(self) -> tuple[Any, dict[str, Any]]:
-        parent = getattr(super(), "__getstate__", None)
-        base = parent() if parent is not None else None
-        return (base, dict(vars(self)))
-
-    def __setstate__(self, state: tuple[Any, dict[str, Any]]) -> None:
-        base, own = state
-        parent = getattr(super(), "__setstate__", None)
-        if parent is not None and base is not None and base is not own:
-            parent(base)
-        vars(self).update(own)
+        self.pool = pools[0] if pools else None
+        if self.pool is not None:
+            self.pool.driver_owned = True
 
     def _softirq_pending(self) -> bool:
         return not self.napi_stuck and super()._softirq_pending()

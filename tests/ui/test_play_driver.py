@@ -117,7 +117,7 @@ async def test_a_driver_raising_mid_lesson_is_one_line_and_the_player_goes_on(tm
 
 async def test_the_pool_view_of_your_driver_counts_its_pages_in_flight(tmp_path):
     """hold − release = inflight, as page_pool_inflight() counts it, for the learner's pool too
-    (its pool reaches the model's teardown through a wrapper that reports 0 until destroyed)."""
+    (it once read 1088 − 0 = 0: the pool was seen through a wrapper for the teardown)."""
     from viz.views.pool import PoolView as PoolPane
     from viz.widgets.deck import ViewDeck
     app = app_with(tmp_path, BY_ID["page-pool-frags"].solution_text(), 7, lesson="atlantic-page-pool")

@@ -123,9 +123,7 @@ class PoolView(ModelView):
             line = Text("carving ").append_text(self._page_cell(page, per, carved))
             carving.append(line.append(f" page#{page.id} +{pool.frag_offset}/{pool.page_bytes} · "
                                        f"pp_ref_count {page.outstanding()}"))
-        # page_pool_inflight() is hold_cnt - release_cnt: computed here as the line says, since a
-        # learner's driver (rxviz play --driver) shows its pool through a teardown-facing wrapper.
-        inflight = pool.hold - pool.release
+        inflight = pool.inflight()          # page_pool_inflight(): hold_cnt - release_cnt
         census = _wrap_dot([self._census(pool),
                             Text(f"hold {pool.hold} − release {pool.release} = inflight {inflight}")], width, 1)
         # What the current call did and the pages (the picture) come first; the rest as the height allows,
