@@ -187,6 +187,14 @@ class RxvizApp(App[int]):
         while len(self.screen_stack) > 1:
             self.pop_screen()
 
+    def action_command_palette(self) -> None:
+        """ctrl+p: Textual's palette, made safe against being taken down mid-search (viz/palette.py)."""
+        from textual.command import CommandPalette
+
+        from viz.palette import SafePalette
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(SafePalette(id="--command-palette"))
+
     def action_help(self) -> None:
         from viz.screens.help import HelpScreen
 

@@ -67,6 +67,14 @@ def test_random_key_bursts_never_crash_the_player(lesson, bursts):
 
 
 @pytest.mark.slow
+def test_the_palette_taken_down_while_it_searches_is_no_traceback():
+    """Found by the test above: zoom, then escape (back to the lessons), ctrl+p and a letter in one
+    burst: the palette left the screen stack while its search ran (viz/palette.py)."""
+    rx_basics = next(p for p in LESSONS if p.endswith("rx-basics.yaml"))
+    asyncio.run(drive(rx_basics, [["z"], ["a", "r", "down", "escape", "ctrl+p", "a"], ["a", "x", "o"]]))
+
+
+@pytest.mark.slow
 def test_typing_words_over_the_blank_screen():
     """The case that was found by hand: `b`, then a word typed at once."""
     asyncio.run(drive(LESSONS[0], [["b"], list("hello"), ["b", "w", "o", "r", "l", "d"]]))
