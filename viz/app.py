@@ -92,7 +92,9 @@ class RxvizApp(App[int]):
         super().exit(*args, **kwargs)
 
     async def on_event(self, event: events.Event) -> None:
-        if self.leaving and isinstance(event, events.Key):
+        # A key that arrives when no screen is left (the last one just closed, the app on its way
+        # out) has nothing to act on: Textual would raise ScreenStackError looking for bindings.
+        if isinstance(event, events.Key) and (self.leaving or not self.screen_stack):
             return
         await super().on_event(event)
 

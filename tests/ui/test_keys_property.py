@@ -75,6 +75,14 @@ def test_the_palette_taken_down_while_it_searches_is_no_traceback():
 
 
 @pytest.mark.slow
+def test_keys_after_the_last_screen_closed_are_dropped():
+    """Found by the test above: `q` and more keys in one burst, after the map and the glossary."""
+    rx_basics = next(p for p in LESSONS if p.endswith("rx-basics.yaml"))
+    asyncio.run(drive(rx_basics, [["tab", "t", "a", "right", "m", "w"], ["space", "y", "o", "a", "a", "a"],
+                                  ["a", "a", "a"], ["tab", "j", "tab", "q", "s", "t"]]))
+
+
+@pytest.mark.slow
 def test_typing_words_over_the_blank_screen():
     """The case that was found by hand: `b`, then a word typed at once."""
     asyncio.run(drive(LESSONS[0], [["b"], list("hello"), ["b", "w", "o", "r", "l", "d"]]))
