@@ -10,7 +10,7 @@ checker finds a mapping by its address as CONFIG_DMA_API_DEBUG does
 Masks: dma_set_mask() and dma_set_coherent_mask() are what a driver calls in
 probe, before anything is mapped or allocated coherently, so the model reads
 them when it builds the host (models/driver/runtime.py); the functions here
-check the value as dma_supported() does.
+check the value as dma_direct_supported() does on x86 without an IOMMU.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class Device:
 
     def __init__(self, name: str = "rxviz-nic") -> None:
         self.name = name
-        self.dma_mask = DMA_BIT_MASK(32)          # the PCI core's default (pci_device_add)
+        self.dma_mask = DMA_BIT_MASK(32)          # the PCI core's default (pci_setup_device(), pci_device_add())
         self.coherent_dma_mask = DMA_BIT_MASK(32)
         self.mask_set = False
         self.coherent_set = False
@@ -59,7 +59,8 @@ class Device:
 
 
 def _supported(mask: int) -> bool:
-    """dma_direct_supported(): a mask narrower than ZONE_DMA's 24 bits cannot be served."""
+    """kernel/dma/direct.c dma_direct_supported() on x86: a mask narrower than ZONE_DMA's 24 bits cannot be
+    served (with an IOMMU, dma_supported() would take any mask)."""
     return mask >= DMA_BIT_MASK(24)
 
 
@@ -133,13 +134,13 @@ def dma_mapping_error(dev: Device, dma_addr: int) -> int:
     return -ENOMEM if dma_addr == DMA_MAPPING_ERROR else 0
 
 
-def _entry(dma_addr: Any, size: int, what: str) -> Mapping:
+def _entry(dma_addr: Any, size: int, what: str, exact: bool = False) -> Mapping:
     """The dma-debug entry for an address; a stand-in that is not live when nothing was mapped there."""
     if not isinstance(dma_addr, int):
         raise DriverBug(f"{what}(): dma_addr must be the integer dma_map_single() returned, "
                         f"not {type(dma_addr).__name__}")
     h = this_cpu()
-    m = h.find(dma_addr, max(1, size))
+    m = h.find(dma_addr, max(1, size), exact)
     if m is None:
         m = Mapping(0, dma_addr, 0, size, "", -1, 0, "single")
         m.live = False
@@ -148,7 +149,7 @@ def _entry(dma_addr: Any, size: int, what: str) -> Mapping:
 
 def _unmap(dev: Device, dma_addr: int, size: int, dir: str, call: int, edge: int, what: str) -> None:
     h = this_cpu()
-    m = _entry(dma_addr, size, what)
+    m = _entry(dma_addr, size, what, exact=True)
     was_live = m.live
     h.dma.unmap(m, size, _check_dir(dir), call)
     owner = h.owner.get(m.id)

@@ -8,9 +8,9 @@ current before it calls any of the driver's hooks.
 
 The Host also keeps what CONFIG_DMA_API_DEBUG keeps: every mapping by its
 device address (dma_addr_t), live or already unmapped, so that an unmap or a
-sync given a bus address finds its entry the way check_unmap() and
-check_sync() do (kernel/dma/debug.c), and reports the kernel's words when it
-does not.
+sync given a bus address finds its entry the way kernel/dma/debug.c does
+(check_unmap() needs the exact address, check_sync() takes the entry that
+contains the synced range), and reports the kernel's words when it does not.
 """
 
 from __future__ import annotations
@@ -101,10 +101,13 @@ class Host:
         self.owner[m.id] = owner
         return m.dma
 
-    def find(self, addr: int, size: int = 1) -> Mapping | None:
-        """The mapping at addr, or the live one containing [addr, addr+size) (bucket_find_contain)."""
+    def find(self, addr: int, size: int = 1, exact: bool = False) -> Mapping | None:
+        """The mapping at addr; unless `exact`, else the live one containing [addr, addr+size).
+
+        An unmap is looked up exactly (check_unmap() uses bucket_find_exact()), a sync by
+        containment (check_sync() uses bucket_find_contain())."""
         m = self.maps.get(addr)
-        if m is not None:
+        if m is not None or exact:
             return m
         for order in range(4):               # a page's mapping, page_pool_get_dma_addr(page) + offset
             m = self.maps.get(addr & ~((4096 << order) - 1))

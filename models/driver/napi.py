@@ -200,7 +200,8 @@ def _free_tx(skb: TxSkb, in_napi: bool) -> None:
 
 def napi_consume_skb(skb: Any, budget: int) -> None:
     """net/core/skbuff.c napi_consume_skb(): free a sent skb from the poll; its sk_buff goes to this CPU's
-    NAPI cache (budget 0 means "not in NAPI": dev_consume_skb_any(), to the slab)."""
+    NAPI cache (budget 0 means "not in NAPI": dev_consume_skb_any(), to the slab). Since 6.19 the kernel
+    sends an skb another CPU allocated back to that CPU (e20dfbad8aab); the model has one CPU."""
     if isinstance(skb, TxSkb):
         _free_tx(skb, budget != 0)
         return
@@ -222,8 +223,8 @@ def dev_kfree_skb_any(skb: Any) -> None:
 
 
 def napi_gro_receive(napi: Napi, skb: Skb) -> None:
-    """net/core/gro.c napi_gro_receive(): hand a received skb to GRO, which merges it with the flow's held
-    segments or queues it for the stack."""
+    """include/linux/netdevice.h napi_gro_receive() -> net/core/gro.c gro_receive_skb(): hand a received skb
+    to GRO, which merges it with the flow's held segments or queues it for the stack."""
     if not isinstance(skb, Skb) or not skb.id:
         raise DriverBug(f"napi_gro_receive(): {type(skb).__name__} is no received sk_buff "
                         f"(build one with build_skb()/napi_build_skb() and skb_put(), or skb_put() the skb "
@@ -233,7 +234,8 @@ def napi_gro_receive(napi: Napi, skb: Skb) -> None:
 
 def ieee80211_rx_napi(napi: Napi, skb: Skb) -> None:
     """net/mac80211/rx.c ieee80211_rx_napi(): a Wi-Fi driver's frame goes through mac80211 (802.11 to
-    Ethernet, the station's state), which hands it to napi_gro_receive()."""
+    Ethernet, the station's state), which hands it to napi_gro_receive(). The kernel's takes
+    (hw, sta, skb, napi); the model keeps only the napi and the skb."""
     if not isinstance(skb, Skb) or not skb.id:
         raise DriverBug(f"ieee80211_rx_napi(): {type(skb).__name__} is no received sk_buff")
     sim = this_cpu().sim
@@ -251,14 +253,18 @@ def netif_receive_skb(skb: Skb) -> None:
 
 def napi_complete_done(napi: Napi, work_done: int) -> bool:
     """net/core/dev.c napi_complete_done(): the poll is done (work_done < budget): GRO is flushed, what it
-    queued goes up, NAPI_STATE_SCHED is cleared. True: the driver may unmask its interrupt."""
+    queued goes up, NAPI_STATE_SCHED is cleared. True: the driver may unmask its interrupt. (The kernel
+    also returns false under busy polling, or when an interrupt came during the poll and NAPI_STATE_MISSED
+    reschedules it; the model has neither.) Called a second time in one poll the kernel warns once
+    (WARN_ON_ONCE on NAPIF_STATE_SCHED) and goes on; the model reports it and refuses the second call."""
     h = this_cpu()
     sim = h.sim
     rec = h.rec
     napi.complete_calls += 1
     if sim.napi.state != "polling":
-        rec.violate("napi-complete-twice", "WARNING: net/core/dev.c napi_complete_done(): NAPI_STATE_SCHED is "
-                    "not set: napi_complete_done() called twice in one poll", "napi")
+        rec.violate("napi-complete-twice", "WARNING: at net/core/dev.c napi_complete_done(): "
+                    "WARN_ON_ONCE(!(val & NAPIF_STATE_SCHED)) (napi_complete_done() called twice in one poll)",
+                    "napi")
         return False
     stack = sim.stack
     stack.gro_flush()

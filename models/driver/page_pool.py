@@ -2,8 +2,9 @@
 
 page_pool_create() builds the model's pool (models/page_pool.py) from the
 driver's parameters: PP_FLAG_DMA_MAP (the pool maps each page once, as it
-enters), PP_FLAG_DMA_SYNC_DEV (the pool syncs max_len bytes for the device
-when a page is recycled, so the driver need not), the page order, the
+enters), PP_FLAG_DMA_SYNC_DEV (the pool syncs for the device, from offset
+over up to max_len bytes, when it maps a page and whenever it recycles one;
+with fragments, when the last fragment of a page comes back), the page order, the
 ptr_ring size, the DMA direction and the NAPI instance whose poll may
 recycle into the lockless cache. Fragments come from
 page_pool_dev_alloc_frag(); the skb that holds one is marked with
@@ -22,6 +23,8 @@ from .host import DriverBug, this_cpu
 PP_FLAG_DMA_MAP = 1 << 0          # include/net/page_pool/types.h
 PP_FLAG_DMA_SYNC_DEV = 1 << 1
 PP_FLAG_SYSTEM_POOL = 1 << 2
+# The kernel's PP_FLAG_ALL also has PP_FLAG_ALLOW_UNREADABLE_NETMEM (BIT(3), device memory for
+# zero-copy RX since 6.12): the model has no such memory, so page_pool_create() refuses it.
 PP_FLAG_ALL = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV | PP_FLAG_SYSTEM_POOL
 EINVAL = 22
 
@@ -103,7 +106,8 @@ def page_pool_put_full_page(pool: PagePool, page: Page, allow_direct: bool) -> N
 
 def page_pool_destroy(pool: PagePool) -> None:
     """net/core/page_pool.c page_pool_destroy(): free what the pool holds; pages still in flight keep it
-    alive, and page_pool_release_retry() warns every 60 s until they come back."""
+    alive: page_pool_release_retry() tries again every second and, for a pool no live netdev shows,
+    warns "stalled pool shutdown" every 60 s until they come back."""
     from .runtime import pool_destroyed
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_destroy(): not a page_pool")

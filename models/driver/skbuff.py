@@ -4,8 +4,8 @@ A data area is what the device writes into: a page_frag fragment
 (netdev_alloc_frag), the data of an skb allocated with it (netdev_alloc_skb),
 or a kmalloc() buffer. An sk_buff is built around one when the frame has
 arrived (build_skb, napi_build_skb), or was allocated with it and only gets
-its length (skb_put); atlantic builds a small header skb (napi_alloc_skb) and
-attaches the page_pool fragment as a frag (skb_add_rx_frag).
+its length (skb_put); atlantic's page_pool series builds a small header skb
+(napi_alloc_skb) and attaches the page_pool fragment as a frag (skb_add_rx_frag).
 
 The sk_buff heads come from the skbuff_cache slab or this CPU's NAPI cache
 (models/skb.py), as the kernel does it; what each call costs is the model's.
@@ -57,8 +57,8 @@ def _alloc(kind: str, size: int, call: str) -> Buf:
 
 
 def netdev_alloc_frag(fragsz: int) -> Buf:
-    """net/core/skbuff.c netdev_alloc_frag(): fragsz bytes from this CPU's page_frag cache (data only:
-    the skb is built around it when the frame has arrived)."""
+    """include/linux/skbuff.h netdev_alloc_frag() -> net/core/skbuff.c __netdev_alloc_frag_align(): fragsz
+    bytes from this CPU's page_frag cache (data only: the skb is built around it when the frame has arrived)."""
     buf = _alloc("frag", fragsz, "netdev_alloc_frag")
     count("netdev_alloc_frag", None, "buf#%s|%s bytes at %#x", buf.id, fragsz, buf.phys)
     move(buf, E["netdev_alloc_frag"])
@@ -141,8 +141,9 @@ def _received(data: Any, what: str) -> Buf:
 
 
 def build_skb(data: Any, frag_size: int) -> Skb:
-    """net/core/skbuff.c build_skb(): an sk_buff from the skbuff_cache slab around a filled data area
-    (slab_build_skb() for a kmalloc() buffer: frag_size 0). skb_put() sets the length."""
+    """net/core/skbuff.c build_skb(): an sk_buff from the skbuff_cache slab around a filled data area.
+    skb_put() sets the length. For a kmalloc() buffer the kernel wants slab_build_skb(data) (build_skb()
+    with frag_size 0 still works but warns once); the model takes this call as that one."""
     buf = _received(data, "build_skb")
     if buf.kind == "kmalloc":
         return _new_skb(buf, this_cpu().heads.alloc_slab(), SLAB_BUILD, E_SLAB_BUILD, frag_size)
@@ -157,7 +158,7 @@ def napi_build_skb(data: Any, frag_size: int) -> Skb:
 
 
 def skb_put(skb: Skb, length: int) -> None:
-    """include/linux/skbuff.h skb_put(): the frame's length; for an skb from netdev_alloc_skb() this is
+    """net/core/skbuff.c skb_put(): the frame's length; for an skb from netdev_alloc_skb() this is
     the moment its data becomes the received frame (the model counts it there)."""
     if not isinstance(skb, Skb):
         raise DriverBug(f"skb_put(): {type(skb).__name__} is no sk_buff")
@@ -177,7 +178,7 @@ def skb_put(skb: Skb, length: int) -> None:
 
 def napi_alloc_skb(napi: Any, length: int) -> Skb:
     """net/core/skbuff.c napi_alloc_skb(): a small skb in NAPI context for the headers the driver copies
-    (atlantic's aq_ring_rx_clean()); the model's cost includes that copy of the protocol headers."""
+    (atlantic's __aq_ring_rx_clean()); the model's cost includes that copy of the protocol headers."""
     h = this_cpu()
     rec = h.rec
     hdr = Buf(h.new_id(), -1, length, None, 0, "hdr")

@@ -34,6 +34,9 @@ MUTANTS = [
      "while the device still owns it", False),
     ("double-unmap", "rx-refill", UNMAP_RX, UNMAP_RX + UNMAP_RX.replace("\n", "  # again\n"),
      "double-unmap", "device driver tries to free DMA memory it has not allocated", True),
+    # check_unmap() looks the address up exactly: an address inside the mapping is one never mapped
+    ("unmap-inside", "rx-refill", UNMAP_RX, UNMAP_RX.replace("old_dma, RX_BUF_SIZE", "old_dma + 64, RX_BUF_SIZE - 64"),
+     "double-unmap", "device driver tries to free DMA memory it has not allocated", True),
     ("wrong-direction", "rx-refill", UNMAP_RX, UNMAP_RX.replace("DMA_FROM_DEVICE", "DMA_TO_DEVICE"),
      "wrong-direction", "[mapped with DMA_FROM_DEVICE] [unmapped with DMA_TO_DEVICE]", True),
     ("missing-sync", "page-pool-frags",

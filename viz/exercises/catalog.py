@@ -16,7 +16,7 @@ class Exercise:
     solution: str             # module under viz.exercises.solutions
     skeleton: str             # file under viz/exercises/skeletons
     hints: dict[str, str] = field(default_factory=dict)     # failure kind -> the hint for it
-    coherent_limit: int = 0   # the firmware reads coherent memory only below 2**coherent_limit (0: no limit)
+    coherent_limit: int = 0   # the model's firmware crashes on coherent memory above 2**coherent_limit (0: no limit)
 
     def skeleton_text(self) -> str:
         return resources.files("viz.exercises").joinpath("skeletons", self.skeleton).read_text(encoding="utf-8")
@@ -79,7 +79,8 @@ EXERCISES: tuple[Exercise, ...] = (
              "ath11k", "dma_masks.py",
              {"slower": "Every RX buffer above 4 GiB is bounced through SWIOTLB: the device can address 36 bits, "
                         "so set the streaming mask to DMA_BIT_MASK(36) with dma_set_mask().",
-              "firmware": "The firmware reads its rings from coherent memory and crashes above 4 GiB: keep the "
+              "firmware": "The commit found the firmware crashes with a 36-bit coherent mask (its rings come "
+                          "from coherent memory; the model crashes it when they lie above 4 GiB): keep the "
                           "coherent mask at 32 bits (dma_set_coherent_mask(dev, DMA_BIT_MASK(32)))."},
              coherent_limit=32),
     Exercise("dma-bugs", "dma-bugs", "clean", "Fix three DMA bugs",

@@ -3,8 +3,9 @@
 This per-frame driver runs: frames arrive, the figures look fine. It has three
 bugs a real machine would not forgive (a corrupted frame, a page scribbled
 over, a mapping leaked at every unbind). Run `rxviz exercise check DIR`: the
-checker reports each in the kernel's words (CONFIG_DMA_API_DEBUG) with the
-line it happened at. Fix them one by one.
+checker reports each with the line it happened at, two in dma-debug's words
+(CONFIG_DMA_API_DEBUG) and the device writing past its mapping in the model's
+own, since dma-debug cannot see what a device writes. Fix them one by one.
 """
 
 from models.driver import *  # noqa: F403

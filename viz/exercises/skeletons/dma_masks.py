@@ -3,15 +3,16 @@
 The WCN6855 can address 36 bits for its RX buffers, but the driver sets one
 32-bit mask for everything: on this 8 GiB machine most buffers sit above
 4 GiB and dma_map_single() bounces each through SWIOTLB (a copy per frame).
-A 36-bit mask for the coherent memory, though, crashes the firmware: it reads
-its rings (dma_alloc_coherent) only below 4 GiB.
+A 36-bit mask for the coherent memory, though, crashes the firmware (the
+commit blames an unexplained hardware limit), so its rings, which come from
+dma_alloc_coherent(), must stay below 4 GiB.
 
 Fix probe(). Check it with `rxviz exercise check DIR`.
 """
 
 from models.driver import *  # noqa: F403
 
-RX_BUF_SIZE = 2176            # DP_RX_BUFFER_SIZE
+RX_BUF_SIZE = 2176            # DP_RX_BUFFER_SIZE + DP_RX_BUFFER_ALIGN_SIZE (2048 + 128), as ath11k allocates
 
 
 class Driver(NetDriver):

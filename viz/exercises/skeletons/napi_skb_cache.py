@@ -2,7 +2,8 @@
 
 This is bgmac's per-frame RX path before its patch, and it works. Every received
 frame gets its sk_buff from the skbuff_cache slab (build_skb) and every sent
-skb goes back to the slab at TX completion (dev_kfree_skb_any). Each CPU also
+skb goes back to the slab at TX completion (bgmac calls dev_kfree_skb(); the
+model's API has dev_kfree_skb_any(), which frees the same way in the poll). Each CPU also
 keeps a small cache of sk_buffs for NAPI: napi_build_skb() pops one (refilling
 in bulk), napi_consume_skb(skb, budget) pushes one back (budget != 0: "I am in
 the poll"). On a slow MIPS router that is the patch's whole gain.
@@ -12,7 +13,7 @@ Change the two lines marked TODO. Check it with `rxviz exercise check DIR`.
 
 from models.driver import *  # noqa: F403
 
-RX_BUF_SIZE = 1566            # BGMAC_RX_BUF_SIZE: what the device may write
+RX_BUF_SIZE = 1566            # BGMAC_RX_BUF_SIZE: 30-byte RX header + 1536-byte frame (752e5fcc2e77)
 
 
 class Driver(NetDriver):

@@ -1,6 +1,7 @@
 """Exercise page-pool-frags: an RX path on page_pool fragments (lesson atlantic-page-pool).
 
-atlantic's patch moved its RX buffers to page_pool. Each descriptor holds a
+atlantic's posted series ("convert RX path to page_pool") moves its RX buffers
+to page_pool. Each descriptor holds a
 2 KiB fragment of a pool page. With PP_FLAG_DMA_MAP the pool maps each page
 once, when it enters the pool, and keeps it mapped while it recycles: the
 driver never maps or unmaps a pool page. It syncs instead:

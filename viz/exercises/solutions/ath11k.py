@@ -1,16 +1,18 @@
-"""ath11k-36bit-dma-mask, reference: ath11k after commit "wifi: ath11k: use 36 bit DMA mask"
+"""ath11k-36bit-dma-mask, reference: ath11k after commit dbd73acb22d8 "wifi: ath11k: enable 36 bit mask for stream DMA"
 (its RX path reduced to one ring).
 
 The streaming mask says which bus addresses a dma_map_single() may return: with
 36 bits, buffers anywhere in this machine's 8 GiB are mapped directly, none
-bounced through SWIOTLB. The coherent mask is kept at 32 bits: the rings the
-firmware reads come from dma_alloc_coherent(), and the firmware crashes when
-they lie above 4 GiB. RX buffers come with their sk_buff (netdev_alloc_skb).
+bounced through SWIOTLB. The coherent mask is kept at 32 bits: the commit says
+the firmware crashes when the coherent mask is 36-bit too (a hardware limit it
+does not explain), so the rings from dma_alloc_coherent() stay below 4 GiB. RX
+buffers come with their sk_buff (ath11k's dev_alloc_skb(), i.e. netdev_alloc_skb
+without a netdev).
 """
 
 from models.driver import *  # noqa: F403
 
-RX_BUF_SIZE = 2176            # DP_RX_BUFFER_SIZE
+RX_BUF_SIZE = 2176            # DP_RX_BUFFER_SIZE + DP_RX_BUFFER_ALIGN_SIZE (2048 + 128), as ath11k allocates
 
 
 class Driver(NetDriver):

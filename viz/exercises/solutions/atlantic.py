@@ -1,4 +1,5 @@
-"""atlantic-page-pool, reference: atlantic after "net: atlantic: use page_pool" (the RX fragments).
+"""atlantic-page-pool, reference: atlantic after the posted series "net: atlantic: convert
+RX path to page_pool" (patch 2, the RX fragments).
 
 Each descriptor holds a 2 KiB fragment of a page_pool page. The pool maps each
 page once (PP_FLAG_DMA_MAP) and keeps it mapped while it recycles; the driver

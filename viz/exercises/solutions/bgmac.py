@@ -1,4 +1,5 @@
-"""bgmac-napi-skb-cache, reference: bgmac after commit "net: bgmac: use napi_build_skb()" and friends.
+"""bgmac-napi-skb-cache, reference: bgmac after the posted patch "net: bgmac: use the NAPI
+skb cache" (napi_build_skb on RX, napi_consume_skb at TX completion).
 
 The per-frame RX path of rx-basics, with the sk_buff of each received frame taken
 from this CPU's NAPI skb cache (napi_build_skb) and each sent skb given back to
@@ -7,7 +8,7 @@ it at TX completion (napi_consume_skb with the poll's budget).
 
 from models.driver import *  # noqa: F403
 
-RX_BUF_SIZE = 1566            # BGMAC_RX_BUF_SIZE: what the device may write
+RX_BUF_SIZE = 1566            # BGMAC_RX_BUF_SIZE: 30-byte RX header + 1536-byte frame (752e5fcc2e77)
 
 
 class Driver(NetDriver):

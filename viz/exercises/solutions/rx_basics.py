@@ -1,4 +1,4 @@
-"""rx-basics, reference: a per-frame RX path (bgmac's shape before page_pool).
+"""rx-basics, reference: a per-frame RX path (bgmac's shape: netdev_alloc_frag + dma_map_single per frame).
 
 Every descriptor holds a page_frag buffer mapped with dma_map_single(). When a
 frame has arrived, the replacement is allocated and mapped first; only then is
