@@ -240,7 +240,7 @@ def run_app(lesson: str | Lesson | None = None, step: int | None = 0, compare: b
     try:
         app = make_app(lesson, step, compare, present)
     except (LessonNotFound, LessonError) as exc:
-        from viz.cli.common import err
+        from viz.messages import err
         err(f"rxviz: {exc}")
         return 2
     result = app.run()

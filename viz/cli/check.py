@@ -13,8 +13,7 @@ import argparse
 import os
 import sys
 
-from .common import CliError, err, put
-from .errors import layout
+from ..messages import CliError, err, layout, put
 
 
 def _unreadable(path: str) -> str:

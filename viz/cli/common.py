@@ -1,8 +1,8 @@
-"""What every command shares: the error type and its exit code, the one-line messages,
-argument types, loading a lesson and its variants, the violation exit code.
+"""What every command shares: argument types, loading a lesson and its variants, the
+violation exit code, SIGTERM as an exception.
 
-Bad input becomes a `CliError` (a message and an exit code) as close as possible to where it
-is detected, so viz/cli/main.py prints it as one line.
+Bad input becomes a `CliError` (viz/messages.py: a message and an exit code) as close as
+possible to where it is detected, so viz/cli/main.py prints it as one line.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from .errors import layout, visible
+from ..messages import CliError, err
 
 
 class Terminated(BaseException):
@@ -26,15 +26,6 @@ def on_sigterm_raise() -> object:
     def terminated(signum, frame) -> None:
         raise Terminated
     return signal.signal(signal.SIGTERM, terminated)
-
-
-class CliError(Exception):
-    """Bad input: printed as one `rxviz: <message>` line, then exit with `code`."""
-
-    def __init__(self, message: str, code: int = 2) -> None:
-        super().__init__(message)
-        self.message = " ".join(message.split())
-        self.code = code
 
 
 def fault_docs() -> dict[str, str]:
@@ -59,21 +50,6 @@ def seed_int(text: str) -> int:
     if not text.strip().isdigit():
         raise argparse.ArgumentTypeError(f"expected a whole number 0 or more, got {text!r}")
     return int(text)
-
-
-def err(*lines: str) -> None:
-    """Each message on stderr, laid out within 80 columns (viz/cli/errors.py).
-
-    A message can hold a path, a lesson id or a value someone typed: each control, bidi or
-    invisible character in it is shown as its escape (cli_errors.visible), never sent.
-    """
-    for line in lines:
-        print(*layout(visible(line)), sep="\n", file=sys.stderr)
-
-
-def put(*lines: str) -> None:
-    """Lines on stdout (paths written, check results), escaped as `err` escapes them."""
-    print(*(visible(line) for line in lines), sep="\n")
 
 
 # -- loading ---------------------------------------------------------------------

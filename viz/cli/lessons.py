@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from .common import err
+from ..messages import err
 
 
 def run(args: argparse.Namespace) -> int:

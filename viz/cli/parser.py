@@ -12,6 +12,7 @@ import re
 import textwrap
 from collections.abc import Callable
 
+from ..messages import CliError
 from ..param_text import spell, typed
 from . import (
     check,
@@ -30,7 +31,7 @@ from . import (
     sweep,
     trace,
 )
-from .common import CliError, fault_docs, positive_int, seed_int
+from .common import fault_docs, positive_int, seed_int
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,7 +54,7 @@ class _Parser(argparse.ArgumentParser):
         where = self.prog.removeprefix("rxviz").strip()
         prefix = f"{where}: " if where else ""
         # argparse's "(choose from 'a', 'b', ...)" becomes a part of its own, so that a long list
-        # goes below the first line (viz/cli/errors.py), and the names lose their quotes.
+        # goes below the first line (viz/messages.py), and the names lose their quotes.
         bad = re.fullmatch(r"argument (\S+): invalid choice: (.*?) \(choose from (.*)\)", message)
         if bad:
             arg, value, choices = bad.groups()

@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from .common import CliError
+from ..messages import CliError
 
 STATS_FRAMES = 20_000
 # the page allocations the alloc_* shares are of, and the returns the recycle_* shares are of

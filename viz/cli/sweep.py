@@ -13,7 +13,8 @@ import argparse
 import json
 from typing import Any
 
-from .common import CliError, err, load, on_sigterm_raise, positive_int, seed_int, variants_of, violation_exit
+from ..messages import CliError, err
+from .common import load, on_sigterm_raise, positive_int, seed_int, variants_of, violation_exit
 
 DESCRIPTION = """\
 Run a lesson's variants at each value of one scenario parameter and plot a
