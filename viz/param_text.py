@@ -37,3 +37,9 @@ def typed(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def written(name: str, value: object) -> str:
+    """A value of the parameter called `name` as `--set` reads it back."""
+    from models.params import PARAMS
+    return spell(PARAMS[name], value) if name in PARAMS else str(value)

@@ -42,7 +42,9 @@ from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from models.lesson.schema import Lesson
+from viz.course import Course, ShowLessons
 from viz.moves import MoveQueue
+from viz.notes import NotesPublisher
 from viz.screens.presenting import Presenting
 from viz.screens.stepping import CALL_SECONDS, CallStepping
 from viz.screens.wayfinding import Wayfinding
@@ -105,9 +107,15 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         *[Binding(str(i), f"answer({i - 1})", f"answer {i}", show=False) for i in range(1, 7)],
     ]
 
-    def __init__(self, lesson: Lesson, step: int = 0, compare: bool = False) -> None:
+    def __init__(self, lesson: Lesson, course: Course, step: int = 0, compare: bool = False,
+                 present: bool = False, notes: NotesPublisher | None = None) -> None:
+        """`lesson` at `step`; `course` is where answers and progress go; `present` is presenter
+        mode, whose `notes` (None: none) publishes each step for `rxviz notes`."""
         super().__init__()
         self.lesson = lesson
+        self.course = course
+        self.present = present
+        self.notes = notes
         self.keys = views_for(lesson)
         self.moves = self._queue(Session(lesson))
         self.ready: dict[int, Frame] = {}        # clean step -> its frame, as the worker computed them
@@ -131,7 +139,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             with Vertical(id="side"):
-                yield Narration(self.lesson, id="narration")
+                yield Narration(self.lesson, self.present, id="narration")
                 yield SandboxBar(id="sandbox-bar")
                 yield AskPanel(id="ask")
                 yield HeadlinePanel(self.lesson, id="headline")
@@ -250,7 +258,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         if frame is None or frame.extra or not frame.step or frame.step in self.revealed:
             return False
         spec = self.lesson.steps[frame.step - 1]
-        return spec.ask is not None and (self.lesson.id, frame.step) not in self.app.answers
+        return spec.ask is not None and (self.lesson.id, frame.step) not in self.course.answers
 
     def _held(self, frame: Frame) -> Frame:
         """What the views show while `frame`'s question waits: the step before, as it was shown."""
@@ -260,7 +268,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         """The question of `step` was answered or its outcome revealed (or it asks none)."""
         spec = self.lesson.steps[step - 1] if 1 <= step <= len(self.lesson.steps) else None
         return (spec is None or spec.ask is None or step in self.revealed
-                or (self.lesson.id, step) in self.app.answers)
+                or (self.lesson.id, step) in self.course.answers)
 
     def _asked_ahead(self, variant: str, step: int, revealing: int = 0, within: int = 10_000) -> list:
         """The questions about `variant` at `step` or after it (at most `within` steps on), still unanswered
@@ -295,7 +303,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         self.seen = seen
         self.query_one(Narration).step = (step, frame.extra, not hold)
         ask = spec.ask if spec is not None else None
-        self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)), step in self.revealed)
+        self.query_one(AskPanel).show(step, ask, self.course.answers.get((self.lesson.id, step)), step in self.revealed)
         # Two rules of app.tcss read `-asking`, each under classes of the screen; where neither can
         # apply, restyling the whole column for it (some twenty widgets, ~10 ms) changes nothing and
         # is skipped. The class is kept right all the same: the screen's own class changes (a
@@ -330,7 +338,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         self._sandbox_moved(frame)
         if not frame.extra:
             # only the end screen finishes a lesson: a jump to the last step (--step, End) does not
-            self.app.record(self.lesson.id, step, frame.total)
+            self.course.record(self.lesson.id, step, frame.total)
         if moved_step:
             self.publish_step(step)
         if frame.step + 1 in self.ready or hold:
@@ -478,7 +486,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
             view.set_class(message.aside, "-active")
 
     def on_ask_panel_answer_chosen(self, message: AskPanel.AnswerChosen) -> None:
-        self.app.record_answer(self.lesson.id, message.step, message.choice)
+        self.course.answer(self.lesson.id, message.step, message.choice)
         spec = self.lesson.steps[message.step - 1]
         self.query_one(AskPanel).show(message.step, spec.ask, message.choice)
         if self.frame is not None and self.frame.step == message.step:
@@ -513,8 +521,9 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
     def action_end(self) -> None:
         from viz.screens.end import EndScreen
         if self.frame is not None:
-            self.app.record(self.lesson.id, self.frame.step, self.frame.total, finished=True)
-            self.app.push_screen(EndScreen(self))
+            self.course.record(self.lesson.id, self.frame.step, self.frame.total, finished=True)
+            self.app.push_screen(EndScreen(self.lesson, self.frame, self.course.after(self.lesson), self.present,
+                                           self.want_headline))
 
     def action_prev(self) -> None:
         step, extra = self.want
@@ -650,4 +659,4 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
 
     def action_lessons(self) -> None:
         self._set_playing(False)
-        self.app.action_lessons()
+        self.post_message(ShowLessons())

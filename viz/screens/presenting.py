@@ -50,7 +50,7 @@ class Presenting:
     """Zoom, blank, the timer and the notes; the host is a Screen with a StatusLine."""
 
     def start_presenting(self) -> None:
-        present = getattr(self.app, "present", False)
+        present = self.present
         self.set_class(present, "-present")
         for panel in self.query("HeadlinePanel, Narration"):
             panel.set_class(present, "-present")
@@ -66,7 +66,7 @@ class Presenting:
 
     def action_restart_timer(self) -> None:
         self._talk_start = time.monotonic()
-        if getattr(self.app, "present", False):
+        if self.present:
             self._tick_clock()
 
     def action_zoom(self) -> None:
@@ -79,7 +79,7 @@ class Presenting:
             self.remove_class("-zoom", "-zoom-headline")
             deck.zoomed = False
             return
-        if getattr(self.app, "present", False):
+        if self.present:
             if self.query_one(HeadlinePanel).display:
                 self.add_class("-zoom-headline")
                 return
@@ -93,7 +93,7 @@ class Presenting:
         self.app.push_screen(BlankScreen())
 
     def publish_step(self, step: int) -> None:
-        publisher = getattr(self.app, "notes", None)
+        publisher = self.notes
         if publisher is not None:
             had = publisher.error
             publisher.publish(self.lesson, step)

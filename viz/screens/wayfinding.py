@@ -17,7 +17,7 @@ class Wayfinding:
         """m: every step's title, where we are, each question and how it went; Enter jumps (a jump like g)."""
         from viz.screens.lesson_map import LessonMap
         here = self.frame.step if self.frame is not None else self.want[0]
-        self.app.push_screen(LessonMap(self.lesson, here, self.app.answers, self.revealed),
+        self.app.push_screen(LessonMap(self.lesson, here, self.course.answers, self.revealed),
                              lambda k: k is not None and self.goto(k))
 
     def action_glossary(self) -> None:
@@ -46,5 +46,5 @@ class Wayfinding:
             return
         if self.answered(step):
             self.revealed.discard(step)
-            self.app.forget_answer(self.lesson.id, step)
+            self.course.forget(self.lesson.id, step)
             self.goto(step)                     # from the step's own landing, holding again

@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from models.lesson.schema import Ask
-from viz.widgets.onepass import Line, OnePass
+from viz.onepass import Line, OnePass
 
 EMPHASIS = re.compile(r"\*\*(.+?)\*\*|\*(.+?)\*")
 

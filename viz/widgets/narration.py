@@ -12,6 +12,7 @@ variants, the published figure, and how to start.
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from models.lesson.schema import Lesson
-from viz.widgets.onepass import Line, OnePass
+from viz.onepass import Line, OnePass
 from viz.widgets.prose import Prose
 
 
@@ -106,9 +107,11 @@ class Narration(Vertical, OnePass, can_focus=False):
 
     step: reactive[tuple[int, int, bool]] = reactive((-1, 0, True), init=False, repaint=False)
 
-    def __init__(self, lesson: Lesson, **kw) -> None:
+    def __init__(self, lesson: Lesson, present: bool = False, **kw: Any) -> None:
+        """`present`: presenter mode, where the room reads each step's `say` (never its reveal)."""
         super().__init__(**kw)
         self.lesson = lesson
+        self.present = present
 
     def compose(self) -> ComposeResult:
         yield Line(id="n-head", markup=False)
@@ -128,10 +131,6 @@ class Narration(Vertical, OnePass, can_focus=False):
         spec = self.lesson.steps[step - 1]
         # A room reads the step's `say`; the speaker tells what it reveals (it is in the speaker notes).
         return spec.say if self.present else spec.text(answered)
-
-    @property
-    def present(self) -> bool:
-        return bool(getattr(self.app, "present", False))
 
     def prepare(self, value: tuple[int, int, bool]) -> None:
         """Wrap the text of `value` now, for when it comes down (see Prose.prepare)."""

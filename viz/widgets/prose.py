@@ -36,7 +36,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from models.lesson.sanitize import shown
-from viz.widgets.lines import text_strip
+from viz.strips import text_strip
 
 # (kind, depth, marker, inline tokens): kind is "p" (paragraph), "item" (first
 # paragraph of a list item), "code" (a code block) or "hr".

@@ -18,6 +18,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from models.calls import METRICS
+from viz.param_text import written
 from viz.session import Frame
 from viz.widgets.status import fmt_int
 
@@ -85,7 +86,6 @@ class SandboxBar(Widget):
         return self.get_component_rich_style(f"sandbox--{name}", partial=True)
 
     def render(self) -> Text:
-        from viz.screens.sandbox import written
         width = max(1, self.content_size.width)
         head = Text()
         head.append("sandbox ", self._s("label"))
