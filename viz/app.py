@@ -15,9 +15,13 @@ app uses a high-contrast theme (viz.theme) and publishes each step for
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.geometry import Size
+from textual.pilot import Pilot
 
 from models.lesson import LessonError, LessonNotFound, find_lesson
 from models.lesson.schema import Lesson
@@ -27,6 +31,9 @@ from viz.notes import NotesPublisher
 from viz.progress import ProgressStore
 from viz.screens.home import HomeScreen
 from viz.screens.too_small import TooSmallScreen, too_small
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 
 class RxvizApp(App[int]):
@@ -70,11 +77,11 @@ class RxvizApp(App[int]):
 
     leaving = False
 
-    def exit(self, *args, **kwargs) -> None:
+    def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
         # Keys typed after `q` (the rest of a word) still arrive while the screens are torn down;
         # from here on they are dropped (on_event), never run against screens that are gone.
         self.leaving = True
-        super().exit(*args, **kwargs)
+        super().exit(result, return_code, message)
 
     async def on_event(self, event: events.Event) -> None:
         # A key that arrives when no screen is left (the last one just closed, the app on its way
@@ -159,7 +166,8 @@ class RxvizApp(App[int]):
         from textual.command import CommandPalette
 
         from viz.palette import SafePalette
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        # Textual types is_open(app: App[object]); App is invariant in its return type, and any app will do.
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(SafePalette(id="--command-palette"))
 
     def action_help(self) -> None:
@@ -173,7 +181,7 @@ class RxvizApp(App[int]):
         # Runs before App._on_resize records the new size: use the event's.
         self._check_size(event.size)
 
-    def _check_size(self, size=None) -> None:
+    def _check_size(self, size: Size | None = None) -> None:
         small = too_small(*(size or self.size))
         covered = isinstance(self.screen, TooSmallScreen)
         if small and not covered:
@@ -212,7 +220,7 @@ def run_app(lesson: str | Lesson | None = None, step: int | None = 0, compare: b
     return result if isinstance(result, int) else (app.return_code or 0)
 
 
-async def settle(app: RxvizApp, pilot) -> None:
+async def settle(app: RxvizApp, pilot: Pilot[int]) -> None:
     """Wait until the model worker is idle and the screen shows its last frame (tests, screenshots)."""
     await pilot.pause()
     for _ in range(100):

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from models.lesson.sanitize import shown
+from models.lesson.schema import Ask, Lesson
 from viz.state import runtime_dir, write_json
 
 PREFIX = "presenter-"
@@ -74,7 +75,8 @@ def _alive(pid: int) -> bool:
 class NotesPublisher:
     """What one presenter tells its followers; `publish` on every step, `close` at exit."""
 
-    def __init__(self, session: str | None = None, directory: Path | None = None, notice=None) -> None:
+    def __init__(self, session: str | None = None, directory: Path | None = None,
+                 notice: Callable[[str], None] | None = None) -> None:
         """Raises viz.state.Unusable when there is no directory to publish in (no notes, then)."""
         self.session = session or new_session()
         self.dir = directory or runtime_dir(notice)
@@ -82,7 +84,7 @@ class NotesPublisher:
         self.started = time.time()
         self.error = ""
 
-    def publish(self, lesson, step: int) -> None:
+    def publish(self, lesson: Lesson, step: int) -> None:
         total = len(lesson.steps)
         spec = lesson.steps[step - 1] if 1 <= step <= total else None
         nxt = lesson.steps[step] if step < total else None
@@ -103,7 +105,7 @@ class NotesPublisher:
             pass
 
 
-def asked(ask) -> dict[str, Any]:
+def asked(ask: Ask) -> dict[str, Any]:
     """A step's question as the speaker needs it: the choices, which one is right, and why."""
     return {"question": ask.question, "choices": list(ask.choices), "answer": ask.answer, "explain": ask.explain}
 
@@ -213,7 +215,7 @@ def _others(live: list[dict[str, Any]], mine: str) -> str:
 
 
 def follow(session: str | None, out: Callable[[str], None], once: bool = False,
-           directory: Path | None = None, sleep=time.sleep, limit: float | None = None,
+           directory: Path | None = None, sleep: Callable[[float], None] = time.sleep, limit: float | None = None,
            columns: Callable[[], int] = width) -> Iterator[int]:
     """Print each step's notes as the presenter reaches it; yields after each look (tests stop it).
 

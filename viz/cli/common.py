@@ -10,20 +10,27 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..messages import CliError, err
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from signal import Handlers
+    from types import FrameType
+
+    from models.lesson.schema import Lesson
 
 
 class Terminated(BaseException):
     """SIGTERM arrived where a command cleans up first (sweep's workers): exit 143, as a shell reports it."""
 
 
-def on_sigterm_raise() -> object:
+def on_sigterm_raise() -> Callable[[int, FrameType | None], Any] | int | Handlers | None:
     """From now on SIGTERM raises Terminated here, so `finally` and `with` blocks run; the old handler."""
     import signal
 
-    def terminated(signum, frame) -> None:
+    def terminated(signum: int, frame: FrameType | None) -> None:
         raise Terminated
     return signal.signal(signal.SIGTERM, terminated)
 
@@ -53,7 +60,7 @@ def seed_int(text: str) -> int:
 
 
 # -- loading ---------------------------------------------------------------------
-def load(name: str, broken_code: int = 2):
+def load(name: str, broken_code: int = 2) -> Lesson:
     """A lesson by id or path, or a CliError with the loader's one-line message."""
     from models.lesson import LessonError, LessonNotFound, find_lesson, load_lesson
     try:
@@ -78,7 +85,7 @@ def load(name: str, broken_code: int = 2):
     return lesson
 
 
-def variants_of(lesson, names: list[str]) -> list[str]:
+def variants_of(lesson: Lesson, names: list[str]) -> list[str]:
     from models.lesson.schema import did_you_mean
     out: list[str] = []
     for n in names:
@@ -108,7 +115,7 @@ def violation_exit(found: dict[str, dict[str, int]]) -> int:
     return 3
 
 
-def playable(lesson_id: str, step: int):
+def playable(lesson_id: str, step: int) -> Lesson:
     """The lesson, checked before Textual takes the terminal: a bad one is one line, exit 2."""
     lesson = load(lesson_id)
     if step > len(lesson.steps):

@@ -26,8 +26,9 @@ when a table is printed, networkx only by `rxviz graph --format dot`
 
 from __future__ import annotations
 
+import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..messages import CliError, err
 from .common import Terminated
@@ -67,7 +68,8 @@ def _dispatch(argv: list[str]) -> int:
     if args.command is None:
         from . import start  # `rxviz` alone
         return start.run(args)
-    return args.run(args)
+    run: Callable[[argparse.Namespace], int] = args.run      # each command's own, bound by the parser
+    return run(args)
 
 
 def _tolerant_streams() -> None:

@@ -32,7 +32,7 @@ from viz.widgets.sandbox_bar import fmt, value
 DEFAULT_WATCH = ("throughput_mbps", "cpu_percent", "frames_dropped")
 
 
-def watched(lesson) -> list[str]:
+def watched(lesson: Lesson) -> list[str]:
     """Every name the lesson's steps watch, in the order they first appear, then the headline metric."""
     names = [n for s in lesson.steps for n in s.watch]
     if lesson.paper is not None:
@@ -40,7 +40,7 @@ def watched(lesson) -> list[str]:
     return list(dict.fromkeys(names or DEFAULT_WATCH))
 
 
-def end_pair(lesson) -> tuple[str, str] | None:
+def end_pair(lesson: Lesson) -> tuple[str, str] | None:
     """The two variants the lesson's point is about, or None for a lesson of one variant.
 
     The lesson's own `end_pair`; else its headline pair (the patch's before and after);
@@ -54,7 +54,7 @@ def end_pair(lesson) -> tuple[str, str] | None:
     return compare_pair(lesson, last)
 
 
-def summary(lesson, frame) -> tuple[tuple[str, str] | None, list[tuple[str, str, str]]]:
+def summary(lesson: Lesson, frame: Frame) -> tuple[tuple[str, str] | None, list[tuple[str, str, str]]]:
     """((variant a, variant b) or None, [(name, value in a, value in b)]) at the lesson's last frame.
 
     With two variants, only the figures that differ between them: a row with the same value

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import time
 
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
+from viz.screens.player_host import PlayerHost
 
-class BlankScreen(Screen):
+
+class BlankScreen(Screen[None]):
     """Nothing at all, until any key or click.
 
     Keys typed quickly (a word: `b`, then `l`, `a`, ...) reach it before its first
@@ -33,7 +36,7 @@ class BlankScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("")
 
-    def on_key(self, event) -> None:
+    def on_key(self, event: events.Key) -> None:
         event.stop()
         self._leave()
 
@@ -46,7 +49,7 @@ class BlankScreen(Screen):
             self.dismiss()
 
 
-class Presenting:
+class Presenting(PlayerHost):
     """Zoom, blank, the timer and the notes; the host is a Screen with a StatusLine."""
 
     def start_presenting(self) -> None:

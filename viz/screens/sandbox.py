@@ -45,7 +45,7 @@ def check(lesson: Lesson, sets: dict[str, Any], entry: str) -> tuple[dict[str, A
     return out, ""
 
 
-class SandboxScreen(ModalScreen[dict | None]):
+class SandboxScreen(ModalScreen[dict[str, Any] | None]):
     """Pick parameters, give values, run."""
 
     BINDINGS = [

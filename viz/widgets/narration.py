@@ -18,6 +18,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
@@ -36,7 +37,7 @@ def cite(lesson: Lesson) -> str:
     return " · ".join(x for x in (p.subject, p.author, p.date, ref) if x)
 
 
-def _value(v) -> str:
+def _value(v: object) -> str:
     """A parameter value as a person writes it in a lesson or with --set."""
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
@@ -69,7 +70,7 @@ class Citation(Widget):
 
     DEFAULT_CSS = "Citation { height: auto; color: $text-muted; }"
 
-    def __init__(self, text: str, **kw) -> None:
+    def __init__(self, text: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.text = text
 
@@ -82,7 +83,7 @@ class Citation(Widget):
             lines[-1] = lines[-1][: width - 1].rstrip() + "…"
         return Text("\n".join(lines))
 
-    def get_content_height(self, container, viewport, width: int) -> int:
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return min(len(textwrap.wrap(self.text, max(8, width))) or 1, 2 if self.app.size.width >= 140 else 1)
 
 
