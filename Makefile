@@ -44,7 +44,7 @@ test-pure: $(STAMP)
 test-all: $(STAMP)
 	$(BIN)/python -m pytest $(WORKERS)
 
-# ruff on everything; mypy --strict on models/ (pyproject [tool.mypy]); the import-linter contracts.
+# ruff on everything; mypy --strict on models/ and viz/ (pyproject [tool.mypy]); the import-linter contracts.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy

@@ -7,7 +7,7 @@ starts without importing Textual.
 from __future__ import annotations
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in ("make_app", "run_app"):
         from . import app
 

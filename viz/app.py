@@ -15,24 +15,25 @@ app uses a high-contrast theme (viz.theme) and publishes each step for
 
 from __future__ import annotations
 
-from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.geometry import Size
+from textual.pilot import Pilot
 
-from models.lesson import LessonError, LessonNotFound, all_lessons, find_lesson
+from models.lesson import LessonError, LessonNotFound, find_lesson
 from models.lesson.schema import Lesson
 from viz.commands import LessonCommands
+from viz.course import Course, OpenLesson, ShowLessons, shipped_lessons
+from viz.notes import NotesPublisher
 from viz.progress import ProgressStore
 from viz.screens.home import HomeScreen
 from viz.screens.too_small import TooSmallScreen, too_small
 
-
-@lru_cache(maxsize=1)
-def shipped_lessons() -> list[Lesson]:
-    """The lessons, loaded once per process (they are frozen; tests build many apps)."""
-    return all_lessons()
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 
 class RxvizApp(App[int]):
@@ -54,13 +55,11 @@ class RxvizApp(App[int]):
         # Nothing here is animated on purpose; Textual's own (the tab underline sliding) would
         # keep repainting for 300 ms after every step.
         self.animation_level = "none"
-        self.lessons: list[Lesson] = shipped_lessons()
         self.start = (lesson, step, compare)
         self.present = present
-        self.notes = None
+        self.notes: NotesPublisher | None = None
         self.notices: list[str] = []        # shown once the app is up (the notes' directory, say)
         if present:
-            from viz.notes import NotesPublisher
             from viz.state import Unusable
             from viz.theme import PRESENT
             self.register_theme(PRESENT)
@@ -71,25 +70,18 @@ class RxvizApp(App[int]):
                 self.notices.append(f"speaker notes are off: {e}")
         self.store = ProgressStore(remember=remember)
         self.store.load()
-        self.progress: dict[str, tuple[int, int]] = {}       # lesson id -> (step, total)
-        self.answers: dict[tuple[str, int], int] = {}        # (lesson id, step) -> choice
-        self.finished: set[str] = set()
-        for lid, p in self.store.lessons.items():
-            self.progress[lid] = (p.step, p.total)
-            self.answers.update({(lid, k): v for k, v in p.answers.items()})
-            if p.finished:
-                self.finished.add(lid)
+        self.course = Course(shipped_lessons(), self.store, self._changed)
 
     def get_default_screen(self) -> HomeScreen:
-        return HomeScreen()
+        return HomeScreen(self.course)
 
     leaving = False
 
-    def exit(self, *args, **kwargs) -> None:
+    def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
         # Keys typed after `q` (the rest of a word) still arrive while the screens are torn down;
         # from here on they are dropped (on_event), never run against screens that are gone.
         self.leaving = True
-        super().exit(*args, **kwargs)
+        super().exit(result, return_code, message)
 
     async def on_event(self, event: events.Event) -> None:
         # A key that arrives when no screen is left (the last one just closed, the app on its way
@@ -113,38 +105,16 @@ class RxvizApp(App[int]):
             self.notes.close()
 
     # -- progress ----------------------------------------------------------------
-    def record(self, lesson_id: str, step: int, total: int, finished: bool = False) -> None:
-        """The player shows `step` of a lesson (`finished`: its end screen); saved when it changed.
+    def _changed(self, now: bool) -> None:
+        """The course changed: an answer is saved at once, a step shown after the paint.
 
-        The end screen finishes a lesson only once every step of it was shown: a jump to the last
-        step (End, --step) and → is not having gone through it."""
-        entry = self.store.get(lesson_id)
-        new = step > 0 and step not in entry.seen
-        if new:
-            entry.seen.add(step)
-        done = entry.finished or (finished and entry.saw_all(total))
-        if (entry.step, entry.total, entry.finished) == (step, total, done) and not new:
-            return
-        entry.step, entry.total, entry.finished = step, total, done
-        self.progress[lesson_id] = (step, total)
-        if done:
-            self.finished.add(lesson_id)
-        # After the paint: the store writes with an fsync, which on a busy disk can hold a step's
-        # repaint for milliseconds. Steps recorded meanwhile are saved in one write.
-        if not self._save_pending:
+        After the paint, because the store writes with an fsync, which on a busy disk can hold a
+        step's repaint for milliseconds. Steps recorded meanwhile are saved in one write."""
+        if now:
+            self._save()
+        elif not self._save_pending:
             self._save_pending = True
             self.call_after_refresh(self._save)
-
-    def record_answer(self, lesson_id: str, step: int, choice: int) -> None:
-        self.answers[(lesson_id, step)] = choice
-        self.store.get(lesson_id).answers[step] = choice
-        self._save()
-
-    def forget_answer(self, lesson_id: str, step: int) -> None:
-        """The learner asks a question again: its answer is no longer given."""
-        if self.answers.pop((lesson_id, step), None) is not None:
-            self.store.get(lesson_id).answers.pop(step, None)
-            self._save()
 
     _save_pending = False
 
@@ -161,25 +131,27 @@ class RxvizApp(App[int]):
         self.notify(shown(text), severity="warning", timeout=10, markup=False)
 
     # -- lessons ---------------------------------------------------------------
-    def lesson(self, lesson_id: str) -> Lesson:
-        for lesson in self.lessons:
-            if lesson.id == lesson_id:
-                return lesson
-        return find_lesson(lesson_id)
+    def on_open_lesson(self, message: OpenLesson) -> None:
+        self.open_lesson(message.lesson_id, message.step)
+
+    def on_show_lessons(self, message: ShowLessons) -> None:
+        self.action_lessons()
 
     def open_lesson(self, lesson: Lesson | str, step: int | None = None, compare: bool = False) -> None:
         """Show a lesson's player (resuming it if it was opened before), over the home screen."""
         from viz.screens.player import PlayerScreen
 
         if isinstance(lesson, str):
-            lesson = self.lesson(lesson)
+            lesson = self.course.lesson(lesson)
         name = f"lesson:{lesson.id}"
         if not self.is_screen_installed(name):
             if step is None:                 # opened from the lessons: resume where it was left
-                step = self.progress.get(lesson.id, (0, 0))[0]
-            self.install_screen(PlayerScreen(lesson, step, compare), name)
+                step = self.course.progress.get(lesson.id, (0, 0))[0]
+            self.install_screen(PlayerScreen(lesson, self.course, step, compare, self.present, self.notes), name)
         elif step is not None:
-            self.get_screen(name).goto(step)
+            player = self.get_screen(name)
+            assert isinstance(player, PlayerScreen)
+            player.goto(step)
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(name)
@@ -194,7 +166,8 @@ class RxvizApp(App[int]):
         from textual.command import CommandPalette
 
         from viz.palette import SafePalette
-        if self.use_command_palette and not CommandPalette.is_open(self):
+        # Textual types is_open(app: App[object]); App is invariant in its return type, and any app will do.
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(SafePalette(id="--command-palette"))
 
     def action_help(self) -> None:
@@ -208,7 +181,7 @@ class RxvizApp(App[int]):
         # Runs before App._on_resize records the new size: use the event's.
         self._check_size(event.size)
 
-    def _check_size(self, size=None) -> None:
+    def _check_size(self, size: Size | None = None) -> None:
         small = too_small(*(size or self.size))
         covered = isinstance(self.screen, TooSmallScreen)
         if small and not covered:
@@ -240,14 +213,14 @@ def run_app(lesson: str | Lesson | None = None, step: int | None = 0, compare: b
     try:
         app = make_app(lesson, step, compare, present)
     except (LessonNotFound, LessonError) as exc:
-        from viz.cli.common import err
+        from viz.messages import err
         err(f"rxviz: {exc}")
         return 2
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
 
 
-async def settle(app: RxvizApp, pilot) -> None:
+async def settle(app: RxvizApp, pilot: Pilot[int]) -> None:
     """Wait until the model worker is idle and the screen shows its last frame (tests, screenshots)."""
     await pilot.pause()
     for _ in range(100):

@@ -15,6 +15,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from viz.course import OpenLesson, shipped_lessons
 from viz.plain import highlight, join, plain
 
 
@@ -24,7 +25,6 @@ class LessonCommands(Provider):
     def _commands(self) -> Iterator[tuple[Content, Callable[[], object], Content]]:
         from viz.screens.player import PlayerScreen
 
-        app = self.app
         screen = self.screen
         if isinstance(screen, PlayerScreen):
             yield plain("Toggle compare"), screen.action_toggle_compare, plain("before | after side by side (c)")
@@ -40,8 +40,9 @@ class LessonCommands(Provider):
                 k = step.index + 1
                 yield (join(f"Jump to step {k}: ", step.title), partial(screen.goto, k),
                        plain(f"focus: {step.focus or '-'}"))
-        for lesson in app.lessons:
-            yield join("Open lesson ", lesson.title), partial(app.open_lesson, lesson.id), plain(lesson.summary)
+        for lesson in shipped_lessons():
+            yield (join("Open lesson ", lesson.title), partial(self.app.post_message, OpenLesson(lesson.id)),
+                   plain(lesson.summary))
 
     async def discover(self) -> Hits:
         for title, callback, help_text in self._commands():

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from models.lesson.sanitize import shown
-from models.lesson.schema import Lesson
+from models.lesson.schema import Ask, Lesson
 from viz import files, headline
 from viz.safe_md import code, inline, line, markdown, text
 from viz.widgets.narration import cover
@@ -68,19 +68,18 @@ def _patch(lesson: Lesson) -> list[str]:
             "; ".join(r for r in refs if r), ""]
 
 
-def _question(ask) -> list[str]:
+def _question(ask: Ask) -> list[str]:
     lines = [f"*Question (the answer is at the end):* {inline(ask.question)}", ""]
     lines += [f"{i}. {inline(c)}" for i, c in enumerate(ask.choices, 1)]
     return lines + [""]
 
 
 def _answers(lesson: Lesson) -> list[str]:
-    asked = [s for s in lesson.steps if s.ask is not None]
+    asked = [(s, s.ask) for s in lesson.steps if s.ask is not None]
     if not asked:
         return []
     out = ["## Questions and answers", ""]
-    for s in asked:
-        a = s.ask
+    for s, a in asked:
         out += [f"**Step {s.index + 1}: {plain(s.title)}.** {inline(a.question)}  ",
                 f"Answer: {a.answer + 1}. {inline(a.choices[a.answer])}. {inline(a.explain)}", ""]
         if s.reveal:             # what the step says once answered belongs with the answer
@@ -95,8 +94,8 @@ def _table(cols: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _headline(lesson: Lesson, run: dict[str, Any] | None) -> list[str]:
-    h = run and run.get("headline")
-    if not h:
+    h = run.get("headline") if run else None
+    if not h or run is None:
         return []
     cols, rows = headline.rows(h)
     out = ["## Paper vs model", "", f"**{plain(headline.title(h))}**, "

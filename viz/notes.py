@@ -36,7 +36,6 @@ import os
 import re
 import shutil
 import stat
-import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterator
@@ -44,7 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from models.lesson.sanitize import shown
-from viz.state import Unusable, runtime_dir, write_json
+from models.lesson.schema import Ask, Lesson
+from viz.state import runtime_dir, write_json
 
 PREFIX = "presenter-"
 POLL = 0.2           # seconds between two looks at the presenter's file
@@ -75,7 +75,8 @@ def _alive(pid: int) -> bool:
 class NotesPublisher:
     """What one presenter tells its followers; `publish` on every step, `close` at exit."""
 
-    def __init__(self, session: str | None = None, directory: Path | None = None, notice=None) -> None:
+    def __init__(self, session: str | None = None, directory: Path | None = None,
+                 notice: Callable[[str], None] | None = None) -> None:
         """Raises viz.state.Unusable when there is no directory to publish in (no notes, then)."""
         self.session = session or new_session()
         self.dir = directory or runtime_dir(notice)
@@ -83,7 +84,7 @@ class NotesPublisher:
         self.started = time.time()
         self.error = ""
 
-    def publish(self, lesson, step: int) -> None:
+    def publish(self, lesson: Lesson, step: int) -> None:
         total = len(lesson.steps)
         spec = lesson.steps[step - 1] if 1 <= step <= total else None
         nxt = lesson.steps[step] if step < total else None
@@ -104,7 +105,7 @@ class NotesPublisher:
             pass
 
 
-def asked(ask) -> dict[str, Any]:
+def asked(ask: Ask) -> dict[str, Any]:
     """A step's question as the speaker needs it: the choices, which one is right, and why."""
     return {"question": ask.question, "choices": list(ask.choices), "answer": ask.answer, "explain": ask.explain}
 
@@ -214,7 +215,7 @@ def _others(live: list[dict[str, Any]], mine: str) -> str:
 
 
 def follow(session: str | None, out: Callable[[str], None], once: bool = False,
-           directory: Path | None = None, sleep=time.sleep, limit: float | None = None,
+           directory: Path | None = None, sleep: Callable[[float], None] = time.sleep, limit: float | None = None,
            columns: Callable[[], int] = width) -> Iterator[int]:
     """Print each step's notes as the presenter reaches it; yields after each look (tests stop it).
 
@@ -254,37 +255,3 @@ def follow(session: str | None, out: Callable[[str], None], once: bool = False,
         if once or (limit is not None and time.monotonic() - start > limit):
             return
         sleep(POLL)
-
-
-def cmd_notes(args) -> int:
-    """`rxviz notes [--session ID] [--list] [--once]`: 0, or 1 when `--once` finds no presenter."""
-    from viz.cli.common import CliError, err
-
-    try:
-        directory = runtime_dir(lambda line: err(f"rxviz: note: {line}"))
-    except Unusable as e:
-        raise CliError(f"notes: no safe directory to find presenters in: {e}", 2) from None
-    if args.list:
-        live = sessions(directory)
-        for d in live:
-            print(shown(f"{d['session']}  {d['lesson']}  step {d['step']}/{d['total']}"))
-        if not live:
-            print("no presenter is running (start one with rxviz play LESSON --present)")
-        return 0
-
-    def out(text: str) -> None:
-        if sys.stdout.isatty() and not args.once:
-            print("\x1b[2J\x1b[H", end="")
-        print(text, flush=True)
-
-    if args.once:
-        if pick(args.session, directory) is None:
-            who = f"presenter session {args.session!r}" if args.session else "presenter"
-            raise CliError(f"notes: no {who} is running on this machine; start one with "
-                           f"`rxviz play LESSON --present` (`rxviz notes --list` lists them)", 1)
-    try:
-        for _ in follow(args.session, out, once=args.once, directory=directory):
-            pass
-    except KeyboardInterrupt:
-        return 0
-    return 0

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def spell(param, v) -> str:
+if TYPE_CHECKING:
+    from models.params import Param
+
+
+def spell(param: Param, v: object) -> str:
     """A parameter's value written the way a person would type it for --set (the sandbox too).
 
     Sizes, rates and times are stored as plain integers; the candidate
@@ -32,8 +37,14 @@ def spell(param, v) -> str:
     return str(v)
 
 
-def typed(value) -> str:
+def typed(value: object) -> str:
     """A value as `--set` reads it back: booleans are true/false, not Python's True/False."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def written(name: str, value: object) -> str:
+    """A value of the parameter called `name` as `--set` reads it back."""
+    from models.params import PARAMS
+    return spell(PARAMS[name], value) if name in PARAMS else str(value)

@@ -45,7 +45,7 @@ class LessonProgress:
         return set(range(1, total + 1)) <= self.seen
 
 
-def _parse(data) -> dict[str, LessonProgress]:
+def _parse(data: object) -> dict[str, LessonProgress]:
     """The file's content, checked; ValueError when it is not what this module writes."""
     if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("lessons"), dict):
         raise ValueError("not an rxviz progress file")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -91,9 +92,9 @@ def _inline(tokens: list[Token]) -> str:
             if links[-1]:
                 out.append("[")
         elif t.type == "link_close":
-            href = links.pop() if links else None
-            if href:
-                out.append(f"](<{href}>)")
+            closed = links.pop() if links else None
+            if closed:
+                out.append(f"](<{closed}>)")
         elif t.type == "image":              # never loaded: its alt text stands in
             out.append(_escaped("".join(c.content for c in t.children or []) or t.content))
         elif t.content:
@@ -105,7 +106,7 @@ def _inline(tokens: list[Token]) -> str:
 def markdown(source: str) -> str:
     """Lesson Markdown (a step's `say`, the cover) as safe Markdown, its line breaks kept."""
     out: list[str] = []
-    lists: list[list] = []           # open lists: [ordered?, next number]
+    lists: list[list[Any]] = []      # open lists: [ordered?, next number]
     indent: list[int] = []           # the width of each open list item's marker
     marker = ""
     last = ""

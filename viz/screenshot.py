@@ -19,8 +19,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 
+from textual.pilot import Pilot
+
 from models.lesson.schema import Lesson
-from viz.app import make_app, settle
+from viz.app import RxvizApp, make_app, settle
+from viz.screens.player import PlayerScreen
 
 Report = Callable[[int, int], None]
 
@@ -33,7 +36,7 @@ def portable(svg: str) -> str:
     return f'{head}<svg xml:space="preserve" {rest}'
 
 
-async def _settle(app, pilot, target: int, report: Report | None) -> None:
+async def _settle(app: RxvizApp, pilot: Pilot[int], target: int, report: Report | None) -> None:
     """settle(), telling `report` how many lesson steps the worker has computed towards `target`."""
     if report is not None:
         while any(w.is_running for w in app.workers):
@@ -56,15 +59,17 @@ async def screenshots(lesson_id: str | Lesson | None, steps: Iterable[int], size
     # remember=False: a screenshot shows the lesson as a newcomer sees it, and leaves progress alone
     app = make_app(lesson=lesson_id, step=steps[0] if steps else 0, compare=compare, remember=False)
     app.animation_level = "none"
-    out = []
+    out: list[str] = []
     async with app.run_test(size=size) as pilot:
         await _settle(app, pilot, steps[0] if steps else 0, report)
         for key in keys:
             await pilot.press(key)
             await settle(app, pilot)
         for step in steps:
-            if lesson_id is not None and app.screen.frame.step != step:
-                app.screen.goto(step)
+            screen = app.screen
+            if (lesson_id is not None and isinstance(screen, PlayerScreen)
+                    and (screen.frame is None or screen.frame.step != step)):
+                screen.goto(step)
                 await _settle(app, pilot, step, report)
             name = lesson_id.id if isinstance(lesson_id, Lesson) else lesson_id
             title = "rxviz" if name is None else f"rxviz {name} step {step}"

@@ -45,9 +45,13 @@ import shutil
 import socket
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .origin import HOME, app_argv, needs_pythonpath
+
+if TYPE_CHECKING:
+    from textual_serve.server import Server
 
 LOCAL = ("127.0.0.1", "localhost", "::1")
 MAX_SESSIONS = 24           # a class: each player is one process of ~100 MB
@@ -117,7 +121,7 @@ def full_page(limit: int) -> str:
 
 
 def make_server(lesson: str | None, host: str, port: int, url: str | None, max_sessions: int = MAX_SESSIONS,
-                resume: bool = False):
+                resume: bool = False) -> Server:
     """The textual-serve Server with the classroom's rules (see the module docstring)."""
     import asyncio
     import logging
@@ -156,7 +160,9 @@ def make_server(lesson: str | None, host: str, port: int, url: str | None, max_s
                 response.set_cookie(COOKIE, secrets.token_urlsafe(24), httponly=True, samesite="Strict")
             return response
 
-        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        # aiohttp takes any StreamResponse from a handler; textual-serve's is typed for the websocket
+        # only, and the refusals here (403, 503) are plain responses.
+        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
             """textual-serve's, with the checks above and a command of the visitor's own."""
             origin = request.headers.get("Origin")
             if origin is not None and origin_of(origin) not in self.origins:
@@ -174,7 +180,9 @@ def make_server(lesson: str | None, host: str, port: int, url: str | None, max_s
             try:
                 await websocket.prepare(request)
                 service = AppService(command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                                     close=websocket.close, download_manager=self.download_manager,
+                                     # as textual-serve's own handler passes it; the bool it returns is unused
+                                     close=websocket.close,  # type: ignore[arg-type]
+                                     download_manager=self.download_manager,
                                      debug=self.debug)
                 await service.start(width, height)
                 await self._process_messages(websocket, service)

@@ -20,29 +20,33 @@ frame is never mutated. Any goto drops the fast-forward.
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from models.call_cursor import CallCursor
 from models.lesson.schema import Lesson
-from models.replay import TRACED_TAIL, LessonRun
+from models.replay import TRACED_TAIL, LessonRun, StepNote, Thawed
 from models.sim import Sim
 from models.snapshot import clone
-from models.trace import Counts
+from models.trace import Counts, Event
 
 FF_CHUNK = 2_000          # frames per variant between two looks at the cancel flag
+Progress = Callable[[int, int], None]      # (done, total): how far a long move has come
 
 def quiet(done: int, total: int) -> None:
     """The progress report of a caller that shows none."""
 
 
-def object_of(event) -> str | None:
+def object_of(event: Event | None) -> str | None:
     """What `o` follows at this call: the first object it moved, else the one it touched."""
     if event is None:
         return None
     for t in event.transitions:
-        return t.obj
-    return event.obj or None
+        moved: str = t.obj
+        return moved
+    touched: str = event.obj
+    return touched or None
 
 
 # The order views are offered in when a step does not focus one.
@@ -90,7 +94,8 @@ def compare_pair(lesson: Lesson, shown: str) -> tuple[str, str] | None:
         return None
     own = getattr(lesson, "compare_pair", None)        # a learner's driver: beside the variant it stands in for
     if own is not None and (pair := own(shown)) is not None:
-        return pair
+        mine: tuple[str, str] = pair
+        return mine
     a = lesson.headline.before or names[0]
     b = lesson.headline.after or next(n for n in names if n != a)
     if shown not in (a, b):
@@ -107,12 +112,12 @@ class Frame:
     extra: int                      # frames fast-forwarded beyond the step
     shown: str                      # variant the step shows
     sims: Mapping[str, Sim]         # every variant, read-only (shared with the run's snapshots)
-    prev_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    prev_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)   # each variant's, the step before
     reached: bool = True            # the step's `run: until` happened within its limit
     cursor: int | None = None       # `shown` is stopped right after this call (event number); None: the step's end
     calls: dict[str, tuple[int, int]] = field(default_factory=dict)   # each variant's calls in the step: (first, last)
     landing: bool = True            # where the step lands (not a call stepped to): the player keeps it as ready
-    earlier: tuple = ()             # following an object: its events found so far (models.trace.Event)
+    earlier: tuple[Event, ...] = ()  # following an object: its events found so far
     prior: Frame | None = None      # a step that asks a question: the step before's frame, which the
                                     # views show until the question is answered (however it was reached)
 
@@ -140,7 +145,7 @@ class Frame:
 class Session:
     """A LessonRun and what the screen needs from it. Call only from one worker at a time."""
 
-    def __init__(self, lesson: Lesson, trace: int = 400, sets: dict | None = None) -> None:
+    def __init__(self, lesson: Lesson, trace: int = 400, sets: dict[str, Any] | None = None) -> None:
         self.lesson = lesson
         self.trace = trace
         self.sets = dict(sets or {})               # sandbox: parameters changed in every variant
@@ -149,7 +154,7 @@ class Session:
         self.step = 0                          # the lesson step last gone to
         self.extra = 0                         # frames fast-forwarded beyond it
         self._ff: dict[str, Sim] | None = None
-        self._trails: dict[tuple[str, str], dict] = {}     # (variant, object) -> its events found, by number
+        self._trails: dict[tuple[str, str], dict[int, Event]] = {}     # (variant, object) -> its events, by number
         self._priors: dict[int, Frame] = {}                # step -> its landing frame, shown by a question after it
 
     def _ensure(self) -> LessonRun:
@@ -169,7 +174,7 @@ class Session:
         """Lesson steps whose frames exist (-1 before the model is set up)."""
         return -1 if self.run is None else self.run.computed
 
-    def _snapshot(self, k: int):
+    def _snapshot(self, k: int) -> tuple[Thawed, list[StepNote]]:
         """Step k's stored state (sims, notes), running the model up to it if needed."""
         return self._ensure().snapshot(k)
 
@@ -218,17 +223,19 @@ class Session:
         got = self._priors.get(k - 1)
         if got is None:
             got = self._priors[k - 1] = self.frame_at(k - 1, prior=False)
-        got.sims.thaw((shown,))
+        if isinstance(got.sims, Thawed):     # always, for a frame_at's (a fast-forward's are plain)
+            got.sims.thaw((shown,))
         return got
 
     def step_call(self, k: int, variant: str, at: int, delta: int, follow: str | None = None,
-                  cancelled=lambda: False) -> tuple[Frame | None, str]:
+                  cancelled: Callable[[], bool] = lambda: False) -> tuple[Frame | None, str]:
         frame, why = self._step_call(k, variant, at, delta, follow, cancelled)
         if frame is not None:
             self.step = frame.step
         return frame, why
 
-    def _step_call(self, k, variant, at, delta, follow, cancelled) -> tuple[Frame | None, str]:
+    def _step_call(self, k: int, variant: str, at: int, delta: int, follow: str | None,
+                   cancelled: Callable[[], bool]) -> tuple[Frame | None, str]:
         """One kernel call forward (delta 1) or back (-1) from call `at` of step k, across step ends.
 
         With `follow`, the next (previous) call that moves that object instead. Returns the
@@ -256,7 +263,8 @@ class Session:
             j += delta
         return None, "the last call of the lesson" if delta > 0 else "the first call of the lesson"
 
-    def _follow(self, run, k, variant, at, delta, follow, cancelled) -> tuple[Frame | None, str]:
+    def _follow(self, run: LessonRun, k: int, variant: str, at: int, delta: int, follow: str,
+                cancelled: Callable[[], bool]) -> tuple[Frame | None, str]:
         j = max(1, k)
         while 1 <= j <= run.total and not cancelled():
             shown = variant if j == k else run.shown(j)     # another step: its own variant
@@ -273,7 +281,8 @@ class Session:
         return None, (f"{follow} makes no {'further' if delta > 0 else 'earlier'} move in this lesson's "
                       f"recorded calls")
 
-    def goto(self, k: int, cancelled=lambda: False, progress=quiet, frame: bool = True) -> Frame | None:
+    def goto(self, k: int, cancelled: Callable[[], bool] = lambda: False, progress: Progress = quiet,
+             frame: bool = True) -> Frame | None:
         """Go to lesson step k, clean (any fast-forward is dropped); None if cancelled on the way.
 
         `progress(done, total)` is told after each step computed on the way. `frame=False`
@@ -292,7 +301,8 @@ class Session:
             progress(run.computed - start, k - start)
         return self.frame_at(k) if frame else None
 
-    def fast_forward(self, n: int, cancelled=lambda: False, progress=quiet) -> Frame | None:
+    def fast_forward(self, n: int, cancelled: Callable[[], bool] = lambda: False,
+                     progress: Progress = quiet) -> Frame | None:
         """Run every variant n more frames beyond the current step (not snapshotted).
 
         `progress(done, n)` is told after each chunk of FF_CHUNK frames.

@@ -27,13 +27,14 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 APP = "rxviz"
 
 
-def _dir(env: str, default) -> Path:
+def _dir(env: str, default: Callable[[], str]) -> Path:
     override = os.environ.get(env)
     return Path(override) if override else Path(default())
 
@@ -72,7 +73,7 @@ def private_dir(path: Path) -> Path:
     return path
 
 
-def runtime_dir(notice=None) -> Path:
+def runtime_dir(notice: Callable[[str], None] | None = None) -> Path:
     """A directory only this user can use, for files that live as long as a presenter runs.
 
     `notice(line)` hears, once, why the first choice was not used. Raises Unusable.

@@ -359,10 +359,10 @@ async def test_answering_a_question_is_remembered():
         await press(pilot, "left")
         assert ask.display and ask.chosen == 0   # the answer given is shown again
         await press(pilot, "2")                  # answered: a digit does not change the answer
-        assert ask.chosen == 0 and (app.screen.lesson.id, 5) in app.answers
+        assert ask.chosen == 0 and (app.screen.lesson.id, 5) in app.course.answers
         await press(pilot, "a")                  # a asks it again: the step holds, the answer is gone
         await settle(app, pilot)
-        assert ask.chosen is None and app.screen.holding() and (app.screen.lesson.id, 5) not in app.answers
+        assert ask.chosen is None and app.screen.holding() and (app.screen.lesson.id, 5) not in app.course.answers
         await press(pilot, "2")
         assert "✓ right" in str(ask.query_one(".verdict").render())
 
@@ -423,7 +423,7 @@ async def test_question_never_blocks_stepping():
         asks = sum(1 for step in app.screen.lesson.steps[:3] if step.ask)
         assert asks                                       # the test is about questions
         await press(pilot, *["right"] * (3 + asks))       # one extra → per question: its reveal
-        assert position(app) == (3, 0) and not app.answers
+        assert position(app) == (3, 0) and not app.course.answers
 
 
 # ------------------------------------------------------------------ screens

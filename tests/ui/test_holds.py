@@ -124,14 +124,14 @@ async def test_a_revealed_question_takes_no_answer_and_can_be_asked_again():
         assert not screen.holding() and ask.revealed
         assert "predict" not in str(ask.query_one("#q").render()) and "revealed" in str(ask.query_one("#q").render())
         await press(pilot, "2")                              # no score for an answer after the outcome
-        assert (RX.id, Q) not in app.answers and ask.chosen is None
+        assert (RX.id, Q) not in app.course.answers and ask.chosen is None
         await press(pilot, "a")                              # ask again: the step holds
         assert_holds(app, Q)
         await press(pilot, "1")                              # a wrong answer, scored
-        assert app.answers[(RX.id, Q)] == 0
+        assert app.course.answers[(RX.id, Q)] == 0
         await press(pilot, "a")
         assert_holds(app, Q)
-        assert (RX.id, Q) not in app.answers
+        assert (RX.id, Q) not in app.course.answers
 
 
 async def test_the_map_lists_every_step_and_how_each_question_went():

@@ -91,8 +91,9 @@ RAISES = '''
 
 async def test_a_driver_raising_mid_lesson_is_one_line_and_the_player_goes_on(tmp_path):
     src = BY_ID["rx-refill"].solution_text()
-    src = src.replace("    def poll(self, napi, budget):\n",
-                      "    polls = 0\n\n    def poll(self, napi, budget):\n        self.polls += 1\n" + RAISES, 1)
+    src = src.replace("    def poll(self, napi: Napi, budget: int) -> int:\n",
+                      "    polls = 0\n\n    def poll(self, napi: Napi, budget: int) -> int:\n        self.polls += 1\n"
+                      + RAISES, 1)
     line = next(i for i, t in enumerate(src.splitlines(), 1) if "raise RuntimeError" in t)
     app = app_with(tmp_path, src, 1)
     notes = []

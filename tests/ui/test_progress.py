@@ -89,12 +89,12 @@ async def test_only_the_end_screen_after_every_step_finishes_a_lesson():
         await settle(app, pilot)
         screen = app.screen
         assert screen.frame.step == total                               # --step to the last step
-        assert "rx-basics" not in app.finished and not app.store.get("rx-basics").finished
+        assert "rx-basics" not in app.course.finished and not app.store.get("rx-basics").finished
         await pilot.press("right")
         await settle(app, pilot)
         assert isinstance(app.screen, EndScreen)
         # The end, reached by a jump: the steps before were never shown, so it is not finished.
-        assert "rx-basics" not in app.finished and app.store.get("rx-basics").seen == {total}
+        assert "rx-basics" not in app.course.finished and app.store.get("rx-basics").seen == {total}
         await pilot.press("escape", "home")
         await settle(app, pilot)
         for _ in range(total + 1):            # every step (a question's first → shows its outcome)
@@ -107,4 +107,4 @@ async def test_only_the_end_screen_after_every_step_finishes_a_lesson():
                 break
         assert isinstance(app.screen, EndScreen)
         assert app.store.get("rx-basics").seen == set(range(1, total + 1))
-        assert "rx-basics" in app.finished and app.store.get("rx-basics").finished
+        assert "rx-basics" in app.course.finished and app.store.get("rx-basics").finished

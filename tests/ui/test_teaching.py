@@ -188,7 +188,7 @@ async def test_the_payoff_step_shows_the_headline_and_the_end_screen_sums_up(mon
         assert isinstance(app.screen, PlayerScreen) and app.screen.lesson.id != "ath11k-36bit-dma-mask"
         # Opened at the payoff and jumped to the end: the steps before were never shown, so the
         # lesson is not finished (tests/ui/test_progress.py goes through every step).
-        assert "ath11k-36bit-dma-mask" not in app.finished
+        assert "ath11k-36bit-dma-mask" not in app.course.finished
     assert calls == ["ath11k-36bit-dma-mask"]                       # computed once, then cached
 
 
@@ -301,7 +301,7 @@ async def test_a_step_recorded_just_before_quitting_is_saved():
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         total = app.screen.frame.total
-        app.record("rx-basics", 3, total)
+        app.course.record("rx-basics", 3, total)
         assert app._save_pending                      # not written yet: after the next paint
         app.exit()
     assert ProgressStore().load()["rx-basics"].step == 3

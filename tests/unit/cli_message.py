@@ -2,7 +2,7 @@
 
 A message is a first line that starts with "rxviz: " and says what was wrong,
 then, when the rest does not fit in 80 columns, lines indented by two spaces
-(viz/cli/errors.py). No line is wider than 80 columns unless it is a single
+(viz/messages.py). No line is wider than 80 columns unless it is a single
 word too long for any line (a path), and nothing is a traceback.
 """
 

@@ -144,7 +144,7 @@ def test_a_long_list_goes_below_the_first_line(capsys):
 
 
 def test_a_message_that_fits_stays_one_line():
-    from viz.cli.errors import layout
+    from viz.messages import layout
     assert layout("rxviz: nope.yaml: no such file") == ["rxviz: nope.yaml: no such file"]
     text = ("rxviz: --set ring_size=3: expected a ring size from 8 to 8192 (the model's range; the NIC's "
             "own limits are checked against the platform), got '3'; try `rxviz run --help and more`")

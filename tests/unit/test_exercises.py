@@ -98,8 +98,8 @@ def test_the_dma_bugs_skeleton_shows_its_three_bugs_at_their_lines(tmp_path):
 
 
 def test_an_endless_loop_is_stopped_with_a_message(tmp_path):
-    ex, f, _ = mutate(tmp_path, "rx-refill", "    def open(self):\n", "    def open(self):\n        while True:\n"
-                      "            pass\n")
+    ex, f, _ = mutate(tmp_path, "rx-refill", "    def open(self) -> None:\n",
+                      "    def open(self) -> None:\n        while True:\n            pass\n")
     r, v = check(ex, f, cpu=2)
     assert not v.passed and v.failures == ["timeout"]
     assert "never gave the CPU back" in v.lines[0]

@@ -42,7 +42,7 @@ def test_a_missing_file_or_a_syntax_error_is_one_line(capsys, tmp_path):
     code, _, err = run(capsys, "play", "rx-basics", "--driver", str(tmp_path / "nope.py"))
     assert code == 2 and "no such file" in one_line(err)
     code, _, err = run(capsys, "screenshot", "rx-basics", "--driver",
-                       driver(tmp_path, REF.replace("def open(self):", "def open(self)")))
+                       driver(tmp_path, REF.replace("def open(self) -> None:", "def open(self) -> None")))
     assert code == 2 and "SyntaxError" in one_line(err) and "driver.py, line" in err
 
 

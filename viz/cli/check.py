@@ -12,9 +12,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from .common import CliError, err, put
-from .errors import layout
+from ..messages import CliError, err, layout, put
+
+if TYPE_CHECKING:
+    from models.lesson.schema import Lesson
 
 
 def _unreadable(path: str) -> str:
@@ -68,8 +71,8 @@ def check_one(path: str) -> tuple[int, list[str]]:
     run = LessonRun(lesson, trace=0)
     results = run.check_all()
     for note in run.notes:
-        if not note.reached:
-            step = lesson.steps[note.step - 1]
+        step = lesson.steps[note.step - 1]
+        if not note.reached and step.run is not None:       # a note is made only for a `run: until`
             lines.append(f"{path}:{step.line}: step {note.step} ({step.title}): run until {step.run.call} "
                          f"(count {step.run.count}) was not reached within {note.frames:,} frames "
                          f"(limit {step.run.limit:,})")
@@ -87,7 +90,7 @@ def _fail_line(name: str, n: int, more: int = 0) -> str:
     return f"FAIL  {name}  ({n}{'+' if more else ''} problem{'s' if n > 1 or more else ''})"
 
 
-def lesson_warnings(lesson) -> list[str]:
+def lesson_warnings(lesson: Lesson) -> list[str]:
     """What `rxviz check` warns about: answers bunched on one choice position, or on the longest choice."""
     return [f"answers: {w}" for w in (lesson.answer_balance(), lesson.answer_lengths()) if w]
 

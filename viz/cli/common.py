@@ -1,8 +1,8 @@
-"""What every command shares: the error type and its exit code, the one-line messages,
-argument types, loading a lesson and its variants, the violation exit code.
+"""What every command shares: argument types, loading a lesson and its variants, the
+violation exit code, SIGTERM as an exception.
 
-Bad input becomes a `CliError` (a message and an exit code) as close as possible to where it
-is detected, so viz/cli/main.py prints it as one line.
+Bad input becomes a `CliError` (viz/messages.py: a message and an exit code) as close as
+possible to where it is detected, so viz/cli/main.py prints it as one line.
 """
 
 from __future__ import annotations
@@ -10,31 +10,29 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import layout, visible
+from ..messages import CliError, err
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from signal import Handlers
+    from types import FrameType
+
+    from models.lesson.schema import Lesson
 
 
 class Terminated(BaseException):
     """SIGTERM arrived where a command cleans up first (sweep's workers): exit 143, as a shell reports it."""
 
 
-def on_sigterm_raise() -> object:
+def on_sigterm_raise() -> Callable[[int, FrameType | None], Any] | int | Handlers | None:
     """From now on SIGTERM raises Terminated here, so `finally` and `with` blocks run; the old handler."""
     import signal
 
-    def terminated(signum, frame) -> None:
+    def terminated(signum: int, frame: FrameType | None) -> None:
         raise Terminated
     return signal.signal(signal.SIGTERM, terminated)
-
-
-class CliError(Exception):
-    """Bad input: printed as one `rxviz: <message>` line, then exit with `code`."""
-
-    def __init__(self, message: str, code: int = 2) -> None:
-        super().__init__(message)
-        self.message = " ".join(message.split())
-        self.code = code
 
 
 def fault_docs() -> dict[str, str]:
@@ -61,23 +59,8 @@ def seed_int(text: str) -> int:
     return int(text)
 
 
-def err(*lines: str) -> None:
-    """Each message on stderr, laid out within 80 columns (viz/cli/errors.py).
-
-    A message can hold a path, a lesson id or a value someone typed: each control, bidi or
-    invisible character in it is shown as its escape (cli_errors.visible), never sent.
-    """
-    for line in lines:
-        print(*layout(visible(line)), sep="\n", file=sys.stderr)
-
-
-def put(*lines: str) -> None:
-    """Lines on stdout (paths written, check results), escaped as `err` escapes them."""
-    print(*(visible(line) for line in lines), sep="\n")
-
-
 # -- loading ---------------------------------------------------------------------
-def load(name: str, broken_code: int = 2):
+def load(name: str, broken_code: int = 2) -> Lesson:
     """A lesson by id or path, or a CliError with the loader's one-line message."""
     from models.lesson import LessonError, LessonNotFound, find_lesson, load_lesson
     try:
@@ -102,7 +85,7 @@ def load(name: str, broken_code: int = 2):
     return lesson
 
 
-def variants_of(lesson, names: list[str]) -> list[str]:
+def variants_of(lesson: Lesson, names: list[str]) -> list[str]:
     from models.lesson.schema import did_you_mean
     out: list[str] = []
     for n in names:
@@ -132,7 +115,7 @@ def violation_exit(found: dict[str, dict[str, int]]) -> int:
     return 3
 
 
-def playable(lesson_id: str, step: int):
+def playable(lesson_id: str, step: int) -> Lesson:
     """The lesson, checked before Textual takes the terminal: a bad one is one line, exit 2."""
     lesson = load(lesson_id)
     if step > len(lesson.steps):

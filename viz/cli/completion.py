@@ -13,11 +13,15 @@ are recognised by their metavar: LESSON, FILE, DIR, MACHINE, FAULT.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 SHELLS = ("bash", "zsh")
 
 
-def _words(names) -> str:
+def _words(names: Iterable[str]) -> str:
     return " ".join(sorted(names))
 
 
@@ -49,7 +53,7 @@ def _mark(parser: argparse.ArgumentParser) -> None:
             for sub in action.choices.values():
                 _mark(sub)
             continue
-        how = custom.get(action.metavar or "")
+        how = custom.get(action.metavar if isinstance(action.metavar, str) else "")
         if parser.prog == "rxviz check" and action.dest == "files":
             how = custom["LESSON"]          # `rxviz check` takes lesson files or ids
         if how is not None:
@@ -66,7 +70,7 @@ def script(parser: argparse.ArgumentParser, shell: str) -> str:
     _mark(parser)
     preamble = _preamble(_words(p.stem for p in loader.lesson_paths()), _words(lifecycle.MACHINES),
                          _words(FAULTS))
-    return shtab.complete(parser, shell=shell, preamble=preamble)
+    return shtab.complete(parser, shell=shell, preamble=preamble.get(shell, ""))
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from .common import CliError
+from ..messages import CliError
+
+if TYPE_CHECKING:
+    from models.lesson.schema import Lesson
 
 
 def add(p: argparse.ArgumentParser) -> None:
@@ -15,11 +19,12 @@ def add(p: argparse.ArgumentParser) -> None:
                         "a file you wrote or trust (it is first tried in a child process under limits)")
 
 
-def with_driver(args: argparse.Namespace, lesson):
+def with_driver(args: argparse.Namespace, lesson: Lesson) -> str | Lesson:
     """The lesson to open: as it is, or with `--driver` as its variant your-driver (tried first in a
     child process under limits; a driver that fails there is one line, exit 2)."""
     if not getattr(args, "driver", None):
-        return args.lesson
+        named: str = args.lesson             # by its name: the app opens its own copy of a shipped lesson
+        return named
     from ..exercises.play import DriverFailed, lesson_with_driver
     from .progress import progress
     try:

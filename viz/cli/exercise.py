@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..exercises.catalog import BY_ID, EXERCISES, Exercise, hint
+from ..messages import CliError
 from ..state import state_dir, write_json
-from .common import CliError
 
 MARKER = ".rxviz-exercise"
 FILE = "driver.py"

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import CliError, playable, put
+from ..messages import CliError, put
+from .common import playable
 
 
 def run(args: argparse.Namespace) -> int:

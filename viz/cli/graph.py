@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import CliError
+from ..messages import CliError
 
 
 def run(args: argparse.Namespace) -> int:

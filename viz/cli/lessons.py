@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .common import err
+from ..messages import err
+
+if TYPE_CHECKING:
+    from models.lesson.schema import Lesson
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-def lesson_summary(lesson) -> dict[str, Any]:
+def lesson_summary(lesson: Lesson) -> dict[str, Any]:
     patch = lesson.patch
     return {
         "id": lesson.id, "title": lesson.title, "driver": lesson.driver, "summary": lesson.summary,

@@ -15,7 +15,7 @@ module owns is the promise made to users and scripts:
 Bad input always produces one message on stderr, never a traceback: a first
 line starting with "rxviz: " that says what was wrong and where, within 80
 columns, and, when the rest does not fit there (what is expected, a list of
-known names), lines indented by two spaces below it (viz/cli/errors.py).
+known names), lines indented by two spaces below it (viz/messages.py).
 argparse's own usage errors are folded into the same shape (`_Parser.error`).
 A `models` package that is not rxviz's own stops it first (viz/origin.py).
 
@@ -26,10 +26,12 @@ when a table is printed, networkx only by `rxviz graph --format dot`
 
 from __future__ import annotations
 
+import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from .common import CliError, Terminated, err
+from ..messages import CliError, err
+from .common import Terminated
 from .parser import _parse
 
 EXIT_INTERNAL = 70
@@ -66,7 +68,8 @@ def _dispatch(argv: list[str]) -> int:
     if args.command is None:
         from . import start  # `rxviz` alone
         return start.run(args)
-    return args.run(args)
+    run: Callable[[argparse.Namespace], int] = args.run      # each command's own, bound by the parser
+    return run(args)
 
 
 def _tolerant_streams() -> None:

@@ -11,7 +11,12 @@ import argparse
 import re
 import textwrap
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from models.params import Param
+
+from ..messages import CliError
 from ..param_text import spell, typed
 from . import (
     check,
@@ -30,7 +35,7 @@ from . import (
     sweep,
     trace,
 )
-from .common import CliError, fault_docs, positive_int, seed_int
+from .common import fault_docs, positive_int, seed_int
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,7 +45,7 @@ class _Parser(argparse.ArgumentParser):
     do not import the model's parameter registry just to describe it.
     """
 
-    def __init__(self, *args, epilog_fn=None, **kw) -> None:
+    def __init__(self, *args: Any, epilog_fn: Callable[[], str] | None = None, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.epilog_fn = epilog_fn
 
@@ -53,7 +58,7 @@ class _Parser(argparse.ArgumentParser):
         where = self.prog.removeprefix("rxviz").strip()
         prefix = f"{where}: " if where else ""
         # argparse's "(choose from 'a', 'b', ...)" becomes a part of its own, so that a long list
-        # goes below the first line (viz/cli/errors.py), and the names lose their quotes.
+        # goes below the first line (viz/messages.py), and the names lose their quotes.
         bad = re.fullmatch(r"argument (\S+): invalid choice: (.*?) \(choose from (.*)\)", message)
         if bad:
             arg, value, choices = bad.groups()
@@ -67,7 +72,7 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(f"{prefix}{message}; see '{self.prog} --help'", 2)
 
 
-def _fmt_default(param) -> str:
+def _fmt_default(param: Param) -> str:
     """A parameter's default written the way a person would type it for --set."""
     return spell(param, param.default)
 
@@ -75,7 +80,7 @@ def _fmt_default(param) -> str:
 def _run_epilog(faults: bool = True) -> str:
     """Every scenario parameter (by group, with doc and default) and, unless told not to, every fault."""
     from models.params import PARAMS
-    groups: dict[str, list] = {}
+    groups: dict[str, list[Param]] = {}
     for p in PARAMS.values():
         groups.setdefault(p.group, []).append(p)
     out = ["scenario parameters (--set KEY=VALUE; the same names lessons use):"]
@@ -124,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def add(name: str, run: Callable[[argparse.Namespace], int], help: str, **kw) -> argparse.ArgumentParser:
+    def add(name: str, run: Callable[[argparse.Namespace], int], help: str, **kw: Any) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help, allow_abbrev=False, **kw)
         p.set_defaults(run=run)         # what main() calls: the command's own module, no name lookup
         return p

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..messages import CliError
 from . import common, driver_option
-from .common import CliError, playable
+from .common import playable
 
 
 def run(args: argparse.Namespace) -> int:

@@ -75,7 +75,9 @@ def _x_fractions(xs: Sequence[Any]) -> tuple[list[float], bool]:
     if hi == lo:
         return [0.5] * n, False
     log = lo > 0 and hi / lo >= LOG_SPAN
-    f = (lambda v: math.log(v)) if log else (lambda v: float(v))
+
+    def f(v: Any) -> float:
+        return math.log(v) if log else float(v)
     return [(f(v) - f(lo)) / (f(hi) - f(lo)) for v in xs], log
 
 
@@ -121,7 +123,7 @@ def render(labels: Sequence[str], xs: Sequence[Any], series: dict[str, Sequence[
     canvas = _Canvas(cols, rows)
     order = sorted(range(len(xs)), key=lambda i: fracs[i])
     for s, ys in enumerate(series.values()):
-        pts = [(round((hi - ys[i]) / (hi - lo) * (rows - 1)), at[i]) for i in order if ys[i] is not None]
+        pts = [(round((hi - y) / (hi - lo) * (rows - 1)), at[i]) for i in order if (y := ys[i]) is not None]
         for p, q in pairwise(pts):
             canvas.segment(p, q, s)
         for r, c in pts:

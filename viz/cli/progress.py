@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 Report = Callable[[int, int], None]      # (done, total), in frames or steps
 
 
 @contextlib.contextmanager
-def progress(label: str, console=None, counted: bool = False) -> Iterator[Report | None]:
+def progress(label: str, console: Console | None = None, counted: bool = False) -> Iterator[Report | None]:
     """A report function while a bar is shown, or None when stderr is not a terminal.
 
     `counted` adds "done/total" beside the share, for work counted in whole runs.
     """
-    from rich.console import Console
+    from rich.console import Console  # noqa: F811  (at run time: rich only when a bar may be shown)
 
     err = console or Console(stderr=True)
     if not err.is_terminal:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from .common import err, load, settings_of, variants_of, violation_exit
+from ..messages import err
+from .common import load, settings_of, variants_of, violation_exit
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..messages import CliError, put
 from . import driver_option
-from .common import CliError, playable, put
+from .common import playable
 
 
 def run(args: argparse.Namespace) -> int:

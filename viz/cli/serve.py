@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import CliError, err, playable
+from ..messages import CliError, err
+from .common import playable
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,9 +14,12 @@ import argparse
 import json
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .common import CliError
+from ..messages import CliError
+
+if TYPE_CHECKING:
+    from models.lesson.schema import Lesson
 
 STATS_FRAMES = 20_000
 # the page allocations the alloc_* shares are of, and the returns the recycle_* shares are of
@@ -42,7 +45,7 @@ def _pools() -> list[tuple[Any, str]]:
     return out
 
 
-def _model_stats(lesson, variant: str) -> dict[str, int]:
+def _model_stats(lesson: Lesson, variant: str) -> dict[str, int]:
     from models.runner import run_params, variant_params
     frames = min(lesson.headline.frames, STATS_FRAMES)
     r = run_params(variant, variant_params(lesson, variant), frames, teardown=False)
@@ -57,7 +60,8 @@ def _share_line(stats: dict[str, int], name: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from models.pp_stats import STATS, StatsError, distance, explain, parse
+    from models.page_pool import STATS
+    from models.pp_stats import StatsError, distance, explain, parse
     path = Path(args.file)
     try:
         if path.is_dir():

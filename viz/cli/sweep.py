@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .common import CliError, err, load, on_sigterm_raise, positive_int, seed_int, variants_of, violation_exit
+from ..messages import CliError, err
+from .common import load, on_sigterm_raise, positive_int, seed_int, variants_of, violation_exit
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from models.lesson.schema import Lesson
+
+    from .plot import Row
 
 DESCRIPTION = """\
 Run a lesson's variants at each value of one scenario parameter and plot a
@@ -116,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     return violation_exit(S.unexpected(result))
 
 
-def print_sweep(result: dict[str, Any], lesson, console=None) -> None:
+def print_sweep(result: dict[str, Any], lesson: Lesson, console: Console | None = None) -> None:
     """The heading, the plot at the console's width (80 on a pipe), and the table of values."""
     from . import plot
     from .tables import _console, _para, _show, _table
@@ -145,7 +153,7 @@ def print_sweep(result: dict[str, Any], lesson, console=None) -> None:
     _show(con, t)
 
 
-def _lesson_value(lesson, key: str, names: list[str]) -> Any:
+def _lesson_value(lesson: Lesson, key: str, names: list[str]) -> Any:
     """The value the lesson itself gives `key` in every variant shown, or None when they differ."""
     from models.params import full
     own = {repr(full(lesson.params_for(n))[key]) for n in names}
@@ -164,7 +172,7 @@ def _column(values: list[Any]) -> list[str]:
 _COLOURS = ("cyan", "magenta", "yellow", "green", "red", "blue")
 
 
-def _print_rows(con, rows) -> None:
+def _print_rows(con: Console, rows: list[Row]) -> None:
     from rich.text import Text
     for row in rows:
         line = Text()

@@ -13,16 +13,21 @@ Colour follows rich's defaults (none when stdout is not a terminal).
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import headline
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from models.lesson.schema import Lesson
 
 # The metrics `rxviz run` shows, in this order (all of them come from models.metrics).
 KEY_METRICS = ("throughput_mbps", "cpu_percent", "cpu_ns_per_frame", "acks_per_segment", "segments_per_skb",
                "bus_percent", "frames_delivered", "frames_dropped", "sim_time_s")
 
 
-def _console():
+def _console() -> Console:
     from rich.console import Console
 
     class _Console(Console):
@@ -34,7 +39,7 @@ def _console():
     return _Console(highlight=False, markup=False, emoji=False)
 
 
-def _para(con, text: str, style: str | None = None) -> None:
+def _para(con: Console, text: str, style: str | None = None) -> None:
     """A paragraph wrapped at spaces to the report's width, with no trailing spaces.
 
     rich's own wrapping leaves the space it broke at on the line; a line
@@ -83,7 +88,7 @@ def parts(first: int, widths: list[int], room: int) -> list[list[int]]:
     return out
 
 
-def _show(con, t: _Grid, gap: bool = True) -> None:
+def _show(con: Console, t: _Grid, gap: bool = True) -> None:
     """Print `t` in as many parts as it takes to fit the console, each titled."""
     from rich.cells import cell_len
     from rich.table import Table
@@ -108,7 +113,7 @@ def _show(con, t: _Grid, gap: bool = True) -> None:
             con.print(table)
 
 
-def print_lessons(lessons: list) -> None:
+def print_lessons(lessons: list[Lesson]) -> None:
     from rich.table import Table
     t = Table(header_style="bold")
     t.add_column("id", no_wrap=True)
@@ -120,7 +125,7 @@ def print_lessons(lessons: list) -> None:
     _console().print(t)
 
 
-def print_run(result: dict[str, Any], lesson) -> None:
+def print_run(result: dict[str, Any], lesson: Lesson) -> None:
     """The run report: metrics, CPU by category, counters, headline, violations."""
     con = _console()
     names = list(result["variants"])
@@ -134,10 +139,10 @@ def print_run(result: dict[str, Any], lesson) -> None:
         t.add_row(m, *(headline.num(runs[n]["metrics"].get(m)) for n in names))
     _show(con, t)
 
-    cats: dict[str, list] = {}
+    cats: dict[str, None] = {}            # the categories in the order they first appear
     for n in names:
         for cat in runs[n]["metrics"].get("cpu_ns_per_frame_by_category") or {}:
-            cats.setdefault(cat, [])
+            cats.setdefault(cat, None)
     t = _table("CPU ns per frame, by cost category", "category", names)
     for cat in cats:
         row = [runs[n]["metrics"].get("cpu_ns_per_frame_by_category", {}).get(cat, 0) for n in names]
@@ -162,7 +167,7 @@ def print_run(result: dict[str, Any], lesson) -> None:
     _print_problems(con, runs)
 
 
-def _print_headline(con, h: dict[str, Any], lesson) -> None:
+def _print_headline(con: Console, h: dict[str, Any], lesson: Lesson) -> None:
     cols, body = headline.rows(h)
     t = _table(headline.title(h), "", cols)
     for row in body:
@@ -173,7 +178,7 @@ def _print_headline(con, h: dict[str, Any], lesson) -> None:
     con.print()
 
 
-def _print_problems(con, runs: dict[str, Any]) -> None:
+def _print_problems(con: Console, runs: dict[str, Any]) -> None:
     """Violations and warnings, one row per (variant, name) with how often; then each first message.
 
     A fault repeats on every frame, so rows are grouped, with the full count
@@ -185,10 +190,10 @@ def _print_problems(con, runs: dict[str, Any]) -> None:
                 ("violations", True, "Violations shown on purpose (the lesson expects them)"),
                 ("warnings", None, "Warnings (what the kernel would print)"))
     for kind, expected, title in sections:
-        rows = []
+        rows: list[tuple[str, str, int, dict[str, Any] | None]] = []
         for n, r in runs.items():
             counts = r.get(kind[:-1] + "_counts") or {}
-            first = {}
+            first: dict[str, dict[str, Any]] = {}
             for v in r.get(kind) or []:
                 first.setdefault(v["name"], v)
             for name, times in counts.items():
@@ -198,7 +203,7 @@ def _print_problems(con, runs: dict[str, Any]) -> None:
             _problem_table(con, title, rows)
 
 
-def _problem_table(con, title: str, rows: list[tuple[str, str, int, dict | None]]) -> None:
+def _problem_table(con: Console, title: str, rows: list[tuple[str, str, int, dict[str, Any] | None]]) -> None:
     from rich.table import Table
     con.print(title, style="bold")
     t = Table(header_style="bold")

@@ -8,7 +8,8 @@ import argparse
 import json
 import sys
 
-from .common import CliError, err, load, settings_of, variants_of, violation_exit
+from ..messages import CliError, err
+from .common import load, settings_of, variants_of, violation_exit
 
 TRACE_FRAMES = 20
 

@@ -27,6 +27,11 @@ from __future__ import annotations
 import heapq
 import textwrap
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from models.sim import Sim
+    from models.trace import Event, Violation
 
 WIDTH = 80
 CHUNK = 32               # frames the model runs between two looks at its event buffer
@@ -37,7 +42,7 @@ SETUP = "# set-up before t=0: ifup fills the ring; times are the set-up's own CP
 START = "# t=0: the NIC starts receiving; times from here on are the simulation clock"
 
 
-def event_line(e) -> str:
+def event_line(e: Event) -> str:
     """One event, wrapped to WIDTH columns (continuation lines indented under the call)."""
     cost = f"{e.cost_ns:5.0f}ns" if e.cost_ns else ""
     head = f"{e.t_ns / 1000:10.3f}us {e.ctx:<7} {cost:>7} "
@@ -47,7 +52,7 @@ def event_line(e) -> str:
                          break_long_words=False, break_on_hyphens=False, drop_whitespace=True)
 
 
-def lines(events: Iterable, setup_seq: int) -> Iterator[str]:
+def lines(events: Iterable[Event], setup_seq: int) -> Iterator[str]:
     """The trace, a line at a time; events with seq <= setup_seq happened during set-up, before t=0."""
     in_setup = False
     first = True
@@ -62,7 +67,7 @@ def lines(events: Iterable, setup_seq: int) -> Iterator[str]:
         yield event_line(e)
 
 
-def render(events: Iterable, setup_seq: int) -> str:
+def render(events: Iterable[Event], setup_seq: int) -> str:
     """The whole trace as one text (tests; `rxviz trace` streams `lines`)."""
     return "\n".join(lines(events, setup_seq))
 
@@ -75,13 +80,13 @@ class Stream:
     chunk makes fewer than BUFFER events).
     """
 
-    def __init__(self, sim, frames: int, setup_seq: int) -> None:
+    def __init__(self, sim: Sim, frames: int, setup_seq: int) -> None:
         self.sim, self.frames, self.setup_seq = sim, frames, setup_seq
         self.late = 0
         self.lost = 0
         self._next_seq = 1
 
-    def _take(self, heap: list, final: bool) -> None:
+    def _take(self, heap: list[tuple[tuple[bool, int, int], Event]], final: bool) -> None:
         from models.trace import LOOKBACK
         rec = self.sim.rec
         events = rec.events
@@ -95,8 +100,8 @@ class Stream:
             self._next_seq = e.seq + 1
             heapq.heappush(heap, ((e.seq > self.setup_seq, e.t_ns, e.seq), e))
 
-    def __iter__(self) -> Iterator:
-        heap: list = []
+    def __iter__(self) -> Iterator[Event]:
+        heap: list[tuple[tuple[bool, int, int], Event]] = []
         last = None
         done = 0
         while True:
@@ -118,7 +123,7 @@ class Stream:
                 return
 
 
-def event_json(e, setup_seq: int) -> dict:
+def event_json(e: Event, setup_seq: int) -> dict[str, Any]:
     """One event as `rxviz trace --json` prints it: the call and the transitions it caused."""
     return {
         "seq": e.seq, "t_ns": e.t_ns, "setup": e.seq <= setup_seq, "call": e.call, "ctx": e.ctx,
@@ -128,7 +133,7 @@ def event_json(e, setup_seq: int) -> dict:
     }
 
 
-def problems(title: str, items: Iterable) -> list[str]:
+def problems(title: str, items: Iterable[Violation]) -> list[str]:
     """A titled list of checker reports (violations or warnings), wrapped to WIDTH."""
     lines = [title]
     for v in items:

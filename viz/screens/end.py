@@ -11,6 +11,8 @@ publishes a figure. Enter opens the next lesson, Esc goes back to the last step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,15 +22,17 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from models.lesson.schema import Lesson
+from viz.course import OpenLesson, ShowLessons
 from viz.plain import join
-from viz.session import compare_pair
+from viz.session import Frame, compare_pair
 from viz.widgets.headline import HeadlinePanel
 from viz.widgets.sandbox_bar import fmt, value
 
 DEFAULT_WATCH = ("throughput_mbps", "cpu_percent", "frames_dropped")
 
 
-def watched(lesson) -> list[str]:
+def watched(lesson: Lesson) -> list[str]:
     """Every name the lesson's steps watch, in the order they first appear, then the headline metric."""
     names = [n for s in lesson.steps for n in s.watch]
     if lesson.paper is not None:
@@ -36,7 +40,7 @@ def watched(lesson) -> list[str]:
     return list(dict.fromkeys(names or DEFAULT_WATCH))
 
 
-def end_pair(lesson) -> tuple[str, str] | None:
+def end_pair(lesson: Lesson) -> tuple[str, str] | None:
     """The two variants the lesson's point is about, or None for a lesson of one variant.
 
     The lesson's own `end_pair`; else its headline pair (the patch's before and after);
@@ -50,7 +54,7 @@ def end_pair(lesson) -> tuple[str, str] | None:
     return compare_pair(lesson, last)
 
 
-def summary(lesson, frame) -> tuple[tuple[str, str] | None, list[tuple[str, str, str]]]:
+def summary(lesson: Lesson, frame: Frame) -> tuple[tuple[str, str] | None, list[tuple[str, str, str]]]:
     """((variant a, variant b) or None, [(name, value in a, value in b)]) at the lesson's last frame.
 
     With two variants, only the figures that differ between them: a row with the same value
@@ -64,14 +68,6 @@ def summary(lesson, frame) -> tuple[tuple[str, str] | None, list[tuple[str, str,
         if names is None or a != b:
             rows.append((name, a, b))
     return names, rows
-
-
-def next_lesson(app, lesson):
-    ids = [x.id for x in app.lessons]
-    if lesson.id not in ids:
-        return None
-    i = ids.index(lesson.id)
-    return app.lessons[i + 1] if i + 1 < len(ids) else None
 
 
 class EndScreen(ModalScreen[None]):
@@ -102,10 +98,16 @@ class EndScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, player) -> None:
+    def __init__(self, lesson: Lesson, frame: Frame, after: Lesson | None, present: bool,
+                 want_headline: Callable[[HeadlinePanel], None]) -> None:
+        """The end of `lesson` at its last `frame`; `after` the next lesson (None: the last);
+        `want_headline` fills a headline panel (the player computes it once, in a worker)."""
         super().__init__()
-        self.player = player
-        self.lesson = player.lesson
+        self.lesson = lesson
+        self.frame = frame
+        self.after = after
+        self.present = present
+        self.want_headline = want_headline
 
     def compose(self) -> ComposeResult:
         lesson = self.lesson
@@ -115,14 +117,14 @@ class EndScreen(ModalScreen[None]):
             if lesson.recap:                # what the lesson showed, in its own words, before the figures
                 yield Static(Content("What you saw"), classes="end-head")
                 yield Static(Content(" ".join(lesson.recap.split())), id="end-recap")
-            names, rows = summary(lesson, self.player.frame)
+            names, rows = summary(lesson, self.frame)
             head = (f"What changed from {names[0]} to {names[1]} (what the steps watched, at the last step)"
                     if names else "What the steps watched, at the last step")
             yield Static(head, classes="end-head", markup=False)
             if rows:
                 table = Table(box=None, pad_edge=False, padding=(0, 2))
                 table.add_column("")
-                for v in (names or (self.player.frame.shown,)):
+                for v in (names or (self.frame.shown,)):
                     table.add_column(v, justify="right")
                 for name, a, b in rows:
                     table.add_row(Text(name, style="bold"), *((a, b) if names else (a,)))
@@ -132,7 +134,7 @@ class EndScreen(ModalScreen[None]):
             if lesson.paper is not None:
                 yield Static("The published figure and the model's", classes="end-head", markup=False)
                 yield HeadlinePanel(lesson, id="end-headline")
-            nxt = next_lesson(self.app, lesson)
+            nxt = self.after
             yield Static(f"Next: {nxt.title} (Enter)" if nxt else
                          "This was the last lesson: Enter goes back to the lessons", id="end-next", markup=False)
         yield Footer()
@@ -140,16 +142,13 @@ class EndScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one(VerticalScroll).focus()
         for panel in self.query(HeadlinePanel):
-            panel.set_class(getattr(self.app, "present", False), "-present")
-            self.player.want_headline(panel)
+            panel.set_class(self.present, "-present")
+            self.want_headline(panel)
 
     def action_next_lesson(self) -> None:
-        nxt = next_lesson(self.app, self.lesson)
+        # Posted to the app itself: once dismissed, this screen is no longer in the DOM to bubble from.
+        self.app.post_message(ShowLessons() if self.after is None else OpenLesson(self.after.id))
         self.dismiss()
-        if nxt is None:
-            self.app.action_lessons()
-        else:
-            self.app.open_lesson(nxt.id)
 
     def action_scroll(self, lines: int) -> None:
         box = self.query_one(VerticalScroll)
@@ -159,5 +158,5 @@ class EndScreen(ModalScreen[None]):
         self.dismiss()
 
     def action_lessons(self) -> None:
+        self.app.post_message(ShowLessons())
         self.dismiss()
-        self.app.action_lessons()

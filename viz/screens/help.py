@@ -7,8 +7,10 @@ one the player shows under the narration.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -57,12 +59,12 @@ def key_label(keys: str) -> str:
     return " ".join(NAMES.get(k, k) for k in keys.split(","))
 
 
-def rows(bindings) -> list[tuple[str, str]]:
+def rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
     """(keys, description) for each binding, digits folded into one row."""
     out: list[tuple[str, str]] = []
     digits = []
-    for b in bindings:
-        b = b if isinstance(b, Binding) else Binding(*b)
+    for given in bindings:
+        b = given if isinstance(given, Binding) else Binding(*given)
         if b.key.isdigit():
             digits.append(b.key)
             continue

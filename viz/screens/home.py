@@ -17,6 +17,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from models.lesson.schema import Lesson
+from viz.course import Course, OpenLesson
 from viz.widgets.narration import cite, cover
 from viz.widgets.prose import Prose
 
@@ -24,13 +25,17 @@ INTRO = ("Each lesson replays a real driver patch in a simulated kernel: the des
          "DMA mapping, NAPI, GRO, page_pool. Every number on screen comes from the model.")
 
 
-class HomeScreen(Screen):
+class HomeScreen(Screen[None]):
     """Pick a lesson."""
 
     BINDINGS = [
         Binding("enter", "open", "open lesson", key_display="⏎", priority=True),
         Binding("question_mark", "app.help", "help", key_display="?"),
     ]
+
+    def __init__(self, course: Course) -> None:
+        super().__init__()
+        self.course = course
 
     def compose(self) -> ComposeResult:
         yield Static(Content.from_markup("[b]rxviz[/b] · how Linux network drivers receive packets"),
@@ -44,14 +49,14 @@ class HomeScreen(Screen):
         yield Footer()
 
     def _prompt(self, lesson: Lesson) -> Content:
-        progress = self.app.progress.get(lesson.id)
+        progress = self.course.progress.get(lesson.id)
         seen = ""
         if progress is not None:
             seen = f" · [b $text-accent]seen {progress[0]}/{progress[1]}[/]"
-        if lesson.id in self.app.finished:
+        if lesson.id in self.course.finished:
             seen += " · [b $text-success]✓ finished[/]"
         asked = sum(1 for s in lesson.steps if s.ask is not None)
-        answered = sum(1 for s in lesson.steps if (lesson.id, s.index + 1) in self.app.answers)
+        answered = sum(1 for s in lesson.steps if (lesson.id, s.index + 1) in self.course.answers)
         if answered:
             seen += f" · answered {answered}/{asked}"
         return Content.from_markup(
@@ -60,7 +65,7 @@ class HomeScreen(Screen):
 
     def _options(self) -> list[Option | None]:
         out: list[Option | None] = []
-        for lesson in self.app.lessons:
+        for lesson in self.course.lessons:
             if out:
                 out.append(None)          # a separator line between lessons
             out.append(Option(self._prompt(lesson), id=lesson.id))
@@ -76,7 +81,7 @@ class HomeScreen(Screen):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         """On a wide screen, the highlighted lesson's cover page is shown beside the list."""
-        lesson = next((x for x in self.app.lessons if x.id == event.option.id), None)
+        lesson = next((x for x in self.course.lessons if x.id == event.option.id), None)
         if lesson is None:
             return
         self.query_one("#detail-patch", Static).update(Content(cite(lesson)))
@@ -85,11 +90,11 @@ class HomeScreen(Screen):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option.id:
-            self.app.open_lesson(event.option.id)
+            self.post_message(OpenLesson(event.option.id))
 
     def action_open(self) -> None:
         options = self.query_one(OptionList)
         if options.highlighted is not None:
             option = options.get_option_at_index(options.highlighted)
             if option.id:
-                self.app.open_lesson(option.id)
+                self.post_message(OpenLesson(option.id))

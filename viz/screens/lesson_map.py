@@ -24,7 +24,7 @@ from textual.widgets.option_list import Option
 from models.lesson.schema import Lesson
 
 
-def verdict(lesson: Lesson, step: int, answers: dict, revealed: set[int]) -> tuple[str, str]:
+def verdict(lesson: Lesson, step: int, answers: dict[tuple[str, int], int], revealed: set[int]) -> tuple[str, str]:
     """(mark, style) of a question step: waiting, right, wrong or revealed; ("", "") without a question."""
     spec = lesson.steps[step - 1]
     if spec.ask is None:
@@ -37,7 +37,7 @@ def verdict(lesson: Lesson, step: int, answers: dict, revealed: set[int]) -> tup
     return ("? to predict", "$text-accent")
 
 
-def line(lesson: Lesson, step: int, here: int, answers: dict, revealed: set[int]) -> Content:
+def line(lesson: Lesson, step: int, here: int, answers: dict[tuple[str, int], int], revealed: set[int]) -> Content:
     """One row of the map."""
     total = len(lesson.steps)
     title = lesson.title if step == 0 else lesson.steps[step - 1].title
@@ -75,7 +75,7 @@ class LessonMap(ModalScreen[int | None]):
     }
     """
 
-    def __init__(self, lesson: Lesson, here: int, answers: dict, revealed: set[int]) -> None:
+    def __init__(self, lesson: Lesson, here: int, answers: dict[tuple[str, int], int], revealed: set[int]) -> None:
         super().__init__()
         self.lesson, self.here = lesson, here
         self.answers, self.revealed = answers, set(revealed)

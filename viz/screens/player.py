@@ -30,7 +30,9 @@ asking a question again are viz.screens.wayfinding's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -38,17 +40,20 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from models.lesson.schema import Lesson
+from models.lesson.schema import Ask, Lesson
+from viz.course import Course, ShowLessons
 from viz.moves import MoveQueue
+from viz.notes import NotesPublisher
+from viz.screens.player_host import CallMove
 from viz.screens.presenting import Presenting
 from viz.screens.stepping import CALL_SECONDS, CallStepping
 from viz.screens.wayfinding import Wayfinding
 from viz.session import Frame, Session, compare_pair, views_for
 from viz.views.all import view_class
-from viz.views.base import ViewState
+from viz.views.base import ModelView, ViewState
 from viz.widgets import headline
 from viz.widgets.ask import AskPanel
 from viz.widgets.deck import ViewDeck
@@ -69,7 +74,7 @@ BUSY_AFTER = 0.15           # say "computing…" only when a move takes longer t
 STATES_KEPT = 8
 
 
-class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
+class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
     """One lesson, played step by step."""
 
     AUTO_FOCUS = ""       # every key is a screen binding; a focused view would only add a second highlight
@@ -105,14 +110,20 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         *[Binding(str(i), f"answer({i - 1})", f"answer {i}", show=False) for i in range(1, 7)],
     ]
 
-    def __init__(self, lesson: Lesson, step: int = 0, compare: bool = False) -> None:
+    def __init__(self, lesson: Lesson, course: Course, step: int = 0, compare: bool = False,
+                 present: bool = False, notes: NotesPublisher | None = None) -> None:
+        """`lesson` at `step`; `course` is where answers and progress go; `present` is presenter
+        mode, whose `notes` (None: none) publishes each step for `rxviz notes`."""
         super().__init__()
         self.lesson = lesson
+        self.course = course
+        self.present = present
+        self.notes = notes
         self.keys = views_for(lesson)
         self.moves = self._queue(Session(lesson))
         self.ready: dict[int, Frame] = {}        # clean step -> its frame, as the worker computed them
         self.lesson_ready: dict[int, Frame] = {}  # the lesson's own frames, kept while the sandbox runs
-        self.sets: dict = {}                     # sandbox: parameters changed from the lesson's
+        self.sets: dict[str, Any] = {}           # sandbox: parameters changed from the lesson's
         self.variant: str | None = None          # `v`: the variant shown instead of the step's, until the next step
         self.revealed: set[int] = set()          # question steps whose outcome was shown without an answer
         self.want = (max(0, min(len(lesson.steps), step)), 0)     # (step, extra frames) asked for
@@ -124,14 +135,15 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         self.speed = 1.0
         self._timer: Timer | None = None
         self._busy_timer: Timer | None = None
-        self._states: dict[tuple, ViewState] = {}   # views' states lately used, by their inputs (see _state)
+        # The views' states lately used, by their inputs (see _state).
+        self._states: dict[tuple[object, ...], ViewState] = {}
         self._headline_panels: list[HeadlinePanel] = []    # panels waiting for the headline run
         self._headline_share: float | None = None          # how far that run is; None: not running
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             with Vertical(id="side"):
-                yield Narration(self.lesson, id="narration")
+                yield Narration(self.lesson, self.present, id="narration")
                 yield SandboxBar(id="sandbox-bar")
                 yield AskPanel(id="ask")
                 yield HeadlinePanel(self.lesson, id="headline")
@@ -160,7 +172,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         queue = MoveQueue(session, lambda: self._drain(queue))
         return queue
 
-    def _request(self, kind: str, n: int = 0) -> None:
+    def _request(self, kind: str, n: int | CallMove = 0) -> None:
         self.moves.request(kind, n)
         if kind != "seen":
             self._say_busy_later()
@@ -169,7 +181,8 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
     def _drain(self, queue: MoveQueue) -> None:
         worker = get_current_worker()
 
-        def mine(fn):        # a queue the sandbox replaced may still finish a step: drop what it hands over
+        def mine(fn: Callable[..., None]) -> Callable[..., None]:
+            # A queue the sandbox replaced may still finish a step: drop what it hands over.
             return lambda *args: fn(*args) if queue is self.moves else None
         queue.drain(self.app.call_from_thread, mine(self._on_frame), mine(self._on_ready),
                     lambda: worker.is_cancelled, mine(self._on_progress), mine(self._on_error),
@@ -250,7 +263,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         if frame is None or frame.extra or not frame.step or frame.step in self.revealed:
             return False
         spec = self.lesson.steps[frame.step - 1]
-        return spec.ask is not None and (self.lesson.id, frame.step) not in self.app.answers
+        return spec.ask is not None and (self.lesson.id, frame.step) not in self.course.answers
 
     def _held(self, frame: Frame) -> Frame:
         """What the views show while `frame`'s question waits: the step before, as it was shown."""
@@ -260,9 +273,9 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         """The question of `step` was answered or its outcome revealed (or it asks none)."""
         spec = self.lesson.steps[step - 1] if 1 <= step <= len(self.lesson.steps) else None
         return (spec is None or spec.ask is None or step in self.revealed
-                or (self.lesson.id, step) in self.app.answers)
+                or (self.lesson.id, step) in self.course.answers)
 
-    def _asked_ahead(self, variant: str, step: int, revealing: int = 0, within: int = 10_000) -> list:
+    def _asked_ahead(self, variant: str, step: int, revealing: int = 0, within: int = 10_000) -> list[Ask]:
         """The questions about `variant` at `step` or after it (at most `within` steps on), still unanswered
         (`revealing`: that step's outcome is about to be shown, so its question no longer counts)."""
         return [spec.ask for spec in self.lesson.steps[max(0, step - 1):step + within]
@@ -295,7 +308,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         self.seen = seen
         self.query_one(Narration).step = (step, frame.extra, not hold)
         ask = spec.ask if spec is not None else None
-        self.query_one(AskPanel).show(step, ask, self.app.answers.get((self.lesson.id, step)), step in self.revealed)
+        self.query_one(AskPanel).show(step, ask, self.course.answers.get((self.lesson.id, step)), step in self.revealed)
         # Two rules of app.tcss read `-asking`, each under classes of the screen; where neither can
         # apply, restyling the whole column for it (some twenty widgets, ~10 ms) changes nothing and
         # is skipped. The class is kept right all the same: the screen's own class changes (a
@@ -313,7 +326,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         deck.set_reactive(ViewDeck.asking, hold)      # a question waits (laid out by show() just below)
         deck.show(state, pair, self._lead(step), keep=keep or not moved_step)
         deck.compare = pair is not None
-        for view in self.query("#side-code"):
+        for view in self.query("#side-code").results(ModelView):
             view.state = state
         self._show_headline(step, hold)
         # Both variants' paths when comparing on a screen with the rows; else the one shown.
@@ -323,14 +336,15 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         status.error = ""
         status.progress = None
         # Short enough for 80 columns: the keys are what a newcomer must not miss.
-        status.hint = (f"predict first (views: step {step - 1}) · 1–{len(spec.ask.choices)} to answer, "
-                       f"→ to reveal") if hold and spec else ""
+        ask = spec.ask if spec is not None else None
+        status.hint = (f"predict first (views: step {step - 1}) · 1–{len(ask.choices)} to answer, "
+                       f"→ to reveal") if hold and ask is not None else ""
         status.frame = seen
         status.follow = self.follow or ""
         self._sandbox_moved(frame)
         if not frame.extra:
             # only the end screen finishes a lesson: a jump to the last step (--step, End) does not
-            self.app.record(self.lesson.id, step, frame.total)
+            self.course.record(self.lesson.id, step, frame.total)
         if moved_step:
             self.publish_step(step)
         if frame.step + 1 in self.ready or hold:
@@ -361,7 +375,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
             self._states[key] = state               # the latest used last
         else:
             state = ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
-                              code_line=frame.code_line, prev_counts=prev,
+                              code_line=frame.code_line, prev_counts=dict(prev),
                               watch=spec.watch if spec is not None else (),
                               hidden_code=hidden, follow=self.follow, earlier=earlier, at_call=at_call,
                               asking=asking)
@@ -407,8 +421,8 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         for view in deck.views():           # at the size it will have, and not at all if it will be hidden
             key = (view.id or "")[2:]
             self.call_later(view.prepare, state, None if sizes is None else (sizes[key],) if key in sizes else ())
-        for view in self.query("#side-code, #deck-strip"):   # sizes they had: neither moves with the deck
-            self.call_later(view.prepare, state)
+        for aside in self.query("#side-code, #deck-strip").results(ModelView):   # neither moves with the deck
+            self.call_later(aside.prepare, state)
 
     # -- the payoff ---------------------------------------------------------------------
     def _show_headline(self, step: int, hold: bool) -> None:
@@ -458,7 +472,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         for panel in self._waiting_panels():
             panel.progress(share)
 
-    def _headline_done(self, result) -> None:
+    def _headline_done(self, result: dict[str, Any] | None) -> None:
         self._headline_share = None
         panels, self._headline_panels = self._waiting_panels(), []
         for panel in panels:
@@ -468,7 +482,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         self._headline_share = None
         panels, self._headline_panels = self._waiting_panels(), []
         for panel in panels:
-            panel.query_one("#hl-title").update(f"the headline run failed: {why}")
+            panel.query_one("#hl-title", Static).update(f"the headline run failed: {why}")
 
     def on_view_deck_wants_width(self, message: ViewDeck.WantsWidth) -> None:
         self.set_class(message.wants, "-deck-wide")     # the narration steps aside unless a question waits
@@ -478,7 +492,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
             view.set_class(message.aside, "-active")
 
     def on_ask_panel_answer_chosen(self, message: AskPanel.AnswerChosen) -> None:
-        self.app.record_answer(self.lesson.id, message.step, message.choice)
+        self.course.answer(self.lesson.id, message.step, message.choice)
         spec = self.lesson.steps[message.step - 1]
         self.query_one(AskPanel).show(message.step, spec.ask, message.choice)
         if self.frame is not None and self.frame.step == message.step:
@@ -500,9 +514,10 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         self._request("seen", k)       # the worker forgets queued gotos and computes ahead of k
 
     def action_next(self) -> None:
-        if not self.waiting and self.holding():
-            self.revealed.add(self.frame.step)      # first → on a question shows its outcome
-            self._show(self.frame)
+        frame = self.frame
+        if frame is not None and not self.waiting and self.holding():
+            self.revealed.add(frame.step)           # first → on a question shows its outcome
+            self._show(frame)
             return
         step, extra = self.want
         if extra or step < len(self.lesson.steps):
@@ -513,8 +528,9 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
     def action_end(self) -> None:
         from viz.screens.end import EndScreen
         if self.frame is not None:
-            self.app.record(self.lesson.id, self.frame.step, self.frame.total, finished=True)
-            self.app.push_screen(EndScreen(self))
+            self.course.record(self.lesson.id, self.frame.step, self.frame.total, finished=True)
+            self.app.push_screen(EndScreen(self.lesson, self.frame, self.course.after(self.lesson), self.present,
+                                           self.want_headline))
 
     def action_prev(self) -> None:
         step, extra = self.want
@@ -565,7 +581,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         from viz.screens.prompt import NumberPrompt
         total = len(self.lesson.steps)
         prompt = NumberPrompt("go to step", f"step 0 (the cover) to {total}", 0, total, self.want[0])
-        self.app.push_screen(prompt, lambda k: k is not None and self.goto(k))
+        self.app.push_screen(prompt, self._goto_chosen)
 
     def action_fast_forward(self) -> None:
         from viz.screens.prompt import NumberPrompt
@@ -615,7 +631,12 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
         shown = self.variant or (self.frame.shown if self.frame is not None else next(iter(self.lesson.variants)))
         self.app.push_screen(SandboxScreen(self.lesson, self.sets, shown), self._sandbox_set)
 
-    def _sandbox_set(self, sets: dict | None) -> None:
+    def _goto_chosen(self, k: int | None) -> None:
+        """A prompt's answer: the step to go to (None: it was dismissed)."""
+        if k is not None:
+            self.goto(k)
+
+    def _sandbox_set(self, sets: dict[str, Any] | None) -> None:
         """Re-run the lesson with `sets` (empty: the lesson's own run again) from the current step."""
         if sets is None or sets == self.sets:
             return
@@ -650,4 +671,4 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen):
 
     def action_lessons(self) -> None:
         self._set_playing(False)
-        self.app.action_lessons()
+        self.post_message(ShowLessons())

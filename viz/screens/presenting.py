@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import time
 
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
+from viz.screens.player_host import PlayerHost
 
-class BlankScreen(Screen):
+
+class BlankScreen(Screen[None]):
     """Nothing at all, until any key or click.
 
     Keys typed quickly (a word: `b`, then `l`, `a`, ...) reach it before its first
@@ -33,7 +36,7 @@ class BlankScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("")
 
-    def on_key(self, event) -> None:
+    def on_key(self, event: events.Key) -> None:
         event.stop()
         self._leave()
 
@@ -46,11 +49,11 @@ class BlankScreen(Screen):
             self.dismiss()
 
 
-class Presenting:
+class Presenting(PlayerHost):
     """Zoom, blank, the timer and the notes; the host is a Screen with a StatusLine."""
 
     def start_presenting(self) -> None:
-        present = getattr(self.app, "present", False)
+        present = self.present
         self.set_class(present, "-present")
         for panel in self.query("HeadlinePanel, Narration"):
             panel.set_class(present, "-present")
@@ -66,7 +69,7 @@ class Presenting:
 
     def action_restart_timer(self) -> None:
         self._talk_start = time.monotonic()
-        if getattr(self.app, "present", False):
+        if self.present:
             self._tick_clock()
 
     def action_zoom(self) -> None:
@@ -79,7 +82,7 @@ class Presenting:
             self.remove_class("-zoom", "-zoom-headline")
             deck.zoomed = False
             return
-        if getattr(self.app, "present", False):
+        if self.present:
             if self.query_one(HeadlinePanel).display:
                 self.add_class("-zoom-headline")
                 return
@@ -93,7 +96,7 @@ class Presenting:
         self.app.push_screen(BlankScreen())
 
     def publish_step(self, step: int) -> None:
-        publisher = getattr(self.app, "notes", None)
+        publisher = self.notes
         if publisher is not None:
             had = publisher.error
             publisher.publish(self.lesson, step)

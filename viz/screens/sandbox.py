@@ -26,13 +26,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from models.lesson.schema import Lesson
-
-
-def written(name: str, value: Any) -> str:
-    """A value as `--set` reads it back."""
-    from models.params import PARAMS
-    from viz.param_text import spell
-    return spell(PARAMS[name], value) if name in PARAMS else str(value)
+from viz.param_text import written
 
 
 def check(lesson: Lesson, sets: dict[str, Any], entry: str) -> tuple[dict[str, Any], str]:
@@ -51,7 +45,7 @@ def check(lesson: Lesson, sets: dict[str, Any], entry: str) -> tuple[dict[str, A
     return out, ""
 
 
-class SandboxScreen(ModalScreen[dict | None]):
+class SandboxScreen(ModalScreen[dict[str, Any] | None]):
     """Pick parameters, give values, run."""
 
     BINDINGS = [

@@ -15,20 +15,27 @@ stepping into the step's calls would show the answer.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from viz.screens.player_host import PlayerHost
 from viz.session import object_of
+from viz.widgets.deck import ViewDeck
 from viz.widgets.status import StatusLine
+
+if TYPE_CHECKING:
+    from models.trace import Event
 
 CALL_SECONDS = 0.6          # play's interval at 1x, one kernel call at a time
 
 
-class CallStepping:
+class CallStepping(PlayerHost):
     """The host is the player: a Screen with `frame`, `seen`, `waiting`, `holding()` and `_request()`."""
 
     def start_stepping(self) -> None:
         self.call_pending = False                # a "call" move is computing: its frame is the next to show
         self.call_mode = False                   # ] or [ was used: space plays call by call
         self.follow: str | None = None           # `o`: the object ] and [ walk ("buf#5")
-        self.trail: tuple = ()                   # its events the worker found in earlier steps
+        self.trail: tuple[Event, ...] = ()       # its events the worker found in earlier steps
 
     def _on_note(self, why: str) -> None:
         """A call move found nowhere to go: stay, and say why."""
@@ -78,6 +85,6 @@ class CallStepping:
             self.call_mode = True
             self.notify(f"following {obj}: ] and [ go to its next and previous move", timeout=3, markup=False)
         if self.frame is not None:
-            self.query_one("ViewDeck").tabbed = False     # the followed object's machine comes to the front
+            self.query_one(ViewDeck).tabbed = False     # the followed object's machine comes to the front
             self._show(self.frame)
 

@@ -25,7 +25,7 @@ def message(width: int, height: int) -> str:
             "enlarge the terminal or lower the font size")
 
 
-class TooSmallScreen(Screen):
+class TooSmallScreen(Screen[None]):
     """A centred message with the size needed and the size now; q still quits."""
 
     BINDINGS = [Binding("q", "app.quit", "quit")]

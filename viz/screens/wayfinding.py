@@ -9,16 +9,21 @@ and goes back to the step's landing, where it holds again.
 
 from __future__ import annotations
 
+from viz.screens.player_host import PlayerHost
 
-class Wayfinding:
+
+class Wayfinding(PlayerHost):
     """The host is the player: a Screen with `lesson`, `frame`, `want`, `revealed`, `answered()` and `goto()`."""
 
     def action_lesson_map(self) -> None:
         """m: every step's title, where we are, each question and how it went; Enter jumps (a jump like g)."""
         from viz.screens.lesson_map import LessonMap
         here = self.frame.step if self.frame is not None else self.want[0]
-        self.app.push_screen(LessonMap(self.lesson, here, self.app.answers, self.revealed),
-                             lambda k: k is not None and self.goto(k))
+
+        def jump(k: int | None) -> None:
+            if k is not None:
+                self.goto(k)
+        self.app.push_screen(LessonMap(self.lesson, here, self.course.answers, self.revealed), jump)
 
     def action_glossary(self) -> None:
         """w: the glossary, the terms this step's text uses first."""
@@ -46,5 +51,5 @@ class Wayfinding:
             return
         if self.answered(step):
             self.revealed.discard(step)
-            self.app.forget_answer(self.lesson.id, step)
+            self.course.forget(self.lesson.id, step)
             self.goto(step)                     # from the step's own landing, holding again

@@ -19,8 +19,8 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from models.read import Cursor, Lesson, Sim, cursor_of
-from viz.widgets.lines import text_strip
-from viz.widgets.onepass import OnePass
+from viz.onepass import OnePass
+from viz.strips import text_strip
 
 
 @dataclass(eq=False)

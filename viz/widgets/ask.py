@@ -15,6 +15,7 @@ So does an answered one: `a` clears the answer and the step holds again.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -23,7 +24,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from models.lesson.schema import Ask
-from viz.widgets.onepass import Line, OnePass
+from viz.onepass import Line, OnePass
 
 EMPHASIS = re.compile(r"\*\*(.+?)\*\*|\*(.+?)\*")
 
@@ -84,7 +85,7 @@ class AskPanel(VerticalScroll, OnePass, can_focus=False):
             self.choice = choice
             self.correct = correct
 
-    def __init__(self, **kw) -> None:
+    def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self.step = 0
         self.ask: Ask | None = None

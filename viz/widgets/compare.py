@@ -12,6 +12,7 @@ the other counters, by how much they differ, as many as fit the width.
 from __future__ import annotations
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -65,7 +66,7 @@ class DiffLine(Widget):
 
     pair: reactive[tuple[ViewState, ViewState] | None] = reactive(None, layout=True)
 
-    def _s(self, name: str):
+    def _s(self, name: str) -> Style:
         return self.get_component_rich_style(f"diff--{name}", partial=True)
 
     def items(self) -> list[Text]:

@@ -21,8 +21,12 @@ the full machine view is itself on screen.
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal, Vertical
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -78,7 +82,7 @@ class ViewDeck(Widget):
     zoomed: reactive[bool] = reactive(False, init=False)     # z: the active view alone, on the whole screen
     asking: reactive[bool] = reactive(False, init=False)     # a question waits: its panel takes rows
 
-    def __init__(self, keys: tuple[str, ...], aside: tuple[str, ...] = (), **kw) -> None:
+    def __init__(self, keys: tuple[str, ...], aside: tuple[str, ...] = (), **kw: Any) -> None:
         super().__init__(**kw)
         self.keys = keys
         self.aside = aside          # views the screen shows elsewhere when the grid is on
@@ -88,8 +92,9 @@ class ViewDeck(Widget):
         self._wanted = False
         self._slots: list[str] = []         # the views after the lead's, as last laid out
         self._slots_lead = ""
-        self._laid_out: dict[str, tuple] = {}    # shown view -> (slot, layout) it was given
-        self._slot_sizes: dict[tuple, list[tuple[int, int]]] = {}   # (slots, screen size) -> each slot's size
+        self._laid_out: dict[str, tuple[int, int, tuple[int, int]]] = {}   # shown view -> (slot, cap, size) it got
+        # (cap, screen size) -> each slot's size
+        self._slot_sizes: dict[tuple[int, tuple[int, int]], list[tuple[int, int]]] = {}
         self._state: ViewState | None = None
         self._pair: tuple[ViewState, ViewState] | None = None
 
@@ -160,11 +165,13 @@ class ViewDeck(Widget):
         if not self._laid_out or self.compare or self.zoomed or self.tabbed:
             return None
         grid = self.query_one("#deck-views")
-        size = tuple(self.screen.size)
+        width, height = self.screen.size
+        size = (width, height)
         now = sorted(self._laid_out, key=lambda k: self._laid_out[k][0])
         # What each slot of this layout measures, kept by shape: a step that goes back to a shape
         # seen before (the grid again after a view that fills the deck) knows its sizes too.
-        self._slot_sizes[(self.cap, size)] = [tuple(grid.query_one(f"#v-{k}").size) for k in now]
+        measured = (grid.query_one(f"#v-{k}").size for k in now)
+        self._slot_sizes[(self.cap, size)] = [(s.width, s.height) for s in measured]
         lead = lead if lead in self.keys else self.keys[0]
         fills = size[0] >= WIDE and getattr(view_class(lead), "FILLS_DECK", False)
         cap = 1 if fills else capacity(*size)
@@ -314,9 +321,9 @@ class ViewDeck(Widget):
             squeezed = self.asking and size.height < STACK and size.width < WIDE
             strip.display = not (self.compare or self.zoomed or squeezed or "machine" in shown)
 
-    def on_click(self, event) -> None:
+    def on_click(self, event: events.Click) -> None:
         """A click on a view makes it the active one (the keys never move focus into views)."""
-        widget = event.widget
+        widget: DOMNode | None = event.widget
         while widget is not None and widget is not self and not isinstance(widget, ModelView):
             widget = widget.parent
         if isinstance(widget, ModelView):

@@ -12,17 +12,19 @@ variants, the published figure, and how to start.
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
 from models.lesson.schema import Lesson
-from viz.widgets.onepass import Line, OnePass
+from viz.onepass import Line, OnePass
 from viz.widgets.prose import Prose
 
 
@@ -35,7 +37,7 @@ def cite(lesson: Lesson) -> str:
     return " · ".join(x for x in (p.subject, p.author, p.date, ref) if x)
 
 
-def _value(v) -> str:
+def _value(v: object) -> str:
     """A parameter value as a person writes it in a lesson or with --set."""
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
@@ -68,7 +70,7 @@ class Citation(Widget):
 
     DEFAULT_CSS = "Citation { height: auto; color: $text-muted; }"
 
-    def __init__(self, text: str, **kw) -> None:
+    def __init__(self, text: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.text = text
 
@@ -81,7 +83,7 @@ class Citation(Widget):
             lines[-1] = lines[-1][: width - 1].rstrip() + "…"
         return Text("\n".join(lines))
 
-    def get_content_height(self, container, viewport, width: int) -> int:
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return min(len(textwrap.wrap(self.text, max(8, width))) or 1, 2 if self.app.size.width >= 140 else 1)
 
 
@@ -106,9 +108,11 @@ class Narration(Vertical, OnePass, can_focus=False):
 
     step: reactive[tuple[int, int, bool]] = reactive((-1, 0, True), init=False, repaint=False)
 
-    def __init__(self, lesson: Lesson, **kw) -> None:
+    def __init__(self, lesson: Lesson, present: bool = False, **kw: Any) -> None:
+        """`present`: presenter mode, where the room reads each step's `say` (never its reveal)."""
         super().__init__(**kw)
         self.lesson = lesson
+        self.present = present
 
     def compose(self) -> ComposeResult:
         yield Line(id="n-head", markup=False)
@@ -128,10 +132,6 @@ class Narration(Vertical, OnePass, can_focus=False):
         spec = self.lesson.steps[step - 1]
         # A room reads the step's `say`; the speaker tells what it reveals (it is in the speaker notes).
         return spec.say if self.present else spec.text(answered)
-
-    @property
-    def present(self) -> bool:
-        return bool(getattr(self.app, "present", False))
 
     def prepare(self, value: tuple[int, int, bool]) -> None:
         """Wrap the text of `value` now, for when it comes down (see Prose.prepare)."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -118,13 +119,16 @@ def skipped(facts: PathFacts) -> set[str]:
     return {s.key for s in stages(facts) if s.status != "on"}
 
 
-def _look(st: ViewState) -> tuple[str, str | None, PathFacts]:
+Look = tuple[str, str | None, PathFacts]     # a variant, the stage lit, its path
+
+
+def _look(st: ViewState) -> Look:
     """All a variant's line depends on: its name, the stage lit (the current call's) and its path."""
     call, facts = path_of(st.sim)
     return st.variant, STAGE_OF.get(call.call) if call is not None else None, facts
 
 
-def _looks(states: tuple[ViewState, ...]) -> tuple:
+def _looks(states: tuple[ViewState, ...]) -> tuple[Look, ...]:
     return tuple(_look(st) for st in states)
 
 
@@ -150,7 +154,7 @@ class PathStrip(Widget):
     """
 
     states: reactive[tuple[ViewState, ...]] = reactive((), always_update=True, repaint=False)
-    _drawn: tuple = ()          # what the strip shows now: `_looks` of the states it drew
+    _drawn: tuple[Look, ...] = ()          # what the strip shows now: `_looks` of the states it drew
 
     def watch_states(self, old: tuple[ViewState, ...], new: tuple[ViewState, ...]) -> None:
         # Most steps light the same stage of the same path: then there is nothing to repaint. The
@@ -160,7 +164,7 @@ class PathStrip(Widget):
         elif _looks(new) != self._drawn:
             self.refresh()
 
-    def _s(self, name: str):
+    def _s(self, name: str) -> Style:
         return self.get_component_rich_style(f"pathstrip--{name}", partial=True)
 
     def line(self, look: tuple[str, str | None, PathFacts], width: int, prefix: str = "") -> Text:

@@ -24,6 +24,7 @@ used) and an image is its alt text.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -36,7 +37,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from models.lesson.sanitize import shown
-from viz.widgets.lines import text_strip
+from viz.strips import text_strip
 
 # (kind, depth, marker, inline tokens): kind is "p" (paragraph), "item" (first
 # paragraph of a list item), "code" (a code block) or "hr".
@@ -52,7 +53,7 @@ def _parser() -> MarkdownIt:
 def parse(source: str) -> tuple[Block, ...]:
     """The blocks of `source`, in order (cached: lesson text is parsed once per process)."""
     blocks: list[Block] = []
-    lists: list[list] = []             # open lists: [ordered?, next number, indexes of its items]
+    lists: list[list[Any]] = []        # open lists: [ordered?, next number, indexes of its items]
     marker = ""
     for tok in _parser().parse(source):
         if tok.type in ("bullet_list_open", "ordered_list_open"):
@@ -103,11 +104,11 @@ class Prose(ScrollView, can_focus=False):
 
     source: reactive[str] = reactive("", repaint=False)
 
-    def __init__(self, source: str = "", **kw) -> None:
+    def __init__(self, source: str = "", **kw: Any) -> None:
         super().__init__(**kw)
         self.set_reactive(Prose.source, source)
-        self._lines: tuple[tuple, list[Strip]] | None = None
-        self._next: tuple[tuple, list[Strip]] | None = None        # see prepare
+        self._lines: tuple[tuple[str, int], list[Strip]] | None = None      # ((source, width), its lines)
+        self._next: tuple[tuple[str, int], list[Strip]] | None = None        # see prepare
 
     @property
     def allow_vertical_scroll(self) -> bool:
@@ -188,7 +189,7 @@ class Prose(ScrollView, can_focus=False):
             else:
                 wrapped = list(self._inline(body).wrap(console, room))   # type: ignore[arg-type]
             for i, line in enumerate(wrapped):
-                lead = " " * indent
+                lead: str | Text = " " * indent
                 if i == 0 and kind == "item":
                     lead = Text(" " * (indent - len(marker)) + marker, self._style("marker"))
                 lines.append(Text.assemble(lead, line, end=""))

@@ -12,24 +12,30 @@ but differences.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
 from models.calls import METRICS
+from viz.param_text import written
 from viz.session import Frame
 from viz.widgets.status import fmt_int
+
+if TYPE_CHECKING:
+    from models.sim import Sim
 
 ALWAYS = ("throughput_mbps", "cpu_percent")
 
 
-def value(sim, name: str) -> float | None:
+def value(sim: Sim, name: str) -> float | None:
     """A counter (kernel call or statistic) or a metric of a sim, by its models.calls name."""
     if name in METRICS:
         v = sim.metrics().get(name)
         return v if isinstance(v, (int, float)) else None
-    return sim.rec.counters().get(name, sim.rec.counts.get(name, 0))
+    count: int = sim.rec.counters().get(name, sim.rec.counts.get(name, 0))
+    return count
 
 
 def fmt(v: float | None) -> str:
@@ -71,7 +77,7 @@ class SandboxBar(Widget):
     }
     """
 
-    def __init__(self, **kw) -> None:
+    def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self.sets: dict[str, Any] = {}
         self.rows: list[tuple[str, Any, Any]] | None = None
@@ -81,11 +87,10 @@ class SandboxBar(Widget):
             self.sets, self.rows = dict(sets), rows
             self.refresh(layout=True)
 
-    def _s(self, name: str):
+    def _s(self, name: str) -> Style:
         return self.get_component_rich_style(f"sandbox--{name}", partial=True)
 
     def render(self) -> Text:
-        from viz.screens.sandbox import written
         width = max(1, self.content_size.width)
         head = Text()
         head.append("sandbox ", self._s("label"))

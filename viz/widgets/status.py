@@ -16,6 +16,7 @@ fast-forward of 100 000 frames): a slow step is visible, not a frozen screen.
 from __future__ import annotations
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -36,7 +37,7 @@ def fmt_ns(ns: float) -> str:
     return f"{ns / 1_000_000_000:.3f} s"
 
 
-def fmt_int(n: int) -> str:
+def fmt_int(n: float) -> str:
     """12,345: the one way rxviz writes a count, in the player, the CLI and the handouts."""
     return f"{n:,}"
 
@@ -48,7 +49,7 @@ def last_call(frame: Frame) -> tuple[str, str]:
         return "", ""
     recent = sim.rec.recent(1)
     if not recent:
-        if sim.bus == "pcie":
+        if sim.bus == "pcie" and sim.ring is not None:
             return "process", f"ifup · {sim.ring.device_owned} descriptors posted to the device"
         return "process", "ifup · waiting for the first frame"
     ev = recent[-1]
@@ -86,7 +87,7 @@ class StatusLine(Widget):
     clock: reactive[str] = reactive("")         # presenter mode: the talk timer, at the right
     follow: reactive[str] = reactive("")        # the object ] and [ walk, when one is followed
 
-    def _s(self, name: str):
+    def _s(self, name: str) -> Style:
         return self.get_component_rich_style(f"status--{name}", partial=True)
 
     def _bar(self, room: int) -> Text:
@@ -145,6 +146,7 @@ class StatusLine(Widget):
                 parts.append((1, "l", Text(f"  ⚠ {bad.name}", s("error"))))
         if not frame.reached and frame.step:
             run = frame.lesson.steps[frame.step - 1].run
+            assert run is not None              # only a step that runs `until` a call can miss it
             parts.append((1, "l", Text(f"  ⚠ {run.call} not reached in {fmt_int(run.limit)} frames", s("error"))))
         ctx, what = last_call(frame)
         if ctx:

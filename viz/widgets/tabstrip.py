@@ -9,6 +9,8 @@ so a step repaints one line once.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
@@ -44,7 +46,7 @@ class TabStrip(Widget):
             super().__init__()
             self.key = key
 
-    def __init__(self, keys: tuple[str, ...], **kw) -> None:
+    def __init__(self, keys: tuple[str, ...], **kw: Any) -> None:
         super().__init__(**kw)
         self.keys = keys
 

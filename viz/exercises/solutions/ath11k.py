@@ -10,19 +10,30 @@ buffers come with their sk_buff (ath11k's dev_alloc_skb(), i.e. netdev_alloc_skb
 without a netdev).
 """
 
+from __future__ import annotations  # the struct fields below name types only the checker imports
+
+from typing import TYPE_CHECKING
+
 from models.driver import *  # noqa: F403
+
+if TYPE_CHECKING:
+    from models.skb import Skb  # struct sk_buff
 
 RX_BUF_SIZE = 2176            # DP_RX_BUFFER_SIZE + DP_RX_BUFFER_ALIGN_SIZE (2048 + 128), as ath11k allocates
 
 
 class Driver(NetDriver):
-    def probe(self, dev):
+    # The driver's private state, as its struct would hold it (struct ath11k_dp's RX ring):
+    skbs: list[Skb | None]            # struct sk_buff *: the buffer on each RX descriptor
+    dma: list[int]                    # dma_addr_t: its bus address
+
+    def probe(self, dev: Device) -> int:
         rc = dma_set_mask(dev, DMA_BIT_MASK(36))           # streaming: 36 bits
         if rc:
             return rc
         return dma_set_coherent_mask(dev, DMA_BIT_MASK(32))  # coherent: the firmware needs 32
 
-    def open(self):
+    def open(self) -> None:
         n = self.rx_ring.size
         self.skbs, self.dma = [None] * n, [0] * n
         for i in range(n):
@@ -31,7 +42,7 @@ class Driver(NetDriver):
                 break
             self.post(i, skb, addr)
 
-    def alloc_mapped(self):
+    def alloc_mapped(self) -> tuple[Skb | None, int]:
         skb = netdev_alloc_skb(self.dev, RX_BUF_SIZE)
         addr = dma_map_single(self.dev, skb, RX_BUF_SIZE, DMA_FROM_DEVICE)
         if dma_mapping_error(self.dev, addr):
@@ -39,12 +50,13 @@ class Driver(NetDriver):
             return None, 0
         return skb, addr
 
-    def post(self, i, skb, addr):
+    def post(self, i: int, skb: Skb, addr: int) -> None:
         self.skbs[i], self.dma[i] = skb, addr
         self.rx_ring.post(i, skb, addr, RX_BUF_SIZE)
 
-    def rx_frame(self, napi, i, length):
+    def rx_frame(self, napi: Napi, i: int, length: int) -> None:
         old, old_dma = self.skbs[i], self.dma[i]
+        assert old is not None            # the device wrote into it, so it was posted (a BUG_ON in C)
         skb, addr = self.alloc_mapped()
         if skb is None:
             netdev_rx_dropped(self.dev, old)
@@ -55,7 +67,7 @@ class Driver(NetDriver):
         skb_put(old, length)
         ieee80211_rx_napi(napi, old)      # mac80211, then GRO
 
-    def tx_complete(self, napi, budget):
+    def tx_complete(self, napi: Napi, budget: int) -> None:
         done = 0
         while done < budget:
             tx = self.tx_ring.next_completed(napi)
@@ -65,7 +77,7 @@ class Driver(NetDriver):
             dev_kfree_skb_any(tx.skb)
             done += 1
 
-    def poll(self, napi, budget):
+    def poll(self, napi: Napi, budget: int) -> int:
         self.tx_complete(napi, budget)
         work_done = 0
         while work_done < budget:
@@ -78,7 +90,7 @@ class Driver(NetDriver):
             driver_irq_enable(napi)
         return work_done
 
-    def stop(self):
+    def stop(self) -> None:
         for i, skb in enumerate(self.skbs):
             if skb is not None:
                 dma_unmap_single(self.dev, self.dma[i], RX_BUF_SIZE, DMA_FROM_DEVICE)

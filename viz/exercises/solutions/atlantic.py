@@ -9,17 +9,29 @@ device wrote for the CPU before it reads them. The headers go into a small skb
 for recycling, so freeing it returns the fragment to the pool.
 """
 
+from __future__ import annotations  # the struct fields below name types only the checker imports
+
+from typing import TYPE_CHECKING
+
 from models.driver import *  # noqa: F403
+
+if TYPE_CHECKING:
+    from models.page_pool import Page, PagePool  # struct page, struct page_pool
 
 RX_BUF_SIZE = 2048            # AQ_CFG_RX_FRAME_MAX
 AQ_CFG_RX_HDR_SIZE = 256
 
 
 class Driver(NetDriver):
-    def probe(self, dev):
+    # The driver's private state, as its struct would hold it (struct aq_ring_buff_s):
+    pages: list[Page | None]          # struct page *: the page_pool page each descriptor's fragment is in
+    offs: list[int]                   # the fragment's offset in it
+    pool: PagePool                    # struct page_pool *
+
+    def probe(self, dev: Device) -> int:
         return dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64))
 
-    def open(self):
+    def open(self) -> None:
         n = self.rx_ring.size
         self.pages, self.offs = [None] * n, [0] * n
         self.pool = page_pool_create(PagePoolParams(flags=PP_FLAG_DMA_MAP, order=0, pool_size=1024,
@@ -29,7 +41,7 @@ class Driver(NetDriver):
             if not self.refill(i):
                 break
 
-    def refill(self, i):
+    def refill(self, i: int) -> bool:
         page, off = page_pool_dev_alloc_frag(self.pool, RX_BUF_SIZE)
         if page is None:
             self.pages[i] = None
@@ -40,8 +52,9 @@ class Driver(NetDriver):
         self.rx_ring.post(i, page, addr + off, RX_BUF_SIZE)
         return True
 
-    def rx_frame(self, napi, i, length):
+    def rx_frame(self, napi: Napi, i: int, length: int) -> None:
         page, off = self.pages[i], self.offs[i]
+        assert page is not None           # the device wrote into it, so it was posted (a BUG_ON in C)
         dma_sync_single_range_for_cpu(self.dev, page_pool_get_dma_addr(page), off, length, DMA_FROM_DEVICE)
         self.refill(i)
         skb = napi_alloc_skb(napi, AQ_CFG_RX_HDR_SIZE)     # the headers are copied in here
@@ -49,7 +62,7 @@ class Driver(NetDriver):
         skb_mark_for_recycle(skb)
         napi_gro_receive(napi, skb)
 
-    def tx_complete(self, napi, budget):
+    def tx_complete(self, napi: Napi, budget: int) -> None:
         done = 0
         while done < budget:
             tx = self.tx_ring.next_completed(napi)
@@ -59,7 +72,7 @@ class Driver(NetDriver):
             dev_kfree_skb_any(tx.skb)
             done += 1
 
-    def poll(self, napi, budget):
+    def poll(self, napi: Napi, budget: int) -> int:
         self.tx_complete(napi, budget)
         work_done = 0
         while work_done < budget:
@@ -72,7 +85,7 @@ class Driver(NetDriver):
             driver_irq_enable(napi)
         return work_done
 
-    def stop(self):
+    def stop(self) -> None:
         for i, page in enumerate(self.pages):
             if page is not None:
                 page_pool_put_full_page(self.pool, page, False)

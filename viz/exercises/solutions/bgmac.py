@@ -12,10 +12,15 @@ RX_BUF_SIZE = 1566            # BGMAC_RX_BUF_SIZE: 30-byte RX header + 1536-byte
 
 
 class Driver(NetDriver):
-    def probe(self, dev):
+    # The driver's private state, as its struct would hold it (struct bgmac_slot_info):
+    bufs: list[object | None]         # void *: the data area on each RX descriptor
+    dma: list[int]                    # dma_addr_t: its bus address
+    alloc_size: int                   # the page_frag allocation, skb_shared_info included
+
+    def probe(self, dev: Device) -> int:
         return dma_set_mask_and_coherent(dev, DMA_BIT_MASK(32))
 
-    def open(self):
+    def open(self) -> None:
         n = self.rx_ring.size
         self.bufs, self.dma = [None] * n, [0] * n
         self.alloc_size = SKB_DATA_ALIGN(NET_SKB_PAD() + RX_BUF_SIZE) + SKB_SHINFO_SIZE
@@ -25,7 +30,7 @@ class Driver(NetDriver):
                 break
             self.post(i, buf, addr)
 
-    def alloc_mapped(self):
+    def alloc_mapped(self) -> tuple[object | None, int]:
         buf = netdev_alloc_frag(self.alloc_size)
         addr = dma_map_single(self.dev, buf, RX_BUF_SIZE, DMA_FROM_DEVICE, offset=NET_SKB_PAD())
         if dma_mapping_error(self.dev, addr):
@@ -33,11 +38,11 @@ class Driver(NetDriver):
             return None, 0
         return buf, addr
 
-    def post(self, i, buf, addr):
+    def post(self, i: int, buf: object, addr: int) -> None:
         self.bufs[i], self.dma[i] = buf, addr
         self.rx_ring.post(i, buf, addr, RX_BUF_SIZE)
 
-    def rx_frame(self, napi, i, length):
+    def rx_frame(self, napi: Napi, i: int, length: int) -> None:
         old, old_dma = self.bufs[i], self.dma[i]
         buf, addr = self.alloc_mapped()
         if buf is None:
@@ -50,7 +55,7 @@ class Driver(NetDriver):
         skb_put(skb, length)
         napi_gro_receive(napi, skb)
 
-    def tx_complete(self, napi, budget):
+    def tx_complete(self, napi: Napi, budget: int) -> None:
         done = 0
         while done < budget:
             tx = self.tx_ring.next_completed(napi)
@@ -60,7 +65,7 @@ class Driver(NetDriver):
             napi_consume_skb(tx.skb, budget)              # back to the NAPI cache
             done += 1
 
-    def poll(self, napi, budget):
+    def poll(self, napi: Napi, budget: int) -> int:
         self.tx_complete(napi, budget)
         work_done = 0
         while work_done < budget:
@@ -73,7 +78,7 @@ class Driver(NetDriver):
             driver_irq_enable(napi)
         return work_done
 
-    def stop(self):
+    def stop(self) -> None:
         for i, buf in enumerate(self.bufs):
             if buf is not None:
                 dma_unmap_single(self.dev, self.dma[i], RX_BUF_SIZE, DMA_FROM_DEVICE)

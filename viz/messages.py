@@ -1,5 +1,11 @@
-"""How an error or a note is laid out on stderr: 80 columns, the first line first.
+"""The one-line messages rxviz prints for bad input, and how they are laid out on stderr.
 
+This module sits below everything that reports an error (the command line, the app, the
+speaker notes): it imports nothing of rxviz, so reporting a problem never reaches back up
+into the command line. `CliError` is bad input caught where it is detected; `err` and
+`put` write a message with every terminal control shown as its escape.
+
+Layout: 80 columns, the first line first.
 A message is written as one sentence whose parts are separated by "; " at
 the top level: what was wrong and where first, then what was expected, the
 known names, a pointer to --help. It is printed on one line when it fits in
@@ -12,6 +18,7 @@ and joining the lines gives back the sentence.
 
 from __future__ import annotations
 
+import sys
 import textwrap
 import unicodedata
 
@@ -23,7 +30,8 @@ _NBSP = "\u00a0"     # not whitespace to textwrap: holds a `command` together
 
 def clauses(text: str) -> list[str]:
     """`text` split after each "; " outside brackets and `code`; each part but the last keeps its ";"."""
-    out, depth, code, start = [], 0, False, 0
+    out: list[str] = []
+    depth, code, start = 0, False, 0
     for i, c in enumerate(text):
         if c == "`":
             code = not code
@@ -70,7 +78,7 @@ def visible(text: str) -> str:
     """
     if text.isprintable():
         return text
-    out = []
+    out: list[str] = []
     for c in text:
         if c in "\t\n" or unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp"):
             out.append(c)
@@ -78,3 +86,27 @@ def visible(text: str) -> str:
             o = ord(c)
             out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
     return "".join(out)
+
+
+class CliError(Exception):
+    """Bad input: printed as one `rxviz: <message>` line, then exit with `code`."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.message = " ".join(message.split())
+        self.code = code
+
+
+def err(*lines: str) -> None:
+    """Each message on stderr, laid out within 80 columns (`layout`).
+
+    A message can hold a path, a lesson id or a value someone typed: each control, bidi or
+    invisible character in it is shown as its escape (`visible`), never sent.
+    """
+    for line in lines:
+        print(*layout(visible(line)), sep="\n", file=sys.stderr)
+
+
+def put(*lines: str) -> None:
+    """Lines on stdout (paths written, check results), escaped as `err` escapes them."""
+    print(*(visible(line) for line in lines), sep="\n")
