@@ -15,12 +15,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from records import from_sim
 from test_app import app_for, press
 
-from models.read import before_of, cursor_of, line_of
+from models.cursor import cursor_of
+from models.read import before_of, line_of
 from viz.app import settle
 from viz.views.code import CodeView
-from viz.views.machine_data import from_sim
 from viz.views.machine_strip import MachineStrip
 from viz.widgets.deck import ViewDeck
 

@@ -3,7 +3,7 @@
 The view is checked as text on screen, hosted alone and in the player with
 the machine view active, alone and compared (the geometry of the drawings
 is test_machine_layout's). What is lit is compared with
-`machine_data.from_sim`, the only thing the view reads.
+the machine records (`Reading.rx`), the only thing the view reads.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 
 import pytest
 from hosting import Host
+from records import from_sim
 from test_machine_layout import AREAS, check_drawing
 
 from models.lesson import find_lesson
@@ -22,7 +23,6 @@ from viz.app import make_app, settle
 from viz.views import VIEW_CLASSES
 from viz.views.base import ViewState
 from viz.views.machine import MachineView
-from viz.views.machine_data import from_sim
 from viz.views.machine_layout import layers
 from viz.widgets.deck import ViewDeck
 

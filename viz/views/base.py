@@ -4,7 +4,9 @@ The player sets `state` (a `ViewState`: the model of one variant at the
 current step, the counters at the previous step, the lesson) and the view
 repaints from it. A view never advances the simulation and never reads the
 lesson's narration for facts: every number, state and colour it draws comes
-from the `Sim` it was given.
+from the records its state's `read` (models.read.Reading) returns. The state
+holds the variant's Sim only as an opaque handle for the player; no view
+reads it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from textual.geometry import Region
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from models.read import Cursor, Lesson, Sim, cursor_of
+from models.read import Cursor, Event, Lesson, Reading, reading_of
 from viz.widgets.lines import text_strip
 from viz.widgets.onepass import OnePass
 
@@ -26,7 +28,7 @@ from viz.widgets.onepass import OnePass
 @dataclass(eq=False)
 class ViewState:
     """What a view draws: one variant of the model at one step (compared by identity: `other` is a cycle)."""
-    sim: Sim
+    sim: object                                     # the variant's Sim: an opaque handle (views read `read`)
     variant: str
     lesson: Lesson | None = None
     step: int = 0                                   # steps applied (0 = just set up)
@@ -36,10 +38,19 @@ class ViewState:
     watch: tuple[str, ...] = ()                     # counters and metrics the step is about (pinned, lit)
     hidden_code: frozenset[int] = frozenset()       # pseudocode lines a question still ahead hides
     follow: str | None = None                       # the object followed ("buf#513"), None: the views pick
-    earlier: tuple = ()                             # its events before the trace buffer's (models.trace.Event)
+    earlier: tuple[Event, ...] = ()                 # its events before the trace buffer's
     at_call: bool = False                           # stopped at a call `]`/`[` walked to (not where the step lands)
     asking: bool = False                            # a question about this variant waits (now or ahead):
                                                     # no view explains what the variant does
+    _read: Reading | None = field(default=None, init=False, repr=False)
+
+    @property
+    def read(self) -> Reading:
+        """The records of the variant at this step (one Reading per state: a published frame never moves)."""
+        got = self._read
+        if got is None:
+            got = self._read = reading_of(self.sim)
+        return got
 
 
 class ModelView(OnePass, can_focus=True):
@@ -239,7 +250,7 @@ class ModelView(OnePass, can_focus=True):
     def cursor(self) -> Cursor:
         """The call the shown variant is at and the one before it: what every view lights (models.cursor)."""
         assert self.state is not None
-        return cursor_of(self.state.sim)
+        return self.state.read.cursor()
 
     lit: frozenset = frozenset()    # what the last build lit for the current call, as (kind, id) pairs (tests read it)
 
@@ -248,7 +259,7 @@ class ModelView(OnePass, can_focus=True):
         st = self.state
         if st is None:
             return 0
-        return st.sim.rec.counts.get(name, 0) - st.prev_counts.get(name, 0)
+        return st.read.counts().get(name, 0) - st.prev_counts.get(name, 0)
 
 
 def wrap_phrases(parts: list[Text], width: int, max_lines: int, sep: str = " ") -> list[Text]:

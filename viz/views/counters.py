@@ -59,8 +59,8 @@ def _canonical(name: str) -> tuple[int, int, str]:
 
 def step_counts(st) -> dict[str, tuple[int, int]]:
     """Each counter's total and what the last step added (the bounce byte count has no step delta)."""
-    counts, prev = st.sim.rec.counts, st.prev_counts
-    return {k: (v, v - prev.get(k, 0) if k in counts else 0) for k, v in st.sim.rec.counters().items()}
+    counts, prev = st.read.counts(), st.prev_counts
+    return {k: (v, v - prev.get(k, 0) if k in counts else 0) for k, v in st.read.counters().items()}
 
 
 def rank_counters(mine: dict[str, tuple[int, int]],
@@ -134,7 +134,7 @@ class CountersView(ModelView):
 
     @staticmethod
     def _point(state) -> tuple[float, float]:
-        m = state.sim.metrics()
+        m = state.read.metrics()
         return m["throughput_mbps"], m["cpu_percent"]
 
     def _earlier(self, state) -> list:
@@ -150,7 +150,7 @@ class CountersView(ModelView):
         st = self.state
         if st is None:
             return [self._text(("no model yet", "muted"))]
-        m = st.sim.metrics()
+        m = st.read.metrics()
         # The bars hold the reader's calls too; the headline is the RX path's: say both, so the
         # bars add up to what is written.
         reader = m.get("app_ns_per_frame", 0.0)
@@ -277,8 +277,8 @@ class CountersView(ModelView):
         st = self.state
         if rows <= 0:
             return []
-        cats = st.sim.metrics()["cpu_ns_per_frame_by_category"]
-        other = st.other.sim.metrics()["cpu_ns_per_frame_by_category"] if st.other is not None else None
+        cats = st.read.metrics()["cpu_ns_per_frame_by_category"]
+        other = st.other.read.metrics()["cpu_ns_per_frame_by_category"] if st.other is not None else None
         order = _bar_order(cats, other or {})
         if not order:
             return [self._text(("no frames yet", "muted"))]

@@ -1,7 +1,7 @@
 """The followed object's lifecycle machine, drawn: boxes, arrows, the state and the edge just taken lit.
 
-Everything it shows comes from `machine_data.from_sim` (never the model
-itself): which machine, the object in it, its state, the transition that
+Everything it shows comes from the machine records (`ViewState.read.rx()`,
+models/records/machine.py): which machine, the object in it, its state, the transition that
 brought it there, and per-edge counts. The drawing is a layered layout
 (viz.views.machine_layout) painted with box-drawing characters
 (machine_paint); what is lit is drawn heavy as well as in the accent colour,
@@ -25,12 +25,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual.reactive import reactive
 
-from models.read import MACHINES
+from models.read import MACHINES, MachineState, RxData
 
 from . import machine_local as local
 from . import register
 from .base import ModelView, wrap_phrases
-from .machine_data import MachineState, RxData, from_sim
 from .machine_layout import Drawing, crossings, draw, layers
 from .machine_paint import Ink, paint
 
@@ -131,7 +130,7 @@ class MachineView(ModelView):
 
     def data(self) -> RxData:
         st = self.state
-        return from_sim(st.sim, st.follow, self.machine if self.machine in MACHINES else None, st.earlier)
+        return st.read.rx(st.follow, self.machine if self.machine in MACHINES else None, st.earlier)
 
     # -- content ----------------------------------------------------------------------
     def build_lines(self, width: int, height: int) -> list[Text]:

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.read import MACHINES
+from models.read import MACHINES, MachineState
 
-from .machine_data import MachineState
 from .machine_layout import PREFIXES
 
 Row = list[tuple[str, str]]

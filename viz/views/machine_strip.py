@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from models.read import MACHINES
+from models.read import MACHINES, MachineState
 
 from .base import ModelView
 from .machine import MachineView
-from .machine_data import MachineState, from_sim
 from .machine_local import draw
 
 
@@ -64,7 +63,7 @@ class MachineStrip(MachineView, can_focus=False):
         st = self.state
         if st is None:
             return []
-        ms = from_sim(st.sim, st.follow, None, st.earlier).machine
+        ms = st.read.rx(st.follow, None, st.earlier).machine
         head = Text(no_wrap=True, end="")
         for text, role in header(ms):
             if head.cell_len + len(text) > width:

@@ -24,7 +24,7 @@ from viz.widgets.status import fmt_int
 
 def counter_diff(a: ViewState, b: ViewState) -> list[tuple[str, int, int]]:
     """(counter, value in a, value in b) for every counter that differs, biggest difference first."""
-    ca, cb = a.sim.rec.counters(), b.sim.rec.counters()
+    ca, cb = a.read.counters(), b.read.counters()
     names = list(dict.fromkeys([*ca, *cb]))
     rows = [(n, ca.get(n, 0), cb.get(n, 0)) for n in names if ca.get(n, 0) != cb.get(n, 0)]
     # Relative change first (a counter that drops to zero is the story), then size.
