@@ -22,8 +22,8 @@ from models.sim import Sim
 from viz.app import make_app, settle
 from viz.views import VIEW_CLASSES
 from viz.views.base import ViewState
-from viz.views.machine import MachineView
-from viz.views.machine_layout import layers
+from viz.views.machine.layout import layers
+from viz.views.machine.view import MachineView
 from viz.widgets.deck import ViewDeck
 
 SIDE = "[│┃├┤┣┫]"          # a box's side: its border, or the port an arrow leaves from
@@ -138,7 +138,7 @@ async def test_80x24_is_compact_and_keeps_the_state_and_the_edge_just_taken():
 async def test_a_drawing_is_laid_out_off_the_event_loop():
     """A mounted view asked for a size it has no drawing for gets None (it paints its compact form) and a
     worker computes the drawing; the view then repaints with it."""
-    from viz.views import machine as view_module
+    from viz.views.machine import view as view_module
 
     st = state("rx-basics", "gro", 120)
     app = Host(MachineView)

@@ -10,7 +10,7 @@ from models.lesson import find_lesson
 from models.sim import Sim
 from viz.views import VIEW_CLASSES
 from viz.views.base import ViewState
-from viz.views.passport import PassportView, history_line
+from viz.views.machine.passport import PassportView, history_line
 
 
 def state(lesson: str, variant: str, frames: int = 150, follow: str = "ring") -> ViewState:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from .. import headline
+from .. import paper_vs_model_text as headline
 
 # The metrics `rxviz run` shows, in this order (all of them come from models.metrics).
 KEY_METRICS = ("throughput_mbps", "cpu_percent", "cpu_ns_per_frame", "acks_per_segment", "segments_per_skb",

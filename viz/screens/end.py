@@ -22,7 +22,7 @@ from textual.widgets import Footer, Static
 
 from viz.plain import join
 from viz.session import compare_pair
-from viz.widgets.headline import HeadlinePanel
+from viz.widgets.paper_vs_model import HeadlinePanel
 from viz.widgets.sandbox_bar import fmt, value
 
 DEFAULT_WATCH = ("throughput_mbps", "cpu_percent", "frames_dropped")

@@ -21,12 +21,17 @@ from .base import ModelView
 BROKEN: dict[str, str] = {}      # view key -> why its module could not be imported
 
 
+# The module of a view whose name is not its key's (the machine's views share a package).
+MODULES = {"machine": "machine.view", "passport": "machine.passport"}
+
+
 def _load() -> None:
     for key in VIEWS:
+        module = f"{__package__}.{MODULES.get(key, key)}"
         try:
-            importlib.import_module(f"{__package__}.{key}")
+            importlib.import_module(module)
         except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.{key}":
+            if exc.name != module:
                 BROKEN[key] = f"{type(exc).__name__}: {exc}"
         except Exception as exc:   # a bug in one view must not stop the others
             BROKEN[key] = f"{type(exc).__name__}: {exc}"

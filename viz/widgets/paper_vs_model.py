@@ -2,7 +2,7 @@
 
 The figures come from `models.runner.run_lesson` on the headline pair, the same
 run `rxviz run` prints (full length: the lesson's `headline.frames`), so the
-player and the CLI can never disagree; `viz.headline` words it for both. The
+player and the CLI can never disagree; `viz.paper_vs_model_text` words it for both. The
 run takes a second or three, so it runs in a worker thread the first time it
 is asked for and is kept for the rest of the process (`HEADLINES`); while it
 runs the panel shows how far it got.
@@ -35,7 +35,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Digits, Static
 
 from models.lesson.schema import Lesson
-from viz import headline as words
+from viz import paper_vs_model_text as words
 
 HEADLINES: dict[tuple[str, str | None], dict[str, Any]] = {}    # (lesson id, path) -> headline
 _lock = threading.Lock()

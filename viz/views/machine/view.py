@@ -3,14 +3,14 @@
 Everything it shows comes from the machine records (`ViewState.read.rx()`,
 models/records/machine.py): which machine, the object in it, its state, the transition that
 brought it there, and per-edge counts. The drawing is a layered layout
-(viz.views.machine_layout) painted with box-drawing characters
-(machine_paint); what is lit is drawn heavy as well as in the accent colour,
+(viz.views.machine.layout) painted with box-drawing characters
+(viz.views.machine.paint); what is lit is drawn heavy as well as in the accent colour,
 so it reads on a projector and without colour.
 
 When the whole machine does not draw cleanly (pp_page has 17 arrows), the
 arrows this run never took are left out and named in a footnote; the boxes
 stay where the whole machine puts them. When nothing fits (80x24, a small
-grid cell) a compact drawing says the same (viz.views.machine_local): boxes
+grid cell) a compact drawing says the same (viz.views.machine.local): boxes
 and arrows for the move just made and the likely next one, then every call
 that can come next.
 
@@ -27,11 +27,11 @@ from textual.reactive import reactive
 
 from models.read import MACHINES, MachineState, RxData
 
-from . import machine_local as local
-from . import register
-from .base import ModelView, wrap_phrases
-from .machine_layout import Drawing, crossings, draw, layers
-from .machine_paint import Ink, paint
+from .. import register
+from ..base import ModelView, wrap_phrases
+from . import local
+from .layout import Drawing, crossings, draw, layers
+from .paint import Ink, paint
 
 MAX_CROSSINGS = 2         # more and the arrows this run never took are left out
 # (machine, width, height, count width, arrows taken) -> the drawing and the arrows it leaves out
@@ -311,7 +311,7 @@ class MachineView(ModelView):
         return out
 
     def _compact(self, ms: MachineState, width: int, room: int) -> list[Text]:
-        """Boxes and arrows where the whole machine does not fit (viz.views.machine_local): the move the
+        """Boxes and arrows where the whole machine does not fit (viz.views.machine.local): the move the
         object made and its likely next one; under them, everything that can happen next from its state."""
         if ms.state is None:
             return []

@@ -1,6 +1,6 @@
 """Arrows between boxes on a character grid: an orthogonal router and a label placer.
 
-The machine view places its boxes first (viz.views.machine_layout), then
+The machine view places its boxes first (viz.views.machine.layout), then
 routes every edge here, one at a time, with A* over the free cells: a step
 costs 1, a bend 3, crossing another arrow at right angles 10, running
 next to a box or another arrow a little more, and a cell on the wrong side

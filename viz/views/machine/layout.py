@@ -9,7 +9,7 @@ layering gives each state its layer. So a buffer's life reads in the order
 the kernel moves it, and every loop is an arrow going back.
 
 Arrangements are tried best first until one fits and every arrow and label
-finds room (viz.views.machine_route): all layers in one row; one column,
+finds room (viz.views.machine.route): all layers in one row; one column,
 top to bottom; two, then three rows of layers. If call names are what does
 not fit, the machine's common prefix is dropped (`page_pool_`, `swiotlb_`)
 and the arrangements are tried again. None → the view draws its compact
@@ -25,7 +25,7 @@ from functools import cache, lru_cache
 
 from models.read import MACHINES, graph
 
-from .machine_route import Grid, Label, Rect, Route
+from .route import Grid, Label, Rect, Route
 
 BOX_H = 3
 BIG = 2                   # a big drawing's boxes are this much taller, and twice this wider

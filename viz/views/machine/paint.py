@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .machine_layout import Drawing
-from .machine_route import E, N, S, W
+from .layout import Drawing
+from .route import E, N, S, W
 
 LIGHT = {N | S: "│", E | W: "─", N | E: "╰", N | W: "╯", S | E: "╭", S | W: "╮", N | E | W: "┴",
          S | E | W: "┬", N | S | E: "├", N | S | W: "┤", N | S | E | W: "┼", N: "╵", S: "╷", E: "╶", W: "╴"}

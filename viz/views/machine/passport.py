@@ -21,9 +21,9 @@ from rich.text import Text
 
 from models.read import Passport, Transition
 
-from . import register
-from .base import ModelView, wrap_phrases
-from .machine import fmt_t
+from .. import register
+from ..base import ModelView, wrap_phrases
+from .view import fmt_t
 
 
 def fmt_addr(a: int) -> str:

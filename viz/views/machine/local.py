@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from models.read import MACHINES, MachineState
 
-from .machine_layout import PREFIXES
+from .layout import PREFIXES
 
 Row = list[tuple[str, str]]
 
