@@ -10,6 +10,8 @@ the app usable while a view is being written, and a broken view visible
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 
@@ -43,7 +45,7 @@ class Unavailable(ModelView):
     KEY = ""
     TITLE = ""
 
-    def __init__(self, key: str, **kw) -> None:
+    def __init__(self, key: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.key = key
 
@@ -58,7 +60,7 @@ class Unavailable(ModelView):
         return text
 
 
-def view_class(key: str):
+def view_class(key: str) -> Callable[..., ModelView]:
     """The widget class for a view key; `Unavailable` (bound to the key) when there is none."""
     cls = VIEW_CLASSES.get(key)
     if cls is not None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from . import register
-from .base import ModelView
+from .base import ModelView, Part, ViewState
 
 # the bus -> how the title and the legend name it
 _BUS = {"sdio": ("SDIO", "one CMD53 transfer"), "usb": ("USB", "one USB transfer"), "pcie": ("PCIe", "")}
@@ -56,7 +56,7 @@ class BusView(ModelView):
         super().on_mount()
         self._retitle()
 
-    def watch_state(self, state) -> None:
+    def watch_state(self, state: ViewState | None) -> None:
         self._retitle()
         super().watch_state(state)
 
@@ -66,11 +66,11 @@ class BusView(ModelView):
             self.border_title = f"{self._bus_name()} bus"
 
     def _bus_name(self) -> str:
-        bus = self.state.read.bus_name
+        bus = self.read.bus_name
         return _BUS.get(bus, (bus.upper(), ""))[0]
 
     def _count(self, name: str, label: str) -> list[tuple[str, str] | str]:
-        total = self.state.read.counts().get(name, 0)
+        total = self.read.counts().get(name, 0)
         d = self.delta(name)
         return [(label, "label"), f" {total:,} ", (f"+{d:,}", "delta") if d else ("+0", "muted")]
 
@@ -88,10 +88,10 @@ class BusView(ModelView):
         sits between them. Only a scale, taken from the scenario so that both variants of a comparison
         get the same one.
         """
-        return _nice_ceil(3 * self.state.read.bus().bundle_ns / 1000) * 1000
+        return _nice_ceil(3 * self.read.bus().bundle_ns / 1000) * 1000
 
     def _timeline(self, width: int) -> list[Text]:
-        bus = self.state.read.bus()
+        bus = self.read.bus()
         span = self._span_ns()
         log = list(bus.log)
         now = bus.now_ns
@@ -119,9 +119,9 @@ class BusView(ModelView):
         # Under the strip: each bundle's frame count where it starts, then the length of
         # each run of ACK writes where there is room, so the letters need not be counted.
         marks = [" "] * width
-        for i, n in enumerate(label):
-            if n:
-                self._put(marks, i, n)
+        for i, count in enumerate(label):
+            if count:
+                self._put(marks, i, count)
         i = 0
         while i < width:
             j = i
@@ -162,7 +162,7 @@ class BusView(ModelView):
         return self._text(("".join(row), "muted"))
 
     def _counts(self, width: int) -> list[Text]:
-        read = self.state.read
+        read = self.read
         bus = read.bus()
         log = list(bus.log)
         rx = [(x.end_ns - x.start_ns, x.frames) for x in log if x.kind == "rx"]
@@ -178,7 +178,8 @@ class BusView(ModelView):
         lines += self._fit(width, [("bus busy ", "label"), f"{min(100.0, m['bus_percent']):.0f}% since start"],
                            [f"({self._window_busy():.0f}% of the strip so far)"])
         busy = sum(x.end_ns - x.start_ns for x in log)
-        share = ["· ACKs hold the bus ", (f"{100 * sum(tx) / busy:.0f}%", "tx"), " of the time"] if busy else []
+        share: list[Part] = ["· ACKs hold the bus ", (f"{100 * sum(tx) / busy:.0f}%", "tx"),
+                             " of the time"] if busy else []
         lines += self._fit(width, [("fixed cost ", "label"), (f"{fixed / 1000:.1f} µs", "label"), " per transfer"],
                            share)
         last: list[list[tuple[str, str] | str]] = []
@@ -198,7 +199,7 @@ class BusView(ModelView):
 
     def _window_busy(self) -> float:
         """Percent of the strip's past (its left edge up to now) the bus spent transferring."""
-        bus = self.state.read.bus()
+        bus = self.read.bus()
         now = bus.now_ns
         start = max([now] + [x.end_ns for x in bus.log]) - self._span_ns()
         if now <= start:
@@ -210,7 +211,7 @@ class BusView(ModelView):
         key = self._text(("R", "rx"), (" RX bundle read  ", "muted"), ("t", "tx"), (" ACK write  · idle", "muted"))
         if width < 60:
             return [key]
-        xfer = _BUS.get(self.state.read.bus_name, ("", "one transfer"))[1] or "one transfer"
+        xfer = _BUS.get(self.read.bus_name, ("", "one transfer"))[1] or "one transfer"
         # the numbers in words, not an example figure: a lesson may ask how many ACKs a bundle costs
         return [key, self._text((f"each is {xfer}; numbers: frames in a bundle (under R), ACK writes in a row (Nt)",
                                  "muted"))]

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from models.read import Event
+
 from . import register
 from .base import ModelView
 
@@ -97,7 +99,7 @@ class LogView(ModelView):
         pad = [Text("")] * (rows - len(out))
         return pad + out + [legend]
 
-    def _event(self, e, width: int, old: bool, setup: bool = False) -> list[Text]:
+    def _event(self, e: Event, width: int, old: bool, setup: bool = False) -> list[Text]:
         """One event's line; a report's message wraps under it, since it must be read whole.
 
         A set-up call (ifup filling the ring) happened before the clock started: its time

@@ -13,15 +13,19 @@ buffer sits in: B bounced through SWIOTLB, d direct, i translated by an IOMMU.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
+from typing import Any
 
 from rich.text import Text
 
-from models.read import FQ_SIZE, FOUR_GiB, GiB, MemoryRecord, MiB
+from models.read import FQ_SIZE, Bounce, Cursor, FOUR_GiB, GiB, MemoryRecord, MiB, Touch
 
 from . import register
 from .base import ModelView, wrap_phrases
 
 SIXTY_FOUR_GiB = 64 * GiB
+Segment = tuple[int, int, str]                      # (start, end, zone name or "hole")
+Span = tuple[int, int, str, bool, str | None]       # a row: (lo, hi, zone label, hole?, rule above it)
 GUTTER = 18             # the bounce arrow's column: right of "    12G │Normal  │"
 
 
@@ -68,7 +72,7 @@ class MemoryView(ModelView):
 
 
     def build_lines(self, width: int, height: int) -> list[Text]:
-        mem = self.state.read.memory()
+        mem = self.read.memory()
         bits = mem.mask_bits
         limit = 1 << bits
         two = 2 if height >= 14 else 1       # lines a wrapped summary may take
@@ -108,25 +112,25 @@ class MemoryView(ModelView):
             out += lines + [Text()] * (room[name] - len(lines))
         return out + self._map(mem, width, max(1, height - len(out)), bits, limit)
 
-    def _variants(self):
+    def _variants(self) -> list[Mapping[str, Any]]:
         """The parameters of every variant of the lesson (the axes are the same for all of them)."""
-        st = self.state
-        lesson = st.lesson if st is not None else None
+        st = self.st
+        lesson = st.lesson
         if lesson is None or st.variant not in lesson.variants:
-            return [st.read.params()] if st is not None else []
+            return [st.read.params()]
         return [lesson.params_for(v) for v in lesson.variants]
 
     def _bounces(self) -> bool:
         """Some variant of the lesson has a SWIOTLB pool (this one may have none): a line for the bounce."""
-        return self.state.read.memory().swiotlb is not None or any(p.get("swiotlb") != "off" for p in self._variants())
+        return self.read.memory().swiotlb is not None or any(p.get("swiotlb") != "off" for p in self._variants())
 
     def _iommu(self) -> bool:
-        return self.state.read.memory().iommu is not None or any(p.get("iommu", "off") not in ("off",)
+        return self.read.memory().iommu is not None or any(p.get("iommu", "off") not in ("off",)
                                                                  for p in self._variants())
 
     def _masks(self) -> set[int]:
         """The streaming masks of every variant: each draws its limit as a line on the map."""
-        return {int(p.get("dma_mask", 64)) for p in self._variants()} | {self.state.read.memory().mask_bits}
+        return {int(p.get("dma_mask", 64)) for p in self._variants()} | {self.read.memory().mask_bits}
 
     # ------------------------------------------------------------------ summary lines
     def _swiotlb_line(self, mem: MemoryRecord, width: int) -> list[Text]:
@@ -174,7 +178,7 @@ class MemoryView(ModelView):
                         .append(f"▏ {io.flush_queue}/{FQ_SIZE}")]
 
     # ------------------------------------------------------------------ the map
-    def _layout(self, mem: MemoryRecord, bits: int, limit: int):
+    def _layout(self, mem: MemoryRecord, bits: int, limit: int) -> tuple[list[Segment], dict[int, str], list[int]]:
         """The map's segments (zones and the hole, cut at the lines), the lines, and the cuts inside RAM.
 
         The limit of every variant's mask is a line, so a variant's map has the rows of the others'."""
@@ -207,16 +211,16 @@ class MemoryView(ModelView):
             # no row to spare for the 16 MiB ZONE_DMA: fold it into the zone above it
             segs[1] = (0, segs[1][1], "≤" + segs[1][2])
             del segs[0]
-        rows = _share([e - s if name != "hole" else 0 for s, e, name in segs],
-                      max(len(segs), budget - len(out) - nrules))
+        heights = _share([e - s if name != "hole" else 0 for s, e, name in segs],
+                         max(len(segs), budget - len(out) - nrules))
         # (lo, hi, zone label, hole?, rule above the row) from the top of RAM down
-        spans = []
-        for (s, e, name), k in zip(reversed(segs), reversed(rows), strict=True):
+        spans: list[Span] = []
+        for (s, e, name), k in zip(reversed(segs), reversed(heights), strict=True):
             bounds = _row_bounds(s, e, k)
             for i in range(k):
                 rule = rules[e] if i == 0 and e in rules and e < top else None
                 spans.append((bounds[i + 1], bounds[i], name if i == 0 else "", name == "hole", rule))
-        counts = [Counter() for _ in spans]
+        counts: list[Counter[str]] = [Counter() for _ in spans]
         for m in mem.live:
             glyph = "B" if m.slot >= 0 else "i" if m.pages else "d"
             for n, (lo, hi, *_rest) in enumerate(spans):
@@ -234,7 +238,7 @@ class MemoryView(ModelView):
         cur = self.cursor()
         sw = mem.swiotlb
 
-        def where(touch) -> tuple[int, ...]:
+        def where(touch: Touch | None) -> tuple[int, ...]:
             """The addresses a call touched: its data, and the SWIOTLB slots it took or copied."""
             if touch is None:
                 return ()
@@ -277,25 +281,25 @@ class MemoryView(ModelView):
         return out + [line for _, line in rows]
 
     # ------------------------------------------------------------------ the bounce, drawn
-    def _bounce_rows(self, mem, spans, cur):
+    def _bounce_rows(self, mem: MemoryRecord, spans: list[Span], cur: Cursor) -> tuple[int, int, Bounce, str] | None:
         """(buffer's row, slot's row, the copy, how lit) of the latest SWIOTLB copy, or None."""
         sw = mem.swiotlb
         b = sw.last if sw is not None else None
         if b is None:
             return None
-        row = {}
+        row: dict[str, int] = {}
         for n, (lo, hi, *_rest) in enumerate(spans):
             for key, a in (("buf", b.phys), ("slot", b.slot_addr)):
                 if lo <= a < hi:
                     row[key] = n
         if len(row) < 2:
             return None
-        def copied(touch) -> bool:
+        def copied(touch: Touch | None) -> bool:
             return touch is not None and touch.call == "swiotlb_bounce"
         how = "now" if copied(cur.now) else "was" if copied(cur.before) else "muted"
         return row["buf"], row["slot"], b, how
 
-    def _draw_bounce(self, rows: list[tuple[int, Text]], col: int, buf: int, slot: int, b, how: str) -> None:
+    def _draw_bounce(self, rows: list[tuple[int, Text]], col: int, buf: int, slot: int, b: Bounce, how: str) -> None:
         """The copy as an arrow down the gutter (column `col`) between the buffer's row and the slot's: it
         leaves one (a corner) and arrives at the other (an arrowhead): into the slot at map time, back into
         the buffer at unmap or at a sync for the CPU. Each end says what it is; the bytes copied are on

@@ -17,7 +17,7 @@ from rich.text import Text
 from models.read import GRO_LEGACY_MAX_SIZE
 
 from . import register
-from .base import ModelView
+from .base import ModelView, Part
 
 _EIGHTHS = " ▁▂▃▄▅▆▇█"
 _STATE_STYLE = {"idle": "muted", "scheduled": "warn", "polling": "ok", "disabled": "bad"}
@@ -52,7 +52,7 @@ class NapiView(ModelView):
 
     def _count(self, name: str) -> list[tuple[str, str] | str]:
         """`name +delta (total)`: the step's change first, since that is what the step did."""
-        total = self.state.read.counts().get(name, 0)
+        total = self.read.counts().get(name, 0)
         d = self.delta(name)
         return [(name, "label"), " ", (f"+{d:,}", "delta") if d else ("+0", "muted"), f" ({total:,})"]
 
@@ -74,14 +74,14 @@ class NapiView(ModelView):
         return head + chart + tail
 
     def _status(self) -> list[Text]:
-        napi = self.state.read.napi()
+        napi = self.read.napi()
         irq = ("unmasked", "ok") if napi.irq_on else ("masked", "warn")
         return [self._text(("NAPI ", "label"), (napi.state, _STATE_STYLE.get(napi.state, "")),
                            "   IRQ ", irq, "   ", *self._count("napi_poll"))]
 
     def _budget_line(self, width: int) -> list[Text]:
         """The chart squeezed into one row: a column of eighths per poll, ▲ for a full budget."""
-        napi = self.state.read.napi()
+        napi = self.read.napi()
         budget = napi.budget
         work = list(napi.poll_work)
         line = self._text(("budget ", "label"), (f"{budget} ", "label"))
@@ -100,7 +100,7 @@ class NapiView(ModelView):
         return [line]
 
     def _budget_chart(self, width: int, rows: int) -> list[Text]:
-        napi = self.state.read.napi()
+        napi = self.read.napi()
         budget = napi.budget
         work = list(napi.poll_work)
         head = self._text(("budget ", "label"), (f"{budget}", "label"),
@@ -135,14 +135,14 @@ class NapiView(ModelView):
         return lines
 
     def _gro(self) -> list[Text]:
-        napi = self.state.read.napi()
+        napi = self.read.napi()
         if not (napi.gro and napi.api):
             return [self._text(("GRO ", "label"), ("off: every frame is its own skb", "muted")),
                     self._text(*self._count("netif_receive_skb"))]
         segs, nbytes = napi.held_segs, napi.held_bytes
         fill = 12
         full = round(nbytes / GRO_LEGACY_MAX_SIZE * fill)
-        m = self.state.read.metrics()
+        m = self.read.metrics()
         return [
             self._text(("GRO ", "label"), "holds ",
                        (f"{segs} seg{'s' if segs != 1 else ''}", "ok" if segs else "muted"),
@@ -159,16 +159,16 @@ class NapiView(ModelView):
 
     def _transport(self) -> list[Text]:
         """What takes the frames after the stack, as the model ran it: TCP's ACKs, a UDP socket, or routing."""
-        read = self.state.read
+        read = self.read
         napi = read.napi()
         counts = read.counts()
         q = napi.socket_queue
-        queue = ["socket queue ", (f"{q} skb", "warn" if q else "muted")]
+        queue: list[Part] = ["socket queue ", (f"{q} skb", "warn" if q else "muted")]
         if counts.get("ip_forward", 0) or (napi.forward and not counts.get("tcp_send_ack", 0)):
             return [self._text(("routed ", "label"), *self._count("ip_forward"), ("  no local socket", "muted"))]
         if counts.get("tcp_send_ack", 0) or (napi.tcp and not counts.get("udp_recvmsg", 0)):
             m = read.metrics()
-            first = [("TCP ", "label"), *self._count("tcp_send_ack"), " = ",
+            first: list[Part] = [("TCP ", "label"), *self._count("tcp_send_ack"), " = ",
                      (f"{m['acks_per_segment']:.2f}", "label"), " ACK/seg so far"]
         else:
             first = [("UDP ", "label"), *self._count("udp_recvmsg")]
@@ -181,7 +181,7 @@ class NapiView(ModelView):
     def _delivered_by(self) -> tuple[str, str]:
         """(the call that hands the frames up, where it runs): what the model recorded, else (no frame
         yet) the call its delivery makes (models.stack: a tasklet's ieee80211_rx, a workqueue's _ni)."""
-        read = self.state.read
+        read = self.read
         napi = read.napi()
         counts = read.counts()
         tasklet = napi.delivery == "tasklet"
@@ -199,7 +199,7 @@ class NapiView(ModelView):
 
     def _no_napi(self) -> list[Text]:
         """Before the NAPI patch (or on a bus that never polls): per-frame delivery."""
-        read = self.state.read
+        read = self.read
         napi = read.napi()
         lines = [self._text(("NAPI ", "label"), ("not polled", "warn"), "   IRQ ",
                             ("unmasked", "ok") if napi.irq_on else ("masked", "warn"))]
@@ -208,7 +208,7 @@ class NapiView(ModelView):
             # what GRO holds is the point, so it comes before the explanation. While a question
             # waits the explanation is kept back: it would answer "what happens to these frames".
             lines += self._gro()
-            if not self.state.asking:
+            if not self.st.asking:
                 lines += self._wrap("frames go to ", ("napi_gro_receive", "label"),
                                     " from process context; nothing polls this NAPI, so nothing calls ",
                                     ("napi_complete_done", "label"), " to flush what GRO holds")

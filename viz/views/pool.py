@@ -65,7 +65,7 @@ class PoolView(ModelView):
 
 
     def build_lines(self, width: int, height: int) -> list[Text]:
-        read = self.state.read
+        read = self.read
         pool = read.pool()
         if pool is not None:
             return self._pool(pool, width, height)
@@ -77,7 +77,7 @@ class PoolView(ModelView):
             alloc, free = strategy.alloc, strategy.free
             out = [Text(f"no page_pool in this variant (strategy: {name})"),
                    Text().append(f"one buffer per frame: {alloc}, map; unmap, {free}", self._s("muted"))]
-            calls = (alloc, "dma_map_single", "dma_unmap_single", free)
+            calls: tuple[str, ...] = (alloc, "dma_map_single", "dma_unmap_single", free)
         else:          # SDIO/USB: the MMC/USB core's own DMA is not modelled
             out = [Text(f"no page_pool in this variant ({read.bus_name.upper()} bus)"),
                    Text().append("one skb per message, copied out of the bus read", self._s("muted"))]
@@ -270,13 +270,13 @@ class PoolView(ModelView):
             line = Text()
             for c in range(cols):
                 i = (ring.tail + r * cols + c) % ring.size
-                d = read.descriptor(i)
-                if d.buf is None or d.page is None:
+                desc = read.descriptor(i)
+                if desc.buf is None or desc.page is None:
                     line.append(f"{i:>4} (none)".ljust(cell_w))
                     continue
-                refs = Text().append(str(d.page_refs), self._s("cache" if d.page_refs == 1 else "flight"))
+                refs = Text().append(str(desc.page_refs), self._s("cache" if desc.page_refs == 1 else "flight"))
                 mark = "▸" if i == ring.tail else " "
-                line.append(f"{mark}{i:>4} p#{d.page:<5}+{d.offset:<5}").append_text(refs).append("  ")
+                line.append(f"{mark}{i:>4} p#{desc.page:<5}+{desc.offset:<5}").append_text(refs).append("  ")
             out.append(line)
         return out
 

@@ -50,7 +50,7 @@ class RingView(ModelView):
 
     # ------------------------------------------------------------------ PCIe ring
     def build_lines(self, width: int, height: int) -> list[Text]:
-        read = self.state.read
+        read = self.read
         ring = read.ring()
         if ring is None:
             return self._queues(width)
@@ -63,10 +63,10 @@ class RingView(ModelView):
         entries = (("D", "device", "device-owned", "device"), ("F", "filled", "filled, not yet cleaned", "filled"),
                    ("C", "cpu", "CPU-owned", "CPU"), ("▲", "mark", "head/tail", "head/tail"),
                    ("▒", "now", "this call", "this call"))
-        short = width < sum(len(e[2]) + 4 for e in entries)
+        narrow = width < sum(len(e[2]) + 4 for e in entries)
         for glyph, name, long_what, short_what in entries:
             legend.append(glyph, self._s(name))
-            legend.append(f" {short_what if short else long_what}  ")
+            legend.append(f" {short_what if narrow else long_what}  ")
         details = []
         cur = self.cursor()
         here = sorted(cur.now.descs) if cur.now is not None else []
@@ -127,7 +127,8 @@ class RingView(ModelView):
                 if i in (head, tail):
                     style = style + HEAD_TAIL
                 if i in now:
-                    style, _ = style + self._s("now"), lit.add(("desc", i))
+                    style = style + self._s("now")
+                    lit.add(("desc", i))
                 elif i in was:
                     style = style + self._s("was")
                 line.append(glyph, style)
@@ -184,7 +185,7 @@ class RingView(ModelView):
 
     # ------------------------------------------------------------------ SDIO / USB
     def _queues(self, width: int) -> list[Text]:
-        q = self.state.read.queues()
+        q = self.read.queues()
         bundle = q.bundle
         fw = q.firmware
         napi = bool(q.rx_ind) or (q.napi_polled and not q.proc_rx)

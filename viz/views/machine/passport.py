@@ -60,7 +60,7 @@ class PassportView(ModelView):
     """
 
     def build_lines(self, width: int, height: int) -> list[Text]:
-        st = self.state
+        st = self.st
         p = st.read.rx(st.follow, None, st.earlier).passport
         if p is None:
             return [self._text(("no object to follow yet", "muted"))]
