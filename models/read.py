@@ -15,8 +15,9 @@ Names, by what they describe:
 
 - the door: `reading_of(sim)` -> `Reading`, whose methods are
   `ring()` and `descriptor(i)` (`RingRecord`, `Descriptor`), `queues()`
-  (SDIO/USB: `Queues`), `memory()` (`MemoryRecord`: zones, live mappings
-  `Mapped`, `SwiotlbRecord` with its last `Bounce`, `IommuRecord`),
+  (SDIO/USB: `Queues`), `memory()` (`MemoryRecord`: zones, where the live
+  mappings sit, the newest bounced one as a `Mapped`, `SwiotlbRecord` with
+  its last `Bounce`, `IommuRecord`),
   `pool()`, `flip()` and `strategy()` (`PoolRecord` with `PageRecord`s,
   `Flip`, `Strategy`), `skb_cache()` (`SkbCache`), `napi()` (`Napi`),
   `bus()` (`BusRecord` of `Transfer`s and the timeline's scale),

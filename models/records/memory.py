@@ -9,7 +9,7 @@ arithmetic on the pool's base (`SwiotlbRecord.addr`), as in swiotlb.c.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..iommu import FQ_SIZE
 from ..memory import FOUR_GiB, GiB, MiB
@@ -28,8 +28,7 @@ class Zone:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class Mapped:
+class Mapped(NamedTuple):
     """One live streaming DMA mapping."""
     id: int
     phys: int
@@ -76,7 +75,12 @@ class MemoryRecord:
     max_addr: int           # the top of RAM
     zones: tuple[Zone, ...]
     ring_phys: int          # where the descriptor ring sits (-1: no ring)
-    live: tuple[Mapped, ...]
+    # Where the live streaming mappings' data sits, by how the device reaches it, sorted (ath11k
+    # holds thousands: addresses only, so a record built at every step stays cheap).
+    bounced: tuple[int, ...]        # through a SWIOTLB slot
+    translated: tuple[int, ...]     # through an IOMMU
+    direct: tuple[int, ...]         # at its own address
+    latest_bounced: Mapped | None   # the newest mapping through SWIOTLB
     swiotlb: SwiotlbRecord | None
     iommu: IommuRecord | None
     bounces: int            # swiotlb_bounce calls so far
@@ -92,8 +96,22 @@ def memory_record(sim: Any) -> MemoryRecord:
                                 None if b is None else Bounce(b.phys, b.slot_addr, b.nbytes, b.back))
     io = sim.iommu
     iommu = None if io is None else IommuRecord(io.strict, io.mapped_pages, len(io.fq))
-    live = tuple(Mapped(m.id, m.phys, m.size, m.slot, m.pages) for m in sim.dma.live.values())
+    bounced: list[int] = []
+    translated: list[int] = []
+    direct: list[int] = []
+    latest = None
+    for m in sim.dma.live.values():
+        if m.slot >= 0:
+            bounced.append(m.phys)
+            if latest is None or m.id > latest.id:
+                latest = m
+        elif m.pages:
+            translated.append(m.phys)
+        else:
+            direct.append(m.phys)
+    newest = None if latest is None else Mapped(latest.id, latest.phys, latest.size, latest.slot, latest.pages)
     mem = sim.mem
     return MemoryRecord(sim.params["ram"], sim.params["coherent_mask"], sim.dma.mask.bit_length(), mem.max_addr,
-                        tuple(Zone(z.name, z.start, z.end) for z in mem.zones), sim.ring_phys, live, swiotlb, iommu,
-                        sim.rec.counts.get("swiotlb_bounce", 0), sim.rec.bounce_bytes)
+                        tuple(Zone(z.name, z.start, z.end) for z in mem.zones), sim.ring_phys,
+                        tuple(sorted(bounced)), tuple(sorted(translated)), tuple(sorted(direct)), newest,
+                        swiotlb, iommu, sim.rec.counts.get("swiotlb_bounce", 0), sim.rec.bounce_bytes)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class PageRecord:
+class PageRecord(NamedTuple):
+    """One page of the pool (a tuple: a pool holds hundreds, built at every step)."""
     id: int
     state: str              # its pp_page state: "alloc-cache", "ptr_ring", "carving", "in-flight", ...
     outstanding: int        # fragments still out (pp_ref_count once drained)

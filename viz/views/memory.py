@@ -12,6 +12,7 @@ buffer sits in: B bounced through SWIOTLB, d direct, i translated by an IOMMU.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -163,7 +164,7 @@ class MemoryView(ModelView):
         if b is not None:
             return (b.phys, b.slot_addr, b.nbytes, "←" if b.back else "→",
                     "· copied back to the buffer" if b.back else "· copied into the slot")
-        m = max((m for m in mem.live if m.slot >= 0), key=lambda m: m.id, default=None)
+        m = mem.latest_bounced
         return None if m is None else (m.phys, sw.addr(m.slot), m.size, "⇄", "· mapped through the slot")
 
     def _iommu_line(self, mem: MemoryRecord) -> list[Text]:
@@ -221,12 +222,10 @@ class MemoryView(ModelView):
                 rule = rules[e] if i == 0 and e in rules and e < top else None
                 spans.append((bounds[i + 1], bounds[i], name if i == 0 else "", name == "hole", rule))
         counts: list[Counter[str]] = [Counter() for _ in spans]
-        for m in mem.live:
-            glyph = "B" if m.slot >= 0 else "i" if m.pages else "d"
-            for n, (lo, hi, *_rest) in enumerate(spans):
-                if lo <= m.phys < hi:
-                    counts[n][glyph] += 1
-                    break
+        for glyph, addrs in (("B", mem.bounced), ("i", mem.translated), ("d", mem.direct)):
+            for n, (lo, hi, *_rest) in enumerate(spans):       # rows do not overlap: count each in one
+                if k := bisect_left(addrs, hi) - bisect_left(addrs, lo):
+                    counts[n][glyph] = k
         maxn = max((n for c in counts for n in c.values()), default=1)
         gutter = self._bounces()         # a column for the bounce's arrow, right of the zone names
         barw = max(3, min(24, width - 44))
