@@ -91,7 +91,7 @@ class StepQueue:
         and can say what failed instead of waiting for a frame that never comes.
         `on_note(why)` hears why a "call" move went nowhere (the lesson's last call).
         """
-        def ui(fn, *args) -> None:
+        def ui(fn: Callable[..., None], *args: Any) -> None:
             try:
                 call(fn, *args)
             except RuntimeError as exc:      # the app is shutting down: no loop to run on
@@ -116,7 +116,9 @@ class StepQueue:
             self._ops.clear()
             self.draining = False
 
-    def _run(self, call, on_frame, on_ready, cancelled, progress, on_note=None) -> None:
+    def _run(self, call: Callable[..., None], on_frame: Callable[[Frame], None],
+             on_ready: Callable[[Frame], None], cancelled: Callable[[], bool],
+             progress: Callable[[int, int], None], on_note: Callable[[str], None] | None = None) -> None:
         session = self.session
         while not cancelled():
             with self._lock:
@@ -137,7 +139,8 @@ class StepQueue:
             if kind == "ff":
                 frame = session.fast_forward(n, cancelled, progress)
             elif kind == "call":
-                frame, why = session.step_call(*n, cancelled=cancelled)
+                step, variant, at, delta, follow = n
+                frame, why = session.step_call(step, variant, at, delta, follow, cancelled=cancelled)
                 if frame is None:
                     if on_note is not None:
                         call(on_note, why)
