@@ -1,83 +1,86 @@
 """The model's read API: everything the views (viz.views) may import from models, and nothing else.
 
-A view draws one variant of the model at one step. It is handed a `Sim` (in a
-`viz.views.base.ViewState`) and reads it; it never advances it, never builds
-one, and never imports a mechanism's module to reach its internals. What it
-may import from `models` is here, re-exported under the same names, so a
-change inside a mechanism (a module split, a renamed helper) cannot break a
-view unless it changes this list. `make lint` enforces it: the import-linter
+A view draws one variant of the model at one step. It is handed a `Reading`
+(in a `viz.views.base.ViewState`): a read object whose methods return frozen
+records of plain data (numbers, strings, tuples of them), built from the
+`Sim` by models/records/ and kept while the variant stays at that moment.
+A view never sees the `Sim`: the view state holds it only as an opaque handle
+that `reading_of` turns into a Reading, so no view can advance it, build one,
+or reach into a part. `make lint` enforces the door: the import-linter
 contract "views import only the model's read API" (pyproject.toml) rejects
-any import of another `models` module from `viz.views`.
+any import of another `models` module from `viz.views`, and mypy (strict on
+viz.views) rejects an attribute a record does not have.
 
 Names, by what they describe:
 
+- the door: `reading_of(sim)` -> `Reading`, whose methods are
+  `ring()` and `descriptor(i)` (`RingRecord`, `Descriptor`), `queues()`
+  (SDIO/USB: `Queues`), `memory()` (`MemoryRecord`: zones, where the live
+  mappings sit, the newest bounced one as a `Mapped`, `SwiotlbRecord` with
+  its last `Bounce`, `IommuRecord`),
+  `pool()`, `flip()` and `strategy()` (`PoolRecord` with `PageRecord`s,
+  `Flip`, `Strategy`), `skb_cache()` (`SkbCache`), `napi()` (`Napi`),
+  `bus()` (`BusRecord` of `Transfer`s and the timeline's scale),
+  `params()`, `counts()`, `counters()`, `metrics()`, `events()` and
+  `recent(n)` (the trace buffer's `Event`s, plain tuples), `cursor()`,
+  `rx(follow, machine, earlier)` (`RxData`: the `MachineState`, the
+  `Passport`, the `Call` the screen is at and the `PathFacts`) and
+  `path()` (the call and the path facts only);
+- the RX path: `STAGES`, `STAGE_OF` (every kernel call's stage), `Stage`
+  and `stages(facts)` (what a variant skips or replaces);
+- the cursor (models.cursor): the call the variant is at and the call
+  before it, each as a `Touch` (the buffers, pages, mappings, heads,
+  SWIOTLB slots and descriptors it touched, and its `Move`s along the
+  lifecycle machines). Every view lights "what just changed" from it;
 - the vocabulary: `CALLS` (kernel call -> category, description),
   `CATEGORIES` (cost categories), `COUNTERS` and `METRICS` (the names
   `rxviz run --json` prints), `VIEWS` (the view names lessons use);
-- the lifecycle machines: `MACHINES` (their edge lists), `edge_counts`
-  (transitions per edge from a run's recorded moves), `graph` (one machine
-  as a networkx graph, imported lazily);
+- the lifecycle machines: `MACHINES` (their edge lists), `graph` (one
+  machine as a networkx graph, imported lazily), `Transition` and `Edge`;
 - kernel constants a view draws against: `FOUR_GiB`, `GiB`, `MiB` (the
   memory map's lines), `FQ_SIZE` (the IOMMU flush queue),
   `GRO_LEGACY_MAX_SIZE` (64 KiB: a GRO super-packet's limit);
-- the model's types: `Sim` (one variant of the model), `Lesson`; `line_of`
-  (the pseudo-code line a kernel call stands for, from the lesson's `code_calls`)
-  and `before_of` (the call just before an event in its context, which some
-  entries name);
-- the cursor (models.cursor): `cursor_of(sim)`, the call the variant is at
-  and the call before it, each as a `Touch` (the buffers, pages, mappings,
-  heads, SWIOTLB slots and descriptors it touched, and its `Move`s along
-  the lifecycle machines); `touch_of(sim, event)` for any recorded event.
-  Every view lights "what just changed" from it, so one cursor drives them all.
-
-What a view reads on a `Sim` (attributes and read-only properties, never a
-method that advances or changes it):
-
-- what this step changed: `rec.counts` (kernel call and statistic counts,
-  compared with the previous step's), `rec.recent`, `rec.events` (those
-  numbered up to `setup_seq` are the set-up's, before t=0),
-  `rec.moves` (recorded transitions), `rec.violations`;
-- the scenario: `params`, `bus`, `platform`, `delivery`, `napi_api`,
-  `napi_polled`, `iommu_mode`, `strategy` (its `name`, `kind`);
-- what each part holds now: `ring` (`size`, `dev_idx` the head, `clean_idx`
-  the tail, `device_owned`; descriptor i's `state(i)` and `buf(i)`) and
-  `ring_phys`; `mem` (zones, top of RAM), `dma` (live mappings, mask, flush
-  queue), `swiotlb` (slots, and `last`: the latest bounce copy), `iommu`;
-  `pool` (page_pool pages and fragments); `heads` (the NAPI skb cache);
-  `napi_state`, `napi`, `tasklet`, `poll_work`, `irq_on`, `stack` (GRO
-  hold, socket queue, TCP); on SDIO or USB `bus_log` (the latest
-  transfers, as `Xfer` records: when, which way, how many frames), `fw_q`,
-  `rx_ind`, `proc_rx`, `sdio_reading`;
-- the figures: `metrics()`, `frames`, `processed`, `dropped`, `now_ns`,
-  `clock_ns`.
+- the lesson: `Lesson` (its text and pseudo-code, data the player loaded),
+  `line_of` (the pseudo-code line a kernel call stands for, from the
+  lesson's `code_calls`) and `before_of` (the call just before an event in
+  its context, which some entries name).
 
 A view never parses an event's text (its `obj` and `detail` are for
 people): what it draws comes from these records and counters.
 
-That attribute list is wider than it should be (issue 10: views should not
-reach a part's internals). The ring is read through methods only, so its
-descriptors could become arrays without a view noticing; the page_pool,
-skb cache, NAPI and machine views still read their parts' records. Narrowing
-them means moving reads behind methods here, one view at a time, without
-changing what is drawn.
+What the record builders (models/records/) read on a `Sim`, and so what must
+stay stable for them (attributes and read-only properties, never a method
+that advances or changes it): `rec` (`counts`, `counters()`, `events`,
+`seq`, `t`, `moves`, `violations`, `bounce_bytes`), `setup_seq`, `params`,
+`sc`, `bus`, `platform`, `wire`, `delivery`, `napi_api`, `napi_polled`,
+`napi_state`, `napi`, `tasklet`, `poll_work`, `irq_on`, `iommu_mode`,
+`strategy`; `ring`, `ring_phys`, `mem`, `dma`, `swiotlb`, `iommu`, `pool`,
+`heads`, `stack`; on SDIO or USB `bus_log`, `fw_q`, `rx_ind`, `proc_rx`,
+`sdio_reading`; `metrics()`, `frames`, `processed`, `dropped`, `now_ns`.
 """
 
 from __future__ import annotations
 
-from .by_identity import ByIdentity
 from .calls import CALLS, CATEGORIES, COUNTERS, METRICS, VIEWS
-from .cursor import Cursor, Move, Touch, cursor_of, touch_of
-from .gro import GRO_LEGACY_MAX_SIZE
-from .iommu import FQ_SIZE
+from .cursor import Cursor, Move, Touch
 from .lesson.extras import before_of, line_of
 from .lesson.schema import Lesson
-from .lifecycle import MACHINES, edge_counts, graph
-from .memory import FOUR_GiB, GiB, MiB
-from .sim import Sim
+from .lifecycle import MACHINES, graph
+from .records.bus import BusRecord, Transfer
+from .records.delivery import GRO_LEGACY_MAX_SIZE, Napi, SkbCache
+from .records.machine import Call, Edge, MachineState, Passport, PathFacts, RxData, Transition
+from .records.memory import FQ_SIZE, Bounce, FOUR_GiB, GiB, IommuRecord, Mapped, MemoryRecord, MiB, SwiotlbRecord, Zone
+from .records.path import STAGE_OF, STAGES, Stage, stages
+from .records.pool import Flip, PageRecord, PoolRecord, Strategy
+from .records.reading import Reading, reading_of
+from .records.ring import Descriptor, Queues, RingRecord
+from .trace import Event
 
 __all__ = [
-    "ByIdentity", "CALLS", "CATEGORIES", "COUNTERS", "Cursor", "FOUR_GiB", "FQ_SIZE", "GRO_LEGACY_MAX_SIZE", "GiB",
-    "Lesson",
-    "MACHINES", "METRICS", "MiB", "Move", "Sim", "Touch", "VIEWS", "before_of", "cursor_of", "edge_counts", "graph",
-    "line_of", "touch_of",
+    "Bounce", "BusRecord", "CALLS", "CATEGORIES", "COUNTERS", "Call", "Cursor", "Descriptor", "Edge", "Event",
+    "FOUR_GiB", "FQ_SIZE", "Flip", "GRO_LEGACY_MAX_SIZE", "GiB", "IommuRecord", "Lesson", "MACHINES", "METRICS",
+    "MachineState", "Mapped", "MemoryRecord", "MiB", "Move", "Napi", "PageRecord", "Passport", "PathFacts",
+    "PoolRecord", "Queues", "Reading", "RingRecord", "RxData", "STAGES", "STAGE_OF", "SkbCache", "Stage",
+    "Strategy", "SwiotlbRecord", "Touch", "Transfer", "Transition", "VIEWS", "Zone", "before_of", "graph",
+    "line_of", "reading_of", "stages",
 ]

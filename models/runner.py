@@ -200,7 +200,7 @@ def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames:
 def _headline(lesson: Lesson, results: dict[str, VariantResult], frames: int, seed: int,
               sets: dict[str, Any] | None, faults: list[str], with_sensitivity: bool) -> dict[str, Any] | None:
     """Paper versus model for this run; the sensitivity only for the lesson's own scenario."""
-    from .headline import capacity_mbps, sensitivity
+    from .paper_vs_model import capacity_mbps, sensitivity
     from .platform import make_platform
     a = lesson.headline.after
     cap = None
@@ -253,10 +253,10 @@ def unexpected(result: dict[str, Any]) -> dict[str, dict[str, int]]:
 
 def headline(lesson: Lesson, metrics: dict[str, dict[str, Any]], changed: list[str] | None = None,
              capacity: float | None = None) -> dict[str, Any] | None:
-    """Paper versus model, with each figure's kind (models/headline.py).
+    """Paper versus model, with each figure's kind (models/paper_vs_model.py).
 
     With a changed scenario (`changed` names what changed) the paper's figures
     describe another machine or driver: the model's are given, nothing is compared.
     """
-    from .headline import compare
+    from .paper_vs_model import compare
     return compare(lesson, metrics, capacity, changed)

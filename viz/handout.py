@@ -28,7 +28,8 @@ from typing import Any
 
 from models.lesson.sanitize import shown
 from models.lesson.schema import Ask, Lesson
-from viz import files, headline
+from viz import files
+from viz import paper_vs_model_text as headline
 from viz.safe_md import code, inline, line, markdown, text
 from viz.widgets.narration import cover
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from records import from_sim
 from test_app import app_for, press
 
-from models.read import before_of, cursor_of, line_of
+from models.cursor import cursor_of
+from models.read import before_of, line_of
 from viz.app import settle
 from viz.views.code import CodeView
-from viz.views.machine_data import from_sim
-from viz.views.machine_strip import MachineStrip
+from viz.views.machine.strip import MachineStrip
 from viz.widgets.deck import ViewDeck
 
 # One step of each lesson, walked call by call from the landing of the step before: short steps.

@@ -3,7 +3,7 @@
 The view is checked as text on screen, hosted alone and in the player with
 the machine view active, alone and compared (the geometry of the drawings
 is test_machine_layout's). What is lit is compared with
-`machine_data.from_sim`, the only thing the view reads.
+the machine records (`Reading.rx`), the only thing the view reads.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 
 import pytest
 from hosting import Host
+from records import from_sim
 from test_machine_layout import AREAS, check_drawing
 
 from models.lesson import find_lesson
@@ -21,9 +22,8 @@ from models.sim import Sim
 from viz.app import make_app, settle
 from viz.views import VIEW_CLASSES
 from viz.views.base import ViewState
-from viz.views.machine import MachineView
-from viz.views.machine_data import from_sim
-from viz.views.machine_layout import layers
+from viz.views.machine.layout import layers
+from viz.views.machine.view import MachineView
 from viz.widgets.deck import ViewDeck
 
 SIDE = "[│┃├┤┣┫]"          # a box's side: its border, or the port an arrow leaves from
@@ -138,7 +138,7 @@ async def test_80x24_is_compact_and_keeps_the_state_and_the_edge_just_taken():
 async def test_a_drawing_is_laid_out_off_the_event_loop():
     """A mounted view asked for a size it has no drawing for gets None (it paints its compact form) and a
     worker computes the drawing; the view then repaints with it."""
-    from viz.views import machine as view_module
+    from viz.views.machine import view as view_module
 
     st = state("rx-basics", "gro", 120)
     app = Host(MachineView)

@@ -1,4 +1,4 @@
-"""machine_data.from_sim: what the machine, passport and path views read, checked against the model.
+"""The machine records (`Reading.rx`): what the machine, passport and path views read, checked against the model.
 
 Current states must be the model's own; counts are the run's transition
 counts on every edge; a history is the model's own transitions, walking its
@@ -11,11 +11,11 @@ import functools
 from itertools import pairwise
 
 import pytest
+from records import from_sim
 
 from models.lesson import all_lessons, find_lesson
 from models.lifecycle import MACHINES, TRANSITIONS, edge_counts
 from models.sim import Sim
-from viz.views.machine_data import from_sim
 
 VARIANTS = [(lesson.id, v) for lesson in all_lessons() for v in lesson.variants]
 

@@ -17,9 +17,9 @@ from itertools import pairwise
 import pytest
 
 from models.lifecycle import MACHINES
-from viz.views.machine_layout import Drawing, crossings, draw, layers
-from viz.views.machine_paint import Ink, paint, plain
-from viz.views.machine_route import STEP
+from viz.views.machine.layout import Drawing, crossings, draw, layers
+from viz.views.machine.paint import Ink, paint, plain
+from viz.views.machine.route import STEP
 
 AREAS = {"hosted": (156, 44), "player": (92, 40), "compare": (76, 36)}
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 from hosting import Host
+from records import from_sim
 
 from models.lesson import find_lesson
 from models.sim import Sim
 from viz.views import VIEW_CLASSES
 from viz.views.base import ViewState
-from viz.views.machine_data import from_sim
-from viz.views.passport import PassportView, history_line
+from viz.views.machine.passport import PassportView, history_line
 
 
 def state(lesson: str, variant: str, frames: int = 150, follow: str = "ring") -> ViewState:
@@ -67,7 +67,7 @@ async def test_a_page_pool_page_shows_its_refcount():
 
 
 def test_history_line_reads_as_the_issue_asks():
-    from viz.views.machine_data import Transition
+    from models.read import Transition
     t = Transition(7, 12_345, "dma_map_single", "rx_buffer", "buf#1", "allocated", "mapped")
     assert history_line(t) == "dma_map_single: allocated → mapped at 12.345 µs"
     assert history_line(t, 40) == "dma_map_single: allocated → mapped"

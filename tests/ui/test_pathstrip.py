@@ -5,16 +5,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from records import from_sim
 from textual.app import App, ComposeResult
 
 from models.calls import CALLS
 from models.lesson import find_lesson
+from models.read import STAGE_OF, STAGES, PathFacts, stages
+from models.records.path import skipped
 from models.sim import Sim
 from viz.app import make_app, settle
 from viz.views.base import ViewState
-from viz.views.machine_data import PathFacts, from_sim
 from viz.widgets.narration import Narration
-from viz.widgets.pathstrip import STAGE_OF, STAGES, PathStrip, skipped, stages
+from viz.widgets.pathstrip import PathStrip
 
 PCIE = PathFacts(bus="pcie", iommu="lazy", bounce=True, delivery="napi", polled=True, napi=True, gro=True,
                  page_pool=False, xdp="off", socket=True)

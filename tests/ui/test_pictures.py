@@ -23,7 +23,7 @@ from models.sim import Sim
 from models.trace import Halt
 from viz.screenshot import portable
 from viz.views.base import ViewState
-from viz.views.machine_strip import MachineStrip
+from viz.views.machine.strip import MachineStrip
 from viz.views.memory import MemoryView
 from viz.views.pool import PoolView
 

@@ -16,7 +16,7 @@ from viz.cli import main
 from viz.screens.presenting import BlankScreen
 from viz.theme import PRESENT, contrast
 from viz.widgets.deck import ViewDeck
-from viz.widgets.headline import HeadlinePanel
+from viz.widgets.paper_vs_model import HeadlinePanel
 from viz.widgets.status import StatusLine
 
 MIN_CONTRAST = 4.5

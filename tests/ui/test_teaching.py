@@ -9,10 +9,10 @@ from viz.screens.end import EndScreen, summary
 from viz.screens.player import PlayerScreen
 from viz.screens.sandbox import SandboxScreen, check
 from viz.views.counters import CountersView
-from viz.widgets import headline
+from viz.widgets import paper_vs_model as headline
 from viz.widgets.compare import DiffLine
 from viz.widgets.deck import ViewDeck
-from viz.widgets.headline import HeadlinePanel
+from viz.widgets.paper_vs_model import HeadlinePanel
 from viz.widgets.prose import Prose
 from viz.widgets.sandbox_bar import SandboxBar
 from viz.widgets.status import StatusLine

@@ -53,10 +53,10 @@ def test_a_talk_starts_at_the_beginning_and_resume_goes_on(monkeypatch):
 
 
 def test_the_player_groups_thousands_as_the_cli_does():
-    from viz.views.machine import fmt_count, fmt_t
-    from viz.views.passport import fmt_bytes
+    from viz.views.machine.passport import fmt_bytes
+    from viz.views.machine.view import fmt_count, fmt_t
     from viz.widgets.status import fmt_int
     assert [fmt_int(12345), fmt_count(1234567), fmt_t(27_211_439), fmt_bytes(2048)] == \
         ["12,345", "1,234,567", "27,211.439 µs", "2,048 bytes"]
-    from viz import headline
+    from viz import paper_vs_model_text as headline
     assert headline.num(12345) == "12,345"

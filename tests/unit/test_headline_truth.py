@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from models.headline import capacity_mbps
 from models.lesson import find_lesson
+from models.paper_vs_model import capacity_mbps
 from models.params import full
 from models.platform import make_platform
 from models.runner import run_lesson, variant_params
@@ -54,7 +54,7 @@ def test_a_window_counts_no_more_goodput_than_arrived_in_it(variant):
 
 
 def test_ath10k_compares_the_ratio_and_labels_the_absolute_after_as_following_from_the_fit():
-    from models.headline import compare
+    from models.paper_vs_model import compare
     lesson = find_lesson("ath10k-sdio-napi")
     head = compare(lesson, {"before": {"throughput_mbps": 239.65}, "after": {"throughput_mbps": 372.08}})
     assert head["compare"] == "ratio" and head["paper"]["ratio"] == 1.625
@@ -64,9 +64,9 @@ def test_ath10k_compares_the_ratio_and_labels_the_absolute_after_as_following_fr
 
 
 def test_the_headline_table_shows_the_ratio_with_its_kind():
-    from viz import headline as words
+    from viz import paper_vs_model_text as words
     lesson = find_lesson("ath10k-sdio-napi")
-    from models.headline import compare
+    from models.paper_vs_model import compare
     head = compare(lesson, {"before": {"throughput_mbps": 239.65}, "after": {"throughput_mbps": 372.08}})
     cols, rows = words.rows(head)
     assert cols == ["before", "after", "ratio"]

@@ -164,8 +164,8 @@ def test_a_changed_scenario_gets_no_sensitivity():
 
 
 def test_a_capped_sensitivity_point_says_the_factor_really_applied():
-    from models.headline import sensitivity
-    from viz.headline import notes
+    from models.paper_vs_model import sensitivity
+    from viz.paper_vs_model_text import notes
     lesson = find_lesson("ath10k-sdio-napi")
     seen = []
 

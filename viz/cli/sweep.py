@@ -162,7 +162,7 @@ def _lesson_value(lesson: Lesson, key: str, names: list[str]) -> Any:
 
 def _column(values: list[Any]) -> list[str]:
     """One variant's numbers with the same decimals (at most 2), so they line up on the point."""
-    from .. import headline
+    from .. import paper_vs_model_text as headline
     floats = [v for v in values if isinstance(v, float)]
     places = max((len(repr(v).partition(".")[2]) for v in floats), default=0)
     return [f"{v:,.{min(places, 2)}f}" if isinstance(v, float) else headline.num(v) for v in values]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from .. import headline
+from .. import paper_vs_model_text as headline
 
 if TYPE_CHECKING:
     from rich.console import Console

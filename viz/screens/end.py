@@ -26,7 +26,7 @@ from models.lesson.schema import Lesson
 from viz.course import OpenLesson, ShowLessons
 from viz.plain import join
 from viz.session import Frame, compare_pair
-from viz.widgets.headline import HeadlinePanel
+from viz.widgets.paper_vs_model import HeadlinePanel
 from viz.widgets.sandbox_bar import fmt, value
 
 DEFAULT_WATCH = ("throughput_mbps", "cpu_percent", "frames_dropped")

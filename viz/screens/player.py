@@ -10,7 +10,7 @@ step ran, so the views do not give the answer away: answering, or pressing
 → once, shows what happened (the step's own frame); the next → moves on.
 
 Moves are requested, not performed, by the key handlers: they update the
-position asked for (`want`) and queue the move (viz.moves), so keys stay
+position asked for (`want`) and queue the move (viz.step_queue), so keys stay
 responsive while a slow step computes, and a burst of PageDowns from a
 presenter's clicker lands on the right step. Steps the worker has already
 computed (behind the reader, and one ahead) arrive as ready frames and are
@@ -45,21 +45,21 @@ from textual.worker import get_current_worker
 
 from models.lesson.schema import Ask, Lesson
 from viz.course import Course, ShowLessons
-from viz.moves import MoveQueue
 from viz.notes import NotesPublisher
 from viz.screens.player_host import CallMove
 from viz.screens.presenting import Presenting
 from viz.screens.stepping import CALL_SECONDS, CallStepping
 from viz.screens.wayfinding import Wayfinding
 from viz.session import Frame, Session, compare_pair, views_for
+from viz.step_queue import StepQueue
 from viz.views.all import view_class
 from viz.views.base import ModelView, ViewState
-from viz.widgets import headline
+from viz.widgets import paper_vs_model as headline
 from viz.widgets.ask import AskPanel
 from viz.widgets.deck import ViewDeck
-from viz.widgets.headline import HeadlinePanel
 from viz.widgets.legend import Legend
 from viz.widgets.narration import Narration
+from viz.widgets.paper_vs_model import HeadlinePanel
 from viz.widgets.pathstrip import PathStrip
 from viz.widgets.prose import Prose
 from viz.widgets.sandbox_bar import SandboxBar, moved
@@ -168,8 +168,8 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         self.goto(self.want[0])
 
     # -- moving the model (worker thread) ------------------------------------------
-    def _queue(self, session: Session) -> MoveQueue:
-        queue = MoveQueue(session, lambda: self._drain(queue))
+    def _queue(self, session: Session) -> StepQueue:
+        queue = StepQueue(session, lambda: self._drain(queue))
         return queue
 
     def _request(self, kind: str, n: int | CallMove = 0) -> None:
@@ -178,7 +178,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
             self._say_busy_later()
 
     @work(thread=True, group="model", exit_on_error=True)
-    def _drain(self, queue: MoveQueue) -> None:
+    def _drain(self, queue: StepQueue) -> None:
         worker = get_current_worker()
 
         def mine(fn: Callable[..., None]) -> Callable[..., None]:

@@ -76,7 +76,7 @@ class Presenting(PlayerHost):
         """z: the active view on the whole screen; z again: back. Presenting, what the room should read:
         the paper-vs-model headline on the payoff step, the machine (the current call's object) elsewhere."""
         from viz.widgets.deck import ViewDeck
-        from viz.widgets.headline import HeadlinePanel
+        from viz.widgets.paper_vs_model import HeadlinePanel
         deck = self.query_one(ViewDeck)
         if self.has_class("-zoom") or self.has_class("-zoom-headline"):
             self.remove_class("-zoom", "-zoom-headline")

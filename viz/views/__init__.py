@@ -1,4 +1,4 @@
-"""The views of a lesson's model state, one module each, all drawn from a `Sim` through the read API (models/read.py).
+"""The views of a lesson's model state, one module each, all drawn from the records of the read API (models/read.py).
 
 `VIEW_CLASSES` maps the view names lessons use (models.calls.VIEWS) to widgets.
 """

@@ -10,6 +10,8 @@ the app usable while a view is being written, and a broken view visible
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 
@@ -21,12 +23,17 @@ from .base import ModelView
 BROKEN: dict[str, str] = {}      # view key -> why its module could not be imported
 
 
+# The module of a view whose name is not its key's (the machine's views share a package).
+MODULES = {"machine": "machine.view", "passport": "machine.passport"}
+
+
 def _load() -> None:
     for key in VIEWS:
+        module = f"{__package__}.{MODULES.get(key, key)}"
         try:
-            importlib.import_module(f"{__package__}.{key}")
+            importlib.import_module(module)
         except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.{key}":
+            if exc.name != module:
                 BROKEN[key] = f"{type(exc).__name__}: {exc}"
         except Exception as exc:   # a bug in one view must not stop the others
             BROKEN[key] = f"{type(exc).__name__}: {exc}"
@@ -38,7 +45,7 @@ class Unavailable(ModelView):
     KEY = ""
     TITLE = ""
 
-    def __init__(self, key: str, **kw) -> None:
+    def __init__(self, key: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.key = key
 
@@ -53,7 +60,7 @@ class Unavailable(ModelView):
         return text
 
 
-def view_class(key: str):
+def view_class(key: str) -> Callable[..., ModelView]:
     """The widget class for a view key; `Unavailable` (bound to the key) when there is none."""
     cls = VIEW_CLASSES.get(key)
     if cls is not None:

@@ -4,7 +4,9 @@ The player sets `state` (a `ViewState`: the model of one variant at the
 current step, the counters at the previous step, the lesson) and the view
 repaints from it. A view never advances the simulation and never reads the
 lesson's narration for facts: every number, state and colour it draws comes
-from the `Sim` it was given.
+from the records its state's `read` (models.read.Reading) returns. The state
+holds the variant's Sim only as an opaque handle for the player; no view
+reads it.
 """
 
 from __future__ import annotations
@@ -18,28 +20,42 @@ from textual.geometry import Region
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from models.read import Cursor, Lesson, Sim, cursor_of
+from models.read import Cursor, Event, Lesson, Reading, reading_of
 from viz.onepass import OnePass
 from viz.strips import text_strip
+
+# A piece of a line: plain text, or (text, component class) (ModelView._text).
+Part = tuple[str, str] | str
+# A build's lines, and its Strips by content (what the next build reuses).
+Made = tuple[list[Strip], dict[tuple[object, ...], Strip]]
 
 
 @dataclass(eq=False)
 class ViewState:
     """What a view draws: one variant of the model at one step (compared by identity: `other` is a cycle)."""
-    sim: Sim
+    sim: object                                     # the variant's Sim: an opaque handle (views read `read`)
     variant: str
     lesson: Lesson | None = None
     step: int = 0                                   # steps applied (0 = just set up)
     code_line: int | None = None                    # pseudocode line the step lights (1-based)
     prev_counts: dict[str, int] = field(default_factory=dict)   # counters at the previous step
-    other: Any = None                               # compare mode: the other variant's ViewState
+    other: ViewState | None = None                  # compare mode: the other variant's ViewState
     watch: tuple[str, ...] = ()                     # counters and metrics the step is about (pinned, lit)
     hidden_code: frozenset[int] = frozenset()       # pseudocode lines a question still ahead hides
     follow: str | None = None                       # the object followed ("buf#513"), None: the views pick
-    earlier: tuple = ()                             # its events before the trace buffer's (models.trace.Event)
+    earlier: tuple[Event, ...] = ()                 # its events before the trace buffer's
     at_call: bool = False                           # stopped at a call `]`/`[` walked to (not where the step lands)
     asking: bool = False                            # a question about this variant waits (now or ahead):
                                                     # no view explains what the variant does
+    _read: Reading | None = field(default=None, init=False, repr=False)
+
+    @property
+    def read(self) -> Reading:
+        """The records of the variant at this step (one Reading per state: a published frame never moves)."""
+        got = self._read
+        if got is None:
+            got = self._read = reading_of(self.sim)
+        return got
 
 
 class ModelView(OnePass, can_focus=True):
@@ -70,11 +86,11 @@ class ModelView(OnePass, can_focus=True):
 
     _lines: list[Strip] | None = None       # the content, built for _built_for = (width, height)
     _built_for: tuple[int, int] = (0, 0)
-    _strips: dict[tuple, Strip] = {}        # last build's lines by content (see _build)
+    _strips: dict[tuple[object, ...], Strip] = {}        # last build's lines by content (see _build)
     _drawn: ViewState | None = None         # the state _lines were built for
     _sizes: tuple[tuple[int, int], ...] = ()    # the sizes it was last drawn at, latest first (see prepare)
     _ahead: ViewState | None = None         # the state prepare() last built lines for
-    _recent: dict[tuple[int, int, int], tuple] = {}    # lines built lately, by state and size (see _build)
+    _recent: dict[tuple[int, int, int], tuple[Any, ...]] = {}    # lines built lately, by state and size (see _build)
     # Lines kept: built ahead for the next step (at one or two sizes) and drawn for recent
     # steps, so → finds its lines built and ← to a step shown a moment ago repaints only.
     RECENT = 12
@@ -162,7 +178,7 @@ class ModelView(OnePass, can_focus=True):
         (a class change for the active view's border leaves them; a theme change does not)."""
         return inputs == self.ahead_inputs() and all(self._s(name) == style for (name, _), style in styles.items())
 
-    def _drawn_before(self, width: int, height: int) -> tuple[list[Strip], dict[tuple, Strip]] | None:
+    def _drawn_before(self, width: int, height: int) -> Made | None:
         """The lines built lately for this very state at this size (ahead by prepare(), or drawn),
         if still right. The player hands back the same state object for a step it shows again."""
         if not self.PREPARE:
@@ -170,7 +186,7 @@ class ModelView(OnePass, can_focus=True):
         state, styles, inputs, made = self._recent.get((id(self.state), width, height), (None, {}, None, None))
         return made if state is self.state and self._still_right(styles, inputs) else None
 
-    def _remember(self, width: int, height: int, made: tuple[list[Strip], dict[tuple, Strip]]) -> None:
+    def _remember(self, width: int, height: int, made: Made) -> None:
         """Keep these lines for the state (the entry holds the state, so its id stays its own)."""
         recent = self.__dict__.setdefault("_recent", {})     # this view's own, not the class default
         key = (id(self.state), width, height)
@@ -179,15 +195,16 @@ class ModelView(OnePass, can_focus=True):
         if len(recent) > self.RECENT:
             del recent[next(iter(recent))]
 
-    def _make(self, width: int, height: int) -> tuple[list[Strip], dict[tuple, Strip]]:
+    def _make(self, width: int, height: int) -> Made:
         """The view's lines for its state at this size, and the Strips by content (for the next build)."""
         base = self._s("")
         console = self.app.console
         texts = self.build_lines(width, height) if self.state is not None else [Text("no model yet")]
-        lines = []
+        lines: list[Strip] = []
         # Rendering a Text to segments is the costly part of a build, and most lines are the same
         # as in the last build: reuse those Strips (same text, same spans, same base and width).
-        old, strips = self._strips, {}
+        old = self._strips
+        strips: dict[tuple[object, ...], Strip] = {}
         for text in texts[:height]:
             key = (text.plain, tuple(text.spans), text.style, base, width)
             strip = old.get(key)
@@ -226,7 +243,7 @@ class ModelView(OnePass, can_focus=True):
             self._styles[key] = style
         return style
 
-    def _text(self, *parts: tuple[str, str] | str) -> Text:
+    def _text(self, *parts: Part) -> Text:
         """A line from plain strings and (text, component) pairs."""
         out = Text(no_wrap=True, end="")
         for part in parts:
@@ -236,19 +253,32 @@ class ModelView(OnePass, can_focus=True):
                 out.append(part[0], self._s(part[1]) if part[1] else None)
         return out
 
+    @property
+    def st(self) -> ViewState:
+        """The state being drawn: build_lines and its helpers only run with one."""
+        st = self.state
+        assert st is not None
+        return st
+
+    @property
+    def read(self) -> Reading:
+        """The records of the state being drawn (models.read.Reading)."""
+        return self.st.read
+
     def cursor(self) -> Cursor:
         """The call the shown variant is at and the one before it: what every view lights (models.cursor)."""
         assert self.state is not None
-        return cursor_of(self.state.sim)
+        return self.state.read.cursor()
 
-    lit: frozenset = frozenset()    # what the last build lit for the current call, as (kind, id) pairs (tests read it)
+    # What the last build lit for the current call, as (kind, id) pairs (tests read it).
+    lit: frozenset[tuple[str, int]] = frozenset()
 
     def delta(self, name: str) -> int:
         """How much a counter moved since the previous step."""
         st = self.state
         if st is None:
             return 0
-        return st.sim.rec.counts.get(name, 0) - st.prev_counts.get(name, 0)
+        return st.read.counts().get(name, 0) - st.prev_counts.get(name, 0)
 
 
 def wrap_phrases(parts: list[Text], width: int, max_lines: int, sep: str = " ") -> list[Text]:

@@ -4,14 +4,16 @@ On SDIO the host moves every byte with CMD53 transfers, and each transfer
 pays a fixed cost before any data moves. The ath10k NAPI lesson is about
 that sharing: per-frame delivery sends an ACK per two segments, each its own
 transfer, and those writes steal bus time from the RX bundles. So the view
-draws the bus's recent transfers (`sim.bus_log`) as a strip, one letter per
+draws the bus's recent transfers (the `BusRecord`'s log) as a strip, one letter per
 time slice, with the counts and the fixed cost underneath.
 
 The time scale comes from the scenario (three full bundles wide), not from
-the traffic, so the before and after variants side by side share one scale.
-On PCIe the device masters its own DMA and there is nothing to draw but the
-counts. The title names the shown variant's bus (`sim.bus`), which a lesson
-may switch between variants (ath10k's SDIO and USB).
+the traffic, so the before and after variants side by side share one scale;
+the model computes a bundle's time (models/records/bus.py), the view rounds
+the span to a readable figure. On PCIe the device masters its own DMA and
+there is nothing to draw but the counts. The title names the shown
+variant's bus, which a lesson may switch between variants (ath10k's SDIO
+and USB).
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from __future__ import annotations
 from rich.text import Text
 
 from . import register
-from .base import ModelView
+from .base import ModelView, Part, ViewState
 
-# sim.bus -> how the title and the legend name it
+# the bus -> how the title and the legend name it
 _BUS = {"sdio": ("SDIO", "one CMD53 transfer"), "usb": ("USB", "one USB transfer"), "pcie": ("PCIe", "")}
 _NICE = (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
 
@@ -54,7 +56,7 @@ class BusView(ModelView):
         super().on_mount()
         self._retitle()
 
-    def watch_state(self, state) -> None:
+    def watch_state(self, state: ViewState | None) -> None:
         self._retitle()
         super().watch_state(state)
 
@@ -64,11 +66,11 @@ class BusView(ModelView):
             self.border_title = f"{self._bus_name()} bus"
 
     def _bus_name(self) -> str:
-        bus = self.state.sim.bus
+        bus = self.read.bus_name
         return _BUS.get(bus, (bus.upper(), ""))[0]
 
     def _count(self, name: str, label: str) -> list[tuple[str, str] | str]:
-        total = self.state.sim.rec.counts.get(name, 0)
+        total = self.read.counts().get(name, 0)
         d = self.delta(name)
         return [(label, "label"), f" {total:,} ", (f"+{d:,}", "delta") if d else ("+0", "muted")]
 
@@ -77,26 +79,22 @@ class BusView(ModelView):
         st = self.state
         if st is None:
             return [self._text(("no model yet", "muted"))]
-        if st.sim.bus == "pcie":
+        if st.read.bus_name == "pcie":
             return self._pcie()
         return self._timeline(max(1, width)) + self._counts(width) + self._legend(width)
 
     def _span_ns(self) -> float:
-        """About three full bundles, rounded to a readable span: room for what sits between them.
-
-        Only a scale (headers and block padding left out), taken from the scenario so that
-        both variants of a comparison get the same one.
+        """About three full bundles (models/records/bus.py), rounded to a readable span: room for what
+        sits between them. Only a scale, taken from the scenario so that both variants of a comparison
+        get the same one.
         """
-        sim = self.state.sim
-        p = sim.platform
-        bundle_ns = p.sdio_xfer_ns + sim.params["bundle"] * (sim.params["mtu"] + 14) * 8e9 / p.sdio_bps
-        return _nice_ceil(3 * bundle_ns / 1000) * 1000
+        return _nice_ceil(3 * self.read.bus().bundle_ns / 1000) * 1000
 
     def _timeline(self, width: int) -> list[Text]:
-        sim = self.state.sim
+        bus = self.read.bus()
         span = self._span_ns()
-        log = list(sim.bus_log)
-        now = sim.now_ns
+        log = list(bus.log)
+        now = bus.now_ns
         end = max([now] + [x.end_ns for x in log])
         start = end - span
         cell = span / width
@@ -121,9 +119,9 @@ class BusView(ModelView):
         # Under the strip: each bundle's frame count where it starts, then the length of
         # each run of ACK writes where there is room, so the letters need not be counted.
         marks = [" "] * width
-        for i, n in enumerate(label):
-            if n:
-                self._put(marks, i, n)
+        for i, count in enumerate(label):
+            if count:
+                self._put(marks, i, count)
         i = 0
         while i < width:
             j = i
@@ -164,12 +162,13 @@ class BusView(ModelView):
         return self._text(("".join(row), "muted"))
 
     def _counts(self, width: int) -> list[Text]:
-        sim = self.state.sim
-        log = list(sim.bus_log)
+        read = self.read
+        bus = read.bus()
+        log = list(bus.log)
         rx = [(x.end_ns - x.start_ns, x.frames) for x in log if x.kind == "rx"]
         tx = [x.end_ns - x.start_ns for x in log if x.kind == "tx"]
-        m = sim.metrics()
-        fixed = sim.platform.sdio_xfer_ns
+        m = read.metrics()
+        fixed = bus.xfer_ns
         lines = self._fit(width, self._count("ath10k_sdio_mbox_rx_fetch_bundle", "bundles read"),
                           [f"{sum(n for _, n in rx) / len(rx):.1f} frames/bundle (last {len(rx)})"] if rx else [])
         lines += self._fit(width, self._count("ath10k_sdio_write", "ACK writes"),
@@ -179,7 +178,8 @@ class BusView(ModelView):
         lines += self._fit(width, [("bus busy ", "label"), f"{min(100.0, m['bus_percent']):.0f}% since start"],
                            [f"({self._window_busy():.0f}% of the strip so far)"])
         busy = sum(x.end_ns - x.start_ns for x in log)
-        share = ["· ACKs hold the bus ", (f"{100 * sum(tx) / busy:.0f}%", "tx"), " of the time"] if busy else []
+        share: list[Part] = ["· ACKs hold the bus ", (f"{100 * sum(tx) / busy:.0f}%", "tx"),
+                             " of the time"] if busy else []
         lines += self._fit(width, [("fixed cost ", "label"), (f"{fixed / 1000:.1f} µs", "label"), " per transfer"],
                            share)
         last: list[list[tuple[str, str] | str]] = []
@@ -199,19 +199,19 @@ class BusView(ModelView):
 
     def _window_busy(self) -> float:
         """Percent of the strip's past (its left edge up to now) the bus spent transferring."""
-        sim = self.state.sim
-        now = sim.now_ns
-        start = max([now] + [x.end_ns for x in sim.bus_log]) - self._span_ns()
+        bus = self.read.bus()
+        now = bus.now_ns
+        start = max([now] + [x.end_ns for x in bus.log]) - self._span_ns()
         if now <= start:
             return 0.0
-        busy = sum(max(0, min(x.end_ns, now) - max(x.start_ns, start)) for x in sim.bus_log)
+        busy = sum(max(0, min(x.end_ns, now) - max(x.start_ns, start)) for x in bus.log)
         return 100.0 * busy / (now - start)
 
     def _legend(self, width: int) -> list[Text]:
         key = self._text(("R", "rx"), (" RX bundle read  ", "muted"), ("t", "tx"), (" ACK write  · idle", "muted"))
         if width < 60:
             return [key]
-        xfer = _BUS.get(self.state.sim.bus, ("", "one transfer"))[1] or "one transfer"
+        xfer = _BUS.get(self.read.bus_name, ("", "one transfer"))[1] or "one transfer"
         # the numbers in words, not an example figure: a lesson may ask how many ACKs a bundle costs
         return [key, self._text((f"each is {xfer}; numbers: frames in a bundle (under R), ACK writes in a row (Nt)",
                                  "muted"))]

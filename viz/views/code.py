@@ -108,7 +108,7 @@ class CodeView(ModelView):
         entries = st.lesson.code_calls.get(st.variant) if st.lesson is not None else None
         if (not st.at_call and st.code_line) or not entries:
             return st.code_line, "▶ the line this step is about"
-        events = list(st.sim.rec.events or ())
+        events = list(st.read.events())
         now = events[-1] if events else None
         for k in range(min(SEARCH, len(events))):
             i = len(events) - 1 - k

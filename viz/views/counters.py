@@ -29,12 +29,14 @@ can be compared across the two panels.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 
 from models.read import CALLS, CATEGORIES, COUNTERS, METRICS
 
 from . import register
-from .base import ModelView
+from .base import ModelView, Part, ViewState
 
 _SPARK = "▁▂▃▄▅▆▇█"
 HEAD_METRICS = ("throughput_mbps", "cpu_percent", "cpu_ns_per_frame")     # the view's first row
@@ -57,10 +59,10 @@ def _canonical(name: str) -> tuple[int, int, str]:
     return (1, list(CALLS).index(name) if name in CALLS else len(CALLS), name)
 
 
-def step_counts(st) -> dict[str, tuple[int, int]]:
+def step_counts(st: ViewState) -> dict[str, tuple[int, int]]:
     """Each counter's total and what the last step added (the bounce byte count has no step delta)."""
-    counts, prev = st.sim.rec.counts, st.prev_counts
-    return {k: (v, v - prev.get(k, 0) if k in counts else 0) for k, v in st.sim.rec.counters().items()}
+    counts, prev = st.read.counts(), st.prev_counts
+    return {k: (v, v - prev.get(k, 0) if k in counts else 0) for k, v in st.read.counters().items()}
 
 
 def rank_counters(mine: dict[str, tuple[int, int]],
@@ -82,13 +84,13 @@ def _ranked(mine: dict[str, tuple[int, int]], theirs: dict[str, tuple[int, int]]
         names = [k for k, (v, _) in mine.items() if v]
         return sorted(names, key=lambda k: (-mine[k][1], _canonical(k)))
     zero = (0, 0)
-    names = {k for k, (v, _) in (*mine.items(), *theirs.items()) if v}
+    both = {k for k, (v, _) in (*mine.items(), *theirs.items()) if v}
 
-    def key(k: str):
+    def key(k: str) -> tuple[float, int, tuple[int, int, str]]:
         (a, da), (b, db) = mine.get(k, zero), theirs.get(k, zero)
         return (-(a - b) ** 2 / max(a, b), -max(abs(da), abs(db)), _canonical(k))
 
-    return sorted(names, key=key)
+    return sorted(both, key=key)
 
 
 def hbar(value: float, scale: float, width: int) -> str:
@@ -118,12 +120,12 @@ class CountersView(ModelView):
     """
 
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._history: dict[tuple[str, int], tuple[float, float]] = {}
 
     # -- Line API -----------------------------------------------------------------
-    def watch_state(self, state) -> None:
+    def watch_state(self, state: ViewState | None) -> None:
         if state is not None:
             # Forget the future of this variant: after a step back, the next step forward
             # re-adds the same value, so back+forward draws the same screen.
@@ -133,11 +135,11 @@ class CountersView(ModelView):
         super().watch_state(state)
 
     @staticmethod
-    def _point(state) -> tuple[float, float]:
-        m = state.sim.metrics()
+    def _point(state: ViewState) -> tuple[float, float]:
+        m = state.read.metrics()
         return m["throughput_mbps"], m["cpu_percent"]
 
-    def _earlier(self, state) -> list:
+    def _earlier(self, state: ViewState) -> list[tuple[tuple[str, int], tuple[float, float]]]:
         """The variant's history before the state's step, oldest first: with its own point, all
         the sparklines draw (what watch_state keeps, without waiting for it: see ahead_inputs)."""
         return sorted((k, v) for k, v in self._history.items() if k[0] == state.variant and k[1] < state.step)
@@ -150,7 +152,7 @@ class CountersView(ModelView):
         st = self.state
         if st is None:
             return [self._text(("no model yet", "muted"))]
-        m = st.sim.metrics()
+        m = st.read.metrics()
         # The bars hold the reader's calls too; the headline is the RX path's: say both, so the
         # bars add up to what is written.
         reader = m.get("app_ns_per_frame", 0.0)
@@ -158,10 +160,11 @@ class CountersView(ModelView):
 
         def fig(name: str, text: str) -> tuple[str, str]:
             return (("▸" + text) if name in watch else text, "watch" if name in watch else "label")
-        parts = [fig("throughput_mbps", f"{m['throughput_mbps']:,.1f}"), " Mbit/s  CPU ",
+        parts: list[Part] = [fig("throughput_mbps", f"{m['throughput_mbps']:,.1f}"), " Mbit/s  CPU ",
                  fig("cpu_percent", f"{m['cpu_percent']:.1f}%"), "  ",
                  fig("cpu_ns_per_frame", f"{m['cpu_ns_per_frame']:,.0f}"), " ns/frame"]
-        line = self._text(*parts, *(("  + reader ", (f"{reader:,.0f}", "label")) if reader >= 0.5 else ()))
+        extra: list[Part] = ["  + reader ", (f"{reader:,.0f}", "label")] if reader >= 0.5 else []
+        line = self._text(*parts, *extra)
         head = [line if line.cell_len <= width else self._text(*parts)]      # the reader's share goes first
         head += self._watched_metrics(m, width)
         head += self._sparks(width)
@@ -184,9 +187,9 @@ class CountersView(ModelView):
             body = self._table(width, room - len(bars)) + bars
         return head + body + legend
 
-    def _watched_metrics(self, m: dict, width: int) -> list[Text]:
+    def _watched_metrics(self, m: dict[str, Any], width: int) -> list[Text]:
         """The watched metrics the headline row does not carry, on one row (as many as fit)."""
-        names = [k for k in self.state.watch if k in METRICS and k not in HEAD_METRICS]
+        names = [k for k in self.st.watch if k in METRICS and k not in HEAD_METRICS]
         if not names:
             return []
         line = self._text()
@@ -203,7 +206,7 @@ class CountersView(ModelView):
         return [line]
 
     def _sparks(self, width: int) -> list[Text]:
-        st = self.state
+        st = self.st
         hist = [v for _, v in self._earlier(st)] + [self._point(st)]
         thr = [t for t, _ in hist]
         cpu = [c for _, c in hist]
@@ -226,7 +229,7 @@ class CountersView(ModelView):
         """Non-zero counters, most telling first, flowed into as many columns as fit, with the step's delta."""
         if rows <= 0:
             return []
-        st = self.state
+        st = self.st
         mine = step_counts(st)
         theirs = step_counts(st.other) if st.other is not None else None
         names = rank_counters(mine, theirs, st.watch)
@@ -274,11 +277,11 @@ class CountersView(ModelView):
         complete and adds up to the wrong total. In compare mode the categories
         that differ come first, on their own scale (see the module docstring).
         """
-        st = self.state
+        st = self.st
         if rows <= 0:
             return []
-        cats = st.sim.metrics()["cpu_ns_per_frame_by_category"]
-        other = st.other.sim.metrics()["cpu_ns_per_frame_by_category"] if st.other is not None else None
+        cats = st.read.metrics()["cpu_ns_per_frame_by_category"]
+        other = st.other.read.metrics()["cpu_ns_per_frame_by_category"] if st.other is not None else None
         order = _bar_order(cats, other or {})
         if not order:
             return [self._text(("no frames yet", "muted"))]

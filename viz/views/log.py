@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from models.read import Event
+
 from . import register
 from .base import ModelView
 
@@ -76,28 +78,28 @@ class LogView(ModelView):
             return [Text("no model yet", self._s("muted"))]
         legend = self._legend(width)
         rows = max(0, height - 1)
-        events = st.sim.rec.recent(rows) if rows else []
-        if st.sim.rec.events is None:
+        events = st.read.recent(rows) if rows else []
+        if not st.read.traced():
             return [Text("no trace buffer: the model runs without an event log", self._s("muted"))]
         if not events:
             return [Text("no kernel call yet", self._s("muted")), legend]
         # Every call bumps one counter, so the counters' growth since the previous step is
         # the number of calls the step added: the newest ones in the buffer (reports too).
-        counts, prev = st.sim.rec.counts, st.prev_counts
+        counts, prev = st.read.counts(), st.prev_counts
         fresh = sum(n - prev.get(k, 0) for k, n in counts.items()) if prev else len(events)
         first_fresh = len(events)
         while first_fresh > 0 and fresh > 0:
             first_fresh -= 1
             fresh -= events[first_fresh].call not in ("VIOLATION", "WARNING")
         out: list[Text] = []
-        setup = st.sim.setup_seq
+        setup = st.read.setup_seq
         for i, e in enumerate(events):
             out += self._event(e, width, i < first_fresh, e.seq <= setup)
         out = out[-rows:] if rows else []
         pad = [Text("")] * (rows - len(out))
         return pad + out + [legend]
 
-    def _event(self, e, width: int, old: bool, setup: bool = False) -> list[Text]:
+    def _event(self, e: Event, width: int, old: bool, setup: bool = False) -> list[Text]:
         """One event's line; a report's message wraps under it, since it must be read whole.
 
         A set-up call (ifup filling the ring) happened before the clock started: its time

@@ -12,16 +12,21 @@ buffer sits in: B bounced through SWIOTLB, d direct, i translated by an IOMMU.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
+from collections.abc import Mapping
+from typing import Any
 
 from rich.text import Text
 
-from models.read import FQ_SIZE, FOUR_GiB, GiB, MiB
+from models.read import FQ_SIZE, Bounce, Cursor, FOUR_GiB, GiB, MemoryRecord, MiB, Touch
 
 from . import register
 from .base import ModelView, wrap_phrases
 
 SIXTY_FOUR_GiB = 64 * GiB
+Segment = tuple[int, int, str]                      # (start, end, zone name or "hole")
+Span = tuple[int, int, str, bool, str | None]       # a row: (lo, hi, zone label, hole?, rule above it)
 GUTTER = 18             # the bounce arrow's column: right of "    12G │Normal  │"
 
 
@@ -68,20 +73,20 @@ class MemoryView(ModelView):
 
 
     def build_lines(self, width: int, height: int) -> list[Text]:
-        sim = self.state.sim
-        bits = sim.dma.mask.bit_length()
+        mem = self.read.memory()
+        bits = mem.mask_bits
         limit = 1 << bits
         two = 2 if height >= 14 else 1       # lines a wrapped summary may take
         # phrases in order of importance: what does not fit on the lines allowed is left out
-        head = wrap_phrases([Text(f"RAM {size_str(sim.params['ram'])}"),
+        head = wrap_phrases([Text(f"RAM {size_str(mem.ram)}"),
                       Text(f"· dma_mask {bits}" + (f" → {size_str(limit)}" if bits < 64 else "")),
-                      Text(f"· coherent_mask {sim.params['coherent_mask']}"),
-                      Text(f"· top {sim.mem.max_addr:#x}")], width, two)
-        blocks = {"swiotlb": wrap_phrases(self._swiotlb_line(sim, width), width, two)}
-        if sim.swiotlb is not None:
-            blocks["bounce"] = wrap_phrases(self._bounce_line(sim), width, two)
-        if sim.iommu is not None:
-            blocks["iommu"] = wrap_phrases(self._iommu_line(sim), width, two)
+                      Text(f"· coherent_mask {mem.coherent_mask}"),
+                      Text(f"· top {mem.max_addr:#x}")], width, two)
+        blocks = {"swiotlb": wrap_phrases(self._swiotlb_line(mem, width), width, two)}
+        if mem.swiotlb is not None:
+            blocks["bounce"] = wrap_phrases(self._bounce_line(mem), width, two)
+        if mem.iommu is not None:
+            blocks["iommu"] = wrap_phrases(self._iommu_line(mem), width, two)
         legend = Text()
         entries = (("B", "bounced", "bounced"), ("d", "direct", "direct"), ("i", "iommu", "IOMMU"),
                    ("S", "pool", "SWIOTLB pool"), ("R", "ring", "descriptor ring"), ("◀", "now", "this call"))
@@ -96,7 +101,7 @@ class MemoryView(ModelView):
         # and drops summaries, least useful first, by its size alone.
         room = {"swiotlb": two, "bounce": two if self._bounces() else 0, "iommu": two if self._iommu() else 0,
                 "legend": 1}
-        segs, _, cuts = self._layout(sim, bits, limit)
+        segs, _, cuts = self._layout(mem, bits, limit)
         need = len(segs) - (segs[0][2] == "DMA") + len(cuts) + 1
         for name in ("legend", "iommu", "swiotlb", "bounce"):
             if two + sum(room.values()) + need <= height:
@@ -106,30 +111,31 @@ class MemoryView(ModelView):
         for name in ("swiotlb", "bounce", "iommu", "legend"):
             lines = blocks.get(name, [])[:room[name]]
             out += lines + [Text()] * (room[name] - len(lines))
-        return out + self._map(sim, width, max(1, height - len(out)), bits, limit)
+        return out + self._map(mem, width, max(1, height - len(out)), bits, limit)
 
-    def _variants(self):
+    def _variants(self) -> list[Mapping[str, Any]]:
         """The parameters of every variant of the lesson (the axes are the same for all of them)."""
-        st = self.state
-        lesson = st.lesson if st is not None else None
+        st = self.st
+        lesson = st.lesson
         if lesson is None or st.variant not in lesson.variants:
-            return [st.sim.params] if st is not None else []
+            return [st.read.params()]
         return [lesson.params_for(v) for v in lesson.variants]
 
     def _bounces(self) -> bool:
         """Some variant of the lesson has a SWIOTLB pool (this one may have none): a line for the bounce."""
-        return self.state.sim.swiotlb is not None or any(p.get("swiotlb") != "off" for p in self._variants())
+        return self.read.memory().swiotlb is not None or any(p.get("swiotlb") != "off" for p in self._variants())
 
     def _iommu(self) -> bool:
-        return self.state.sim.iommu is not None or any(p.get("iommu", "off") not in ("off",) for p in self._variants())
+        return self.read.memory().iommu is not None or any(p.get("iommu", "off") not in ("off",)
+                                                                 for p in self._variants())
 
     def _masks(self) -> set[int]:
         """The streaming masks of every variant: each draws its limit as a line on the map."""
-        return {int(p.get("dma_mask", 64)) for p in self._variants()} | {self.state.sim.dma.mask.bit_length()}
+        return {int(p.get("dma_mask", 64)) for p in self._variants()} | {self.read.memory().mask_bits}
 
     # ------------------------------------------------------------------ summary lines
-    def _swiotlb_line(self, sim, width: int) -> list[Text]:
-        sw = sim.swiotlb
+    def _swiotlb_line(self, mem: MemoryRecord, width: int) -> list[Text]:
+        sw = mem.swiotlb
         if sw is None:
             return [Text().append("no SWIOTLB pool", self._s("muted"))]
         full, empty = bar(sw.used_slots, sw.nslabs, max(4, min(24, width - 66)))
@@ -138,40 +144,42 @@ class MemoryView(ModelView):
                 Text(f"{sw.used_slots}/{sw.nslabs} slots"), Text(f"· hiwater {sw.hiwater}"),
                 Text(f"· {size_str(sw.size)}")]
 
-    def _bounce_line(self, sim) -> list[Text]:
+    def _bounce_line(self, mem: MemoryRecord) -> list[Text]:
         """The latest SWIOTLB copy, as the copy it is: which buffer, which slot, how many bytes."""
-        found = self._last_bounce(sim)
+        found = self._last_bounce(mem)
         if found is None:
             return [Text().append("bounce: none, no mapping needed SWIOTLB", self._s("muted"))]
         phys, slot_addr, nbytes, arrow, what = found
         return [Text("bounce: buf ").append(f"{phys:#x}", self._s("bounced")),
                 Text(f"{arrow} slot ").append(f"{slot_addr:#x}", self._s("pool")),
                 Text(f"({nbytes} B)"), Text(what),
-                Text(f"· {_copies(sim.rec.counts.get('swiotlb_bounce', 0))}, {size_str(sim.rec.bounce_bytes)}")]
+                Text(f"· {_copies(mem.bounces)}, {size_str(mem.bounce_bytes)}")]
 
     @staticmethod
-    def _last_bounce(sim):
+    def _last_bounce(mem: MemoryRecord) -> tuple[int, int, int, str, str] | None:
         """The latest swiotlb_bounce copy, else a live bounced mapping (none copied yet)."""
-        sw = sim.swiotlb
+        sw = mem.swiotlb
+        assert sw is not None
         b = sw.last
         if b is not None:
             return (b.phys, b.slot_addr, b.nbytes, "←" if b.back else "→",
                     "· copied back to the buffer" if b.back else "· copied into the slot")
-        m = max((m for m in sim.dma.live.values() if m.slot >= 0), key=lambda m: m.id, default=None)
+        m = mem.latest_bounced
         return None if m is None else (m.phys, sw.addr(m.slot), m.size, "⇄", "· mapped through the slot")
 
-    def _iommu_line(self, sim) -> list[Text]:
-        io = sim.iommu
+    def _iommu_line(self, mem: MemoryRecord) -> list[Text]:
+        io = mem.iommu
+        assert io is not None
         parts = [Text().append("i", self._s("iommu")).append(f" IOMMU {'strict' if io.strict else 'lazy'}"),
                  Text(f"· {io.mapped_pages} page{'s' if io.mapped_pages != 1 else ''} mapped")]
         if io.strict:
             return parts + [Text("· strict: no flush queue")]
-        full, empty = bar(len(io.fq), FQ_SIZE, 16)
+        full, empty = bar(io.flush_queue, FQ_SIZE, 16)
         return parts + [Text("· flush queue ▕").append(full, self._s("iommu")).append(empty, self._s("muted"))
-                        .append(f"▏ {len(io.fq)}/{FQ_SIZE}")]
+                        .append(f"▏ {io.flush_queue}/{FQ_SIZE}")]
 
     # ------------------------------------------------------------------ the map
-    def _layout(self, sim, bits: int, limit: int):
+    def _layout(self, mem: MemoryRecord, bits: int, limit: int) -> tuple[list[Segment], dict[int, str], list[int]]:
         """The map's segments (zones and the hole, cut at the lines), the lines, and the cuts inside RAM.
 
         The limit of every variant's mask is a line, so a variant's map has the rows of the others'."""
@@ -181,17 +189,17 @@ class MemoryView(ModelView):
         if bits < 64:
             rules[limit] = f"{size_str(limit)} = dma_mask {bits} limit: buffers above bounce"
         segs, start = [], 0
-        for z in sim.mem.zones:
+        for z in mem.zones:
             if z.start > start:
                 segs.append((start, z.start, "hole"))
             segs.append((z.start, z.end, z.name))
             start = z.end
-        cuts = sorted(a for a in rules if 0 < a < sim.mem.max_addr)
+        cuts = sorted(a for a in rules if 0 < a < mem.max_addr)
         return [piece for seg in segs for piece in _split(seg, cuts)], rules, cuts
 
-    def _map(self, sim, width: int, budget: int, bits: int, limit: int) -> list[Text]:
-        top = sim.mem.max_addr
-        segs, rules, cuts = self._layout(sim, bits, limit)
+    def _map(self, mem: MemoryRecord, width: int, budget: int, bits: int, limit: int) -> list[Text]:
+        top = mem.max_addr
+        segs, rules, cuts = self._layout(mem, bits, limit)
         out, nrules = [], len(cuts)
         # The top edge says how far the mask reaches, on every variant (so every map has the same rows).
         if limit >= top:
@@ -204,34 +212,32 @@ class MemoryView(ModelView):
             # no row to spare for the 16 MiB ZONE_DMA: fold it into the zone above it
             segs[1] = (0, segs[1][1], "≤" + segs[1][2])
             del segs[0]
-        rows = _share([e - s if name != "hole" else 0 for s, e, name in segs],
-                      max(len(segs), budget - len(out) - nrules))
+        heights = _share([e - s if name != "hole" else 0 for s, e, name in segs],
+                         max(len(segs), budget - len(out) - nrules))
         # (lo, hi, zone label, hole?, rule above the row) from the top of RAM down
-        spans = []
-        for (s, e, name), k in zip(reversed(segs), reversed(rows), strict=True):
+        spans: list[Span] = []
+        for (s, e, name), k in zip(reversed(segs), reversed(heights), strict=True):
             bounds = _row_bounds(s, e, k)
             for i in range(k):
                 rule = rules[e] if i == 0 and e in rules and e < top else None
                 spans.append((bounds[i + 1], bounds[i], name if i == 0 else "", name == "hole", rule))
-        counts = [Counter() for _ in spans]
-        for m in sim.dma.live.values():
-            glyph = "B" if m.slot >= 0 else "i" if m.pages else "d"
-            for n, (lo, hi, *_rest) in enumerate(spans):
-                if lo <= m.phys < hi:
-                    counts[n][glyph] += 1
-                    break
+        counts: list[Counter[str]] = [Counter() for _ in spans]
+        for glyph, addrs in (("B", mem.bounced), ("i", mem.translated), ("d", mem.direct)):
+            for n, (lo, hi, *_rest) in enumerate(spans):       # rows do not overlap: count each in one
+                if k := bisect_left(addrs, hi) - bisect_left(addrs, lo):
+                    counts[n][glyph] = k
         maxn = max((n for c in counts for n in c.values()), default=1)
         gutter = self._bounces()         # a column for the bounce's arrow, right of the zone names
         barw = max(3, min(24, width - 44))
         marks = []
-        if sim.swiotlb is not None:
-            marks.append((sim.swiotlb.base, "S", "pool", "SWIOTLB"))
-        if sim.ring_phys >= 0:
-            marks.append((sim.ring_phys, "R", "ring", "ring"))
+        if mem.swiotlb is not None:
+            marks.append((mem.swiotlb.base, "S", "pool", "SWIOTLB"))
+        if mem.ring_phys >= 0:
+            marks.append((mem.ring_phys, "R", "ring", "ring"))
         cur = self.cursor()
-        sw = sim.swiotlb
+        sw = mem.swiotlb
 
-        def where(touch) -> tuple[int, ...]:
+        def where(touch: Touch | None) -> tuple[int, ...]:
             """The addresses a call touched: its data, and the SWIOTLB slots it took or copied."""
             if touch is None:
                 return ()
@@ -268,31 +274,31 @@ class MemoryView(ModelView):
                 line.append(" ◁", self._s("was"))
             rows.append((n, line))
         self.lit = frozenset(lit)
-        bounce = self._bounce_rows(sim, spans, cur) if gutter else None
+        bounce = self._bounce_rows(mem, spans, cur) if gutter else None
         if bounce is not None:
             self._draw_bounce(rows, GUTTER, *bounce)
         return out + [line for _, line in rows]
 
     # ------------------------------------------------------------------ the bounce, drawn
-    def _bounce_rows(self, sim, spans, cur):
+    def _bounce_rows(self, mem: MemoryRecord, spans: list[Span], cur: Cursor) -> tuple[int, int, Bounce, str] | None:
         """(buffer's row, slot's row, the copy, how lit) of the latest SWIOTLB copy, or None."""
-        sw = sim.swiotlb
+        sw = mem.swiotlb
         b = sw.last if sw is not None else None
         if b is None:
             return None
-        row = {}
+        row: dict[str, int] = {}
         for n, (lo, hi, *_rest) in enumerate(spans):
             for key, a in (("buf", b.phys), ("slot", b.slot_addr)):
                 if lo <= a < hi:
                     row[key] = n
         if len(row) < 2:
             return None
-        def copied(touch) -> bool:
+        def copied(touch: Touch | None) -> bool:
             return touch is not None and touch.call == "swiotlb_bounce"
         how = "now" if copied(cur.now) else "was" if copied(cur.before) else "muted"
         return row["buf"], row["slot"], b, how
 
-    def _draw_bounce(self, rows: list[tuple[int, Text]], col: int, buf: int, slot: int, b, how: str) -> None:
+    def _draw_bounce(self, rows: list[tuple[int, Text]], col: int, buf: int, slot: int, b: Bounce, how: str) -> None:
         """The copy as an arrow down the gutter (column `col`) between the buffer's row and the slot's: it
         leaves one (a corner) and arrives at the other (an arrowhead): into the slot at map time, back into
         the buffer at unmap or at a sync for the CPU. Each end says what it is; the bytes copied are on

@@ -17,7 +17,7 @@ from rich.text import Text
 from models.read import GRO_LEGACY_MAX_SIZE
 
 from . import register
-from .base import ModelView
+from .base import ModelView, Part
 
 _EIGHTHS = " ▁▂▃▄▅▆▇█"
 _STATE_STYLE = {"idle": "muted", "scheduled": "warn", "polling": "ok", "disabled": "bad"}
@@ -52,7 +52,7 @@ class NapiView(ModelView):
 
     def _count(self, name: str) -> list[tuple[str, str] | str]:
         """`name +delta (total)`: the step's change first, since that is what the step did."""
-        total = self.state.sim.rec.counts.get(name, 0)
+        total = self.read.counts().get(name, 0)
         d = self.delta(name)
         return [(name, "label"), " ", (f"+{d:,}", "delta") if d else ("+0", "muted"), f" ({total:,})"]
 
@@ -61,10 +61,10 @@ class NapiView(ModelView):
         st = self.state
         if st is None:
             return [self._text(("no model yet", "muted"))]
-        sim = st.sim
+        napi = st.read.napi()
         self._narrow = width < 64
         self._width = max(1, width)
-        if not sim.napi_polled:
+        if not napi.polled:
             return self._no_napi()
         head = self._status()
         tail = self._gro() + self._transport() + self._legend()
@@ -74,16 +74,16 @@ class NapiView(ModelView):
         return head + chart + tail
 
     def _status(self) -> list[Text]:
-        sim = self.state.sim
-        irq = ("unmasked", "ok") if sim.irq_on else ("masked", "warn")
-        return [self._text(("NAPI ", "label"), (sim.napi_state, _STATE_STYLE.get(sim.napi_state, "")),
+        napi = self.read.napi()
+        irq = ("unmasked", "ok") if napi.irq_on else ("masked", "warn")
+        return [self._text(("NAPI ", "label"), (napi.state, _STATE_STYLE.get(napi.state, "")),
                            "   IRQ ", irq, "   ", *self._count("napi_poll"))]
 
     def _budget_line(self, width: int) -> list[Text]:
         """The chart squeezed into one row: a column of eighths per poll, ▲ for a full budget."""
-        sim = self.state.sim
-        budget = sim.params["budget"]
-        work = list(sim.poll_work)
+        napi = self.read.napi()
+        budget = napi.budget
+        work = list(napi.poll_work)
         line = self._text(("budget ", "label"), (f"{budget} ", "label"))
         if not work:
             line.append("no poll finished yet", self._s("muted"))
@@ -100,9 +100,9 @@ class NapiView(ModelView):
         return [line]
 
     def _budget_chart(self, width: int, rows: int) -> list[Text]:
-        sim = self.state.sim
-        budget = sim.params["budget"]
-        work = list(sim.poll_work)
+        napi = self.read.napi()
+        budget = napi.budget
+        work = list(napi.poll_work)
         head = self._text(("budget ", "label"), (f"{budget}", "label"),
                           ("  frames per poll, newest on the right" if width >= 50 else "  frames per poll", "muted"))
         if not work:
@@ -135,16 +135,14 @@ class NapiView(ModelView):
         return lines
 
     def _gro(self) -> list[Text]:
-        sim = self.state.sim
-        stack = sim.stack
-        if not (stack.gro and sim.napi_api):
+        napi = self.read.napi()
+        if not (napi.gro and napi.api):
             return [self._text(("GRO ", "label"), ("off: every frame is its own skb", "muted")),
                     self._text(*self._count("netif_receive_skb"))]
-        held = stack.held
-        segs, nbytes = (held.segs, held.len) if held else (0, 0)
+        segs, nbytes = napi.held_segs, napi.held_bytes
         fill = 12
         full = round(nbytes / GRO_LEGACY_MAX_SIZE * fill)
-        m = sim.metrics()
+        m = self.read.metrics()
         return [
             self._text(("GRO ", "label"), "holds ",
                        (f"{segs} seg{'s' if segs != 1 else ''}", "ok" if segs else "muted"),
@@ -161,15 +159,16 @@ class NapiView(ModelView):
 
     def _transport(self) -> list[Text]:
         """What takes the frames after the stack, as the model ran it: TCP's ACKs, a UDP socket, or routing."""
-        sim = self.state.sim
-        counts = sim.rec.counts
-        q = len(sim.stack.sockq)
-        queue = ["socket queue ", (f"{q} skb", "warn" if q else "muted")]
-        if counts.get("ip_forward", 0) or (sim.sc.forward and not counts.get("tcp_send_ack", 0)):
+        read = self.read
+        napi = read.napi()
+        counts = read.counts()
+        q = napi.socket_queue
+        queue: list[Part] = ["socket queue ", (f"{q} skb", "warn" if q else "muted")]
+        if counts.get("ip_forward", 0) or (napi.forward and not counts.get("tcp_send_ack", 0)):
             return [self._text(("routed ", "label"), *self._count("ip_forward"), ("  no local socket", "muted"))]
-        if counts.get("tcp_send_ack", 0) or (sim.wire.tcp and not counts.get("udp_recvmsg", 0)):
-            m = sim.metrics()
-            first = [("TCP ", "label"), *self._count("tcp_send_ack"), " = ",
+        if counts.get("tcp_send_ack", 0) or (napi.tcp and not counts.get("udp_recvmsg", 0)):
+            m = read.metrics()
+            first: list[Part] = [("TCP ", "label"), *self._count("tcp_send_ack"), " = ",
                      (f"{m['acks_per_segment']:.2f}", "label"), " ACK/seg so far"]
         else:
             first = [("UDP ", "label"), *self._count("udp_recvmsg")]
@@ -182,14 +181,14 @@ class NapiView(ModelView):
     def _delivered_by(self) -> tuple[str, str]:
         """(the call that hands the frames up, where it runs): what the model recorded, else (no frame
         yet) the call its delivery makes (models.stack: a tasklet's ieee80211_rx, a workqueue's _ni)."""
-        sim = self.state.sim
-        counts = sim.rec.counts
-        tasklet = sim.delivery == "tasklet"
-        planned = ("ieee80211_rx" if tasklet else "ieee80211_rx_ni") if sim.platform.mac80211_ns > 0 \
-            else "netif_receive_skb"
+        read = self.read
+        napi = read.napi()
+        counts = read.counts()
+        tasklet = napi.delivery == "tasklet"
+        planned = ("ieee80211_rx" if tasklet else "ieee80211_rx_ni") if napi.mac80211 else "netif_receive_skb"
         call = next((c for c in ("ieee80211_rx_ni", "ieee80211_rx", "netif_receive_skb") if counts.get(c, 0)),
                     planned)
-        ctx = next((ev.ctx for ev in reversed(sim.rec.events or ()) if ev.call == call), "")
+        ctx = next((ev.ctx for ev in reversed(read.events()) if ev.call == call), "")
         ctx = ctx or ("softirq" if tasklet else "process")
         if ctx == "softirq" and tasklet:
             return call, "a tasklet, in softirq"
@@ -200,29 +199,30 @@ class NapiView(ModelView):
 
     def _no_napi(self) -> list[Text]:
         """Before the NAPI patch (or on a bus that never polls): per-frame delivery."""
-        sim = self.state.sim
+        read = self.read
+        napi = read.napi()
         lines = [self._text(("NAPI ", "label"), ("not polled", "warn"), "   IRQ ",
-                            ("unmasked", "ok") if sim.irq_on else ("masked", "warn"))]
-        if sim.napi_api:
+                            ("unmasked", "ok") if napi.irq_on else ("masked", "warn"))]
+        if napi.api:
             # The driver calls the NAPI/GRO API from a workqueue on an instance nothing polls:
             # what GRO holds is the point, so it comes before the explanation. While a question
             # waits the explanation is kept back: it would answer "what happens to these frames".
             lines += self._gro()
-            if not self.state.asking:
+            if not self.st.asking:
                 lines += self._wrap("frames go to ", ("napi_gro_receive", "label"),
                                     " from process context; nothing polls this NAPI, so nothing calls ",
                                     ("napi_complete_done", "label"), " to flush what GRO holds")
         else:
             call, where = self._delivered_by()
-            budget = (f"no NAPI poll: the tasklet's own budget of {sim.sc.tasklet_budget} frames a run"
-                      if sim.delivery == "tasklet" else "no poll, no budget")
+            budget = (f"no NAPI poll: the tasklet's own budget of {napi.tasklet_budget} frames a run"
+                      if napi.delivery == "tasklet" else "no poll, no budget")
             lines += self._wrap(f"frames are delivered one by one from {where} (", (call, "label"),
                                 f"): {budget}, one skb per frame")
             lines += self._gro()
         for call in ("ieee80211_rx_ni", "ieee80211_rx", "ieee80211_rx_napi"):
-            if sim.rec.counts.get(call, 0):
+            if read.counts().get(call, 0):
                 lines.append(self._text(*self._count(call)))
         lines += self._transport()
-        lines += self._wrap(("■ bytes GRO holds · +N this step (total)" if sim.napi_api and sim.stack.gro
+        lines += self._wrap(("■ bytes GRO holds · +N this step (total)" if napi.api and napi.gro
                              else "+N this step (total)", "muted"))
         return lines

@@ -21,6 +21,8 @@ from collections import Counter
 from rich.style import Style
 from rich.text import Text
 
+from models.read import PageRecord, PoolRecord, Reading
+
 from . import register
 from .base import ModelView, wrap_phrases
 
@@ -63,39 +65,41 @@ class PoolView(ModelView):
 
 
     def build_lines(self, width: int, height: int) -> list[Text]:
-        sim = self.state.sim
-        if sim.pool is not None:
-            return self._pool(sim, sim.pool, width, height)
-        name = getattr(sim.strategy, "name", "")
+        read = self.read
+        pool = read.pool()
+        if pool is not None:
+            return self._pool(pool, width, height)
+        strategy = read.strategy()
+        name = strategy.name
         if name == "page-flip":
-            return self._flip(sim, width, height)
+            return self._flip(read, width, height)
         if name and name != "sdio":
-            alloc, free = sim.strategy.ALLOC[sim.strategy.kind], sim.strategy.FREE[sim.strategy.kind]
+            alloc, free = strategy.alloc, strategy.free
             out = [Text(f"no page_pool in this variant (strategy: {name})"),
                    Text().append(f"one buffer per frame: {alloc}, map; unmap, {free}", self._s("muted"))]
-            calls = (alloc, "dma_map_single", "dma_unmap_single", free)
+            calls: tuple[str, ...] = (alloc, "dma_map_single", "dma_unmap_single", free)
         else:          # SDIO/USB: the MMC/USB core's own DMA is not modelled
-            out = [Text(f"no page_pool in this variant ({sim.bus.upper()} bus)"),
+            out = [Text(f"no page_pool in this variant ({read.bus_name.upper()} bus)"),
                    Text().append("one skb per message, copied out of the bus read", self._s("muted"))]
             calls = ("__netdev_alloc_skb", "skb_free_frag")
         # what a pool would save: the per-frame calls, with this step's share
         parts = []
         for call in calls:
-            parts.append(Text(f"{call} {sim.rec.counts.get(call, 0)}"))
+            parts.append(Text(f"{call} {read.counts().get(call, 0)}"))
             if d := self.delta(call):
                 parts[-1].append(f" +{d}", self._s("delta"))
         return out + _wrap_dot(parts, width, 2)
 
     # ------------------------------------------------------------------ page_pool
-    def _pool(self, sim, pool, width: int, height: int) -> list[Text]:
-        frag = getattr(sim.strategy, "frag", pool.page_bytes)
+    def _pool(self, pool: PoolRecord, width: int, height: int) -> list[Text]:
+        frag = pool.frag
         per = max(1, pool.page_bytes // frag)
         bar_w = max(4, min(30, width - 26))
         frags = f"{per} frag{'s' if per != 1 else ''}"
         head = [Text(f"page_pool#{pool.id} · {pool.page_bytes // 1024} KiB pages · {frags} of {frag} B")]
         bars = []
-        for label, n, cap, style in (("alloc cache", len(pool.cache), 128, "cache"),
-                                     ("ptr_ring", pool.ring_len(), pool.ring_cap, "ring")):
+        for label, n, cap, style in (("alloc cache", pool.cache, 128, "cache"),
+                                     ("ptr_ring", pool.ring, pool.ring_cap, "ring")):
             full, empty = bar(n, cap, bar_w)
             bars.append(Text(f"{label:<11} ▕").append(full, self._s(style)).append(empty, self._s("muted"))
                         .append(f"▏ {n}/{cap}"))
@@ -122,8 +126,8 @@ class PoolView(ModelView):
             carved = -(-pool.frag_offset // frag)
             line = Text("carving ").append_text(self._page_cell(page, per, carved))
             carving.append(line.append(f" page#{page.id} +{pool.frag_offset}/{pool.page_bytes} · "
-                                       f"pp_ref_count {page.outstanding()}"))
-        inflight = pool.inflight()          # page_pool_inflight(): hold_cnt - release_cnt
+                                       f"pp_ref_count {page.outstanding}"))
+        inflight = pool.hold - pool.release         # page_pool_inflight(): hold_cnt - release_cnt
         census = _wrap_dot([self._census(pool),
                             Text(f"hold {pool.hold} − release {pool.release} = inflight {inflight}")], width, 1)
         # What the current call did and the pages (the picture) come first; the rest as the height allows,
@@ -155,7 +159,7 @@ class PoolView(ModelView):
         "put_page": ("page#{p} freed", "muted"),
     }
 
-    def _event(self, pool, per: int, frag: int, width: int) -> Text:
+    def _event(self, pool: PoolRecord, per: int, frag: int, width: int) -> Text:
         """One line: what the current call did to the pool (lit), else the call before (dim), else nothing."""
         cur = self.cursor()
         for touch, lit in ((cur.now, True), (cur.before, False)):
@@ -179,21 +183,21 @@ class PoolView(ModelView):
         return Text().append("▷ this call does not touch the pool", self._s("muted"))
 
     @staticmethod
-    def _census(pool) -> Text:
+    def _census(pool: PoolRecord) -> Text:
         """How many pages the pool has and in which state; after page_pool_destroy, what is left."""
         n = len(pool.pages)
         if not n:
             return Text("pool destroyed, every page released" if pool.destroyed else "no pages yet")
-        counts = Counter(STATES.get(p.state, ("?", "muted"))[0] for p in pool.pages.values())
+        counts = Counter(STATES.get(p.state, ("?", "muted"))[0] for p in pool.pages)
         head = f"{n} page{'s' if n != 1 else ''}"
         if pool.destroyed:
             head = f"pool destroyed, {head} still out"
         return Text(f"{head}: " + " ".join(f"{k} {counts[k]}" for k in "FCARM" if counts[k]))
 
-    def _page_cell(self, page, per: int, carved: int | None = None) -> Text:
+    def _page_cell(self, page: PageRecord, per: int, carved: int | None = None) -> Text:
         """State letter, then one cell per fragment (■ out, · back, □ not carved yet)."""
         glyph, style = STATES.get(page.state, ("?", "muted"))
-        out = page.outstanding()
+        out = page.outstanding
         cell = Text().append(glyph, self._s(style))
         if per > MAX_CELLS:
             return cell.append(f"{out:<2}", self._s("out"))
@@ -202,10 +206,11 @@ class PoolView(ModelView):
         return (cell.append("■" * min(out, per), self._s("out")).append("·" * back, self._s("muted"))
                 .append("□" * max(0, per - out - back), self._s("muted")))
 
-    def _cells(self, pool, per: int, width: int, rows: int) -> list[Text]:
+    def _cells(self, pool: PoolRecord, per: int, width: int, rows: int) -> list[Text]:
         cell_w = 1 + (per if per <= MAX_CELLS else 2) + 1
         cols = max(1, width // cell_w)
-        pages = list(pool.pages.values())
+        pages = list(pool.pages)
+        carving = pool.frag_page.id if pool.frag_page is not None else None
         room = cols * rows
         if len(pages) > room:                      # keep the last row for "… N more"
             room = max(0, room - cols)
@@ -223,7 +228,7 @@ class PoolView(ModelView):
             line = Text()
             for page in shown[r:r + cols]:
                 cell = self._page_cell(page, per)
-                if page is pool.frag_page:
+                if page.id == carving:
                     cell.stylize(CURRENT)
                 if page.id in now:
                     cell.stylize(self._s("now"))
@@ -237,21 +242,21 @@ class PoolView(ModelView):
             # Not one row of pages fits: "… N more" would count pages never shown.
             return [Text().append("(too short to list the pages)", self._s("muted"))]
         if len(pages) > len(shown):
-            ids = {id(p) for p in shown}
-            rest = Counter(STATES.get(p.state, ("?", ""))[0] for p in pages if id(p) not in ids)
+            ids = {p.id for p in shown}
+            rest = Counter(STATES.get(p.state, ("?", ""))[0] for p in pages if p.id not in ids)
             out.append(Text().append(f"… {len(pages) - len(shown)} more: "
                                      + " ".join(f"{k} {n}" for k, n in rest.most_common()), self._s("muted")))
         return out
 
     # ------------------------------------------------------------------ page flip
-    def _flip(self, sim, width: int, height: int) -> list[Text]:
-        st = sim.strategy
-        ring = sim.ring
-        out = [Text(f"page flip, no page_pool: {st.SLICE // 1024} KiB slices of {st.page_bytes // 1024} KiB pages")]
-        parts = [Text(f"{what} {st.stats[key]}") for key, what in
-                 (("pg_flips", "flips"), ("pg_reuses", "reuses"), ("pg_losts", "lost"))]
+    def _flip(self, read: Reading, width: int, height: int) -> list[Text]:
+        st = read.flip()
+        ring = read.ring()
+        assert ring is not None
+        out = [Text(f"page flip, no page_pool: {st.slice // 1024} KiB slices of {st.page_bytes // 1024} KiB pages")]
+        parts = [Text(f"{what} {n}") for n, what in ((st.flips, "flips"), (st.reuses, "reuses"), (st.lost, "lost"))]
         for call in ("dma_map_page", "dma_unmap_page"):
-            parts.append(Text(f"{call} {sim.rec.counts.get(call, 0)}"))
+            parts.append(Text(f"{call} {read.counts().get(call, 0)}"))
             if d := self.delta(call):
                 parts[-1].append(f" +{d}", self._s("delta"))
         out += _wrap_dot(parts, width, 2 if height >= 10 else 1)
@@ -264,15 +269,14 @@ class PoolView(ModelView):
         for r in range(rows):
             line = Text()
             for c in range(cols):
-                i = (ring.clean_idx + r * cols + c) % ring.size
-                buf = ring.buf(i)
-                if buf is None or buf.page is None:
+                i = (ring.tail + r * cols + c) % ring.size
+                desc = read.descriptor(i)
+                if desc.buf is None or desc.page is None:
                     line.append(f"{i:>4} (none)".ljust(cell_w))
                     continue
-                pg = buf.page
-                refs = Text().append(str(pg.refs), self._s("cache" if pg.refs == 1 else "flight"))
-                mark = "▸" if i == ring.clean_idx else " "
-                line.append(f"{mark}{i:>4} p#{pg.id:<5}+{buf.offset:<5}").append_text(refs).append("  ")
+                refs = Text().append(str(desc.page_refs), self._s("cache" if desc.page_refs == 1 else "flight"))
+                mark = "▸" if i == ring.tail else " "
+                line.append(f"{mark}{i:>4} p#{desc.page:<5}+{desc.offset:<5}").append_text(refs).append("  ")
             out.append(line)
         return out
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
+from models.read import Reading, RingRecord
+
 from . import register
 from .base import ModelView, wrap_phrases
 
@@ -48,23 +50,23 @@ class RingView(ModelView):
 
     # ------------------------------------------------------------------ PCIe ring
     def build_lines(self, width: int, height: int) -> list[Text]:
-        sim = self.state.sim
-        if sim.bus != "pcie":
+        read = self.read
+        ring = read.ring()
+        if ring is None:
             return self._queues(width)
-        ring = sim.ring
-        size, head, tail = ring.size, ring.dev_idx, ring.clean_idx
+        size, head, tail = ring.size, ring.head, ring.tail
         full = (f"{size} descriptors · {ring.device_owned} device-owned · head {head} · tail {tail} · "
-                f"dropped {sim.dropped}")
-        short = f"{size} desc · {ring.device_owned} D · head {head} · tail {tail} · drop {sim.dropped}"
+                f"dropped {ring.dropped}")
+        short = f"{size} desc · {ring.device_owned} D · head {head} · tail {tail} · drop {ring.dropped}"
         out = [Text(full if len(full) <= width else short)]
         legend = Text()
         entries = (("D", "device", "device-owned", "device"), ("F", "filled", "filled, not yet cleaned", "filled"),
                    ("C", "cpu", "CPU-owned", "CPU"), ("▲", "mark", "head/tail", "head/tail"),
                    ("▒", "now", "this call", "this call"))
-        short = width < sum(len(e[2]) + 4 for e in entries)
+        narrow = width < sum(len(e[2]) + 4 for e in entries)
         for glyph, name, long_what, short_what in entries:
             legend.append(glyph, self._s(name))
-            legend.append(f" {short_what if short else long_what}  ")
+            legend.append(f" {short_what if narrow else long_what}  ")
         details = []
         cur = self.cursor()
         here = sorted(cur.now.descs) if cur.now is not None else []
@@ -72,19 +74,20 @@ class RingView(ModelView):
             lines = 3 if height >= 16 else 2 if height >= 12 else 1
             # the descriptor the current call touched first: what just changed, then the tail
             which, role = (here[0], "this call") if here else (tail, "tail")
-            details = wrap_phrases(self._detail(sim, which, role), width, lines)
+            details = wrap_phrases(self._detail(read, which, role), width, lines)
         if height >= 18 and here and here[0] != tail:
-            details += wrap_phrases(self._detail(sim, tail, "tail"), width, 2)
+            details += wrap_phrases(self._detail(read, tail, "tail"), width, 2)
         elif height >= 18 and head != tail:
-            details += wrap_phrases(self._detail(sim, head, "head"), width, 2)
+            details += wrap_phrases(self._detail(read, head, "head"), width, 2)
         room = height - 1 - len(details) - (1 if height >= 6 else 0)
         out += self._grid(ring, width, max(1, room))
         if height >= 6:
             out.insert(1, legend)
         return out + details
 
-    def _grid(self, ring, width: int, budget: int) -> list[Text]:
-        size, head, tail = ring.size, ring.dev_idx, ring.clean_idx
+    def _grid(self, ring: RingRecord, width: int, budget: int) -> list[Text]:
+        size, head, tail = ring.size, ring.head, ring.tail
+        states = ring.states
         digits = len(str(size - 1))
         usable = width - digits - 2
         grouped = usable >= 2 * GROUP + 1
@@ -119,12 +122,13 @@ class RingView(ModelView):
             for i in range(r * cols, min(size, (r + 1) * cols)):
                 if grouped and i % cols and i % GROUP == 0:
                     line.append(" ")
-                name = ring.state(i)
+                name = states[i]
                 glyph, style = GLYPH[name], self._s(name)
                 if i in (head, tail):
                     style = style + HEAD_TAIL
                 if i in now:
-                    style, _ = style + self._s("now"), lit.add(("desc", i))
+                    style = style + self._s("now")
+                    lit.add(("desc", i))
                 elif i in was:
                     style = style + self._s("was")
                 line.append(glyph, style)
@@ -157,36 +161,35 @@ class RingView(ModelView):
                 chars[c - len(label):c] = label
         return Text().append("".join(chars).rstrip(), self._s("mark"))
 
-    def _detail(self, sim, i: int, role: str) -> list[Text]:
+    def _detail(self, read: Reading, i: int, role: str) -> list[Text]:
         """What descriptor i holds, as phrases to wrap: its buffer, where it sits, its bus address."""
-        ring = sim.ring
-        name = ring.state(i)
+        d = read.descriptor(i)
+        name = d.state
         parts = [Text(f"{role} #{i} ").append(GLYPH[name], self._s(name))]
-        buf = ring.buf(i)
-        if buf is None:
+        if d.buf is None:
             return parts + [Text().append("no buffer posted", self._s("empty"))]
-        parts.append(Text(f"buf#{buf.id}" + (f" page#{buf.page.id}+{buf.offset}" if buf.page else "")))
-        parts.append(Text(f"phys {buf.phys:#x} ({sim.mem.zone_of(buf.phys)})"))
-        m = buf.map
-        if m is None:
+        parts.append(Text(f"buf#{d.buf}" + (f" page#{d.page}+{d.offset}" if d.page is not None else "")))
+        parts.append(Text(f"phys {d.phys:#x} ({d.zone})"))
+        if not d.mapped:
             return parts + [Text().append("not mapped", self._s("muted"))]
-        dma = m.dma + buf.offset
-        if m.slot >= 0:
+        dma = d.dma
+        if d.slot >= 0:
             parts.append(Text(f"→ dma {dma:#x}"))
-            parts.append(Text().append(f"B bounced: SWIOTLB slot {m.slot}", self._s("bounced")))
-        elif m.pages:
-            parts.append(Text(f"→ iova {dma:#x} ({m.pages} IOMMU page{'s' if m.pages > 1 else ''})"))
+            parts.append(Text().append(f"B bounced: SWIOTLB slot {d.slot}", self._s("bounced")))
+        elif d.iommu_pages:
+            pages = d.iommu_pages
+            parts.append(Text(f"→ iova {dma:#x} ({pages} IOMMU page{'s' if pages > 1 else ''})"))
         else:
             parts.append(Text(f"→ dma {dma:#x} ").append("direct", self._s("direct")))
         return parts
 
     # ------------------------------------------------------------------ SDIO / USB
     def _queues(self, width: int) -> list[Text]:
-        sim = self.state.sim
-        bundle = sim.params["bundle"]
-        fw = len(sim.fw_q)
-        napi = bool(sim.rx_ind) or (sim.napi_polled and not sim.proc_rx)
-        host = len(sim.rx_ind) + len(sim.proc_rx)
+        q = self.read.queues()
+        bundle = q.bundle
+        fw = q.firmware
+        napi = bool(q.rx_ind) or (q.napi_polled and not q.proc_rx)
+        host = q.rx_ind + q.proc_rx
         where = "NAPI (rx_ind)" if napi else "RX work (proc_rx)"
         texts = (f"{fw} in firmware (fw_q)", f"{host} read, for {where}")
         if width - 12 - max(map(len, texts)) < 12:      # narrow: the bars matter more than the words
@@ -194,14 +197,14 @@ class RingView(ModelView):
         bar_w = max(4, min(32, width - 12 - max(map(len, texts))))
         scale = max(2 * bundle, fw, host, 1)
         tick = min(bar_w - 1, bundle * bar_w // scale)
-        rows = wrap_phrases([Text(f"{sim.bus.upper()}: no descriptor ring"), Text(f"· bundles of ≤{bundle} frames")],
+        rows = wrap_phrases([Text(f"{q.bus.upper()}: no descriptor ring"), Text(f"· bundles of ≤{bundle} frames")],
                      width, 1)
         rows += [self._bar("firmware", fw, scale, bar_w, "filled", texts[0]),
                  self._bar("host", host, scale, bar_w, "device", texts[1]),
                  Text().append(" " * (10 + tick) + f"▲ one bundle ({bundle})", self._s("mark"))]
-        return rows + wrap_phrases([Text(f"frames {sim.frames}"), Text(f"· delivered {sim.processed}"),
-                             Text(f"· dropped {sim.dropped}"),
-                             Text(f"· bus {'reading a bundle' if sim.sdio_reading else 'idle'}")], width, 2)
+        return rows + wrap_phrases([Text(f"frames {q.frames}"), Text(f"· delivered {q.processed}"),
+                             Text(f"· dropped {q.dropped}"),
+                             Text(f"· bus {'reading a bundle' if q.reading else 'idle'}")], width, 2)
 
     def _bar(self, label: str, n: int, scale: int, bar_w: int, style: str, what: str) -> Text:
         fill = min(bar_w, -(-n * bar_w // scale)) if n else 0

@@ -13,6 +13,8 @@ says which head it moved, and where to.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 
 from . import register
@@ -53,11 +55,9 @@ class SkbCacheView(ModelView):
 
 
     def build_lines(self, width: int, height: int) -> list[Text]:
-        sim = self.state.sim
-        h = sim.heads
-        prm = sim.params
-        n = len(h.cache)
-        out = [Text(f"driver: {prm['skb_alloc']} + {prm['tx_free']}")]
+        h = self.read.skb_cache()
+        n = h.cached
+        out = [Text(f"driver: {h.skb_alloc} + {h.tx_free}")]
         bar_w = max(4, min(h.size, width - 30))
         full, empty = bar(n, h.size, bar_w)
         out.append(Text("cache ▕").append(full, self._s("fill")).append(empty, self._s("muted"))
@@ -77,7 +77,7 @@ class SkbCacheView(ModelView):
             out.append(Text(f"{refill} · {flush}"))
         else:
             out += [Text(refill), Text(f"▲ {flush}")]
-        out.append(self._traffic(sim))
+        out.append(self._traffic())
         out.append(self._event())
         legend = (Text().append("█", self._s("fill")).append(" cached  ").append("▲", self._s("mark"))
                   .append(" refill/flush level  ").append("+N", self._s("delta")).append(" this step  ")
@@ -97,17 +97,18 @@ class SkbCacheView(ModelView):
         """
         if room <= 0:
             return []
+        tables: list[tuple[Text, list[tuple[str, ...]]]]
         if width >= 2 * (NAME_W + DELTA_W + TOTAL_W + 2) + 3:
             tables = [(self._head("slab path").append(" │ ").append_text(self._head("NAPI cache path")), list(ROWS))]
         else:
             tables = [(self._head(title), [(pair[col],) for pair in ROWS])
                       for col, title in enumerate(("slab path", "NAPI cache path"))]
-        keep = {row for _, rows in tables for row in rows}
+        keep: set[tuple[str, ...]] = {row for _, rows in tables for row in rows}
         if len(tables) + len(keep) > room:
             shown = tables
             if room - 1 - len(tables) < len(tables):
                 # Not a row for each table: keep the path the driver uses (the other is mostly idle).
-                mine = self.state.sim.params["skb_alloc"]
+                mine = self.read.skb_cache().skb_alloc
                 shown = [t for t in tables if any(mine in row for row in t[1])][:1]
             keep = self._busiest([rows for _, rows in shown], room - 1 - len(shown))
         out, hidden = [], []
@@ -126,7 +127,7 @@ class SkbCacheView(ModelView):
         """At most n rows worth showing, each table's best first, then by how busy they are."""
         if n <= 0:
             return set()
-        counts = self.state.sim.rec.counts
+        counts = self.read.counts()
 
         def busy(row: tuple[str, ...]) -> int:
             return 2 if any(self.delta(c) for c in row) else 1 if any(counts.get(c, 0) for c in row) else 0
@@ -137,7 +138,7 @@ class SkbCacheView(ModelView):
         return set(keep + rest[:n - len(keep)])
 
     def _hidden(self, calls: list[str]) -> Text:
-        counts = self.state.sim.rec.counts
+        counts = self.read.counts()
         idle = sum(1 for c in calls if not counts.get(c, 0))
         what = f"… {len(calls)} more call{'s' if len(calls) != 1 else ''} not shown"
         return Text().append(what + (f" ({idle} never made)" if idle else ""), self._s("muted"))
@@ -164,7 +165,7 @@ class SkbCacheView(ModelView):
         return Text().append("▷ this call moves no sk_buff head", self._s("muted"))
 
     def _row(self, call: str) -> Text:
-        counts = self.state.sim.rec.counts
+        counts = self.read.counts()
         d = self.delta(call)
         cur = self.cursor()
         if cur.now is not None and cur.now.call == call:
@@ -175,15 +176,16 @@ class SkbCacheView(ModelView):
         line.append(f"{'+' + str(d) if d else '·':>{DELTA_W}}", self._s("delta" if d else "muted"))
         return line.append(f" {counts.get(call, 0):>{TOTAL_W}}")
 
-    def _traffic(self, sim) -> Text:
+    def _traffic(self) -> Text:
         """Heads that crossed the slab boundary: one per single call, bulk calls count their heads."""
-        h = sim.heads
+        read = self.read
+        h = read.skb_cache()
 
-        def moved(get) -> int:
+        def moved(get: Callable[[str], int]) -> int:
             return (get("kmem_cache_alloc") + get("kmem_cache_free")
                     + h.bulk * get("kmem_cache_alloc_bulk") + h.free_n * get("kmem_cache_free_bulk"))
 
-        total = moved(lambda c: sim.rec.counts.get(c, 0))
+        total = moved(lambda c: read.counts().get(c, 0))
         step = moved(self.delta)
         calls = sum(self.delta(c) for c in ("kmem_cache_alloc", "kmem_cache_free",
                                             "kmem_cache_alloc_bulk", "kmem_cache_free_bulk"))

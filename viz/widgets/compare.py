@@ -19,13 +19,13 @@ from textual.widget import Widget
 
 from models.calls import METRICS
 from viz.views.base import ViewState
-from viz.widgets.sandbox_bar import fmt, value
+from viz.widgets.sandbox_bar import figure, fmt
 from viz.widgets.status import fmt_int
 
 
 def counter_diff(a: ViewState, b: ViewState) -> list[tuple[str, int, int]]:
     """(counter, value in a, value in b) for every counter that differs, biggest difference first."""
-    ca, cb = a.sim.rec.counters(), b.sim.rec.counters()
+    ca, cb = a.read.counters(), b.read.counters()
     names = list(dict.fromkeys([*ca, *cb]))
     rows = [(n, ca.get(n, 0), cb.get(n, 0)) for n in names if ca.get(n, 0) != cb.get(n, 0)]
     # Relative change first (a counter that drops to zero is the story), then size.
@@ -42,7 +42,7 @@ def watched_diff(a: ViewState, b: ViewState) -> list[tuple[str, float, float]]:
     """(name, value in a, value in b) for each name the step watches, in the lesson's order."""
     out = []
     for name in a.watch:
-        va, vb = value(a.sim, name), value(b.sim, name)
+        va, vb = (figure(r.metrics, r.counters, r.counts(), name) for r in (a.read, b.read))
         if va is not None and vb is not None:
             out.append((name, va, vb))
     return out

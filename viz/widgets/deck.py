@@ -14,7 +14,7 @@ it stays chosen while `]` and `[` walk the calls (across a step's end too),
 and the next step taken by →, ←, `g` or the map makes its own focus view
 active again.
 
-Under the views, the machine strip (viz.views.machine_strip) draws the
+Under the views, the machine strip (viz.views.machine.strip) draws the
 object the current call moved as boxes and arrows, at every size, unless
 the full machine view is itself on screen.
 """
@@ -34,7 +34,7 @@ from textual.widgets import Static
 
 from viz.views.all import view_class
 from viz.views.base import ModelView, ViewState
-from viz.views.machine_strip import MachineStrip
+from viz.views.machine.strip import MachineStrip
 from viz.widgets.compare import DiffLine
 from viz.widgets.tabstrip import TabStrip
 

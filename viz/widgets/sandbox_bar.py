@@ -12,6 +12,7 @@ but differences.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
@@ -31,11 +32,17 @@ ALWAYS = ("throughput_mbps", "cpu_percent")
 
 def value(sim: Sim, name: str) -> float | None:
     """A counter (kernel call or statistic) or a metric of a sim, by its models.calls name."""
+    return figure(sim.metrics, sim.rec.counters, sim.rec.counts, name)
+
+
+def figure(metrics: Callable[[], Mapping[str, Any]], counters: Callable[[], Mapping[str, int]],
+           counts: Mapping[str, int], name: str) -> float | None:
+    """A metric by name, else a counter, else a raw call count (0 for a call never made); each
+    source is asked only when needed (metrics cost a pass over the run)."""
     if name in METRICS:
-        v = sim.metrics().get(name)
+        v = metrics().get(name)
         return v if isinstance(v, (int, float)) else None
-    count: int = sim.rec.counters().get(name, sim.rec.counts.get(name, 0))
-    return count
+    return counters().get(name, counts.get(name, 0))
 
 
 def fmt(v: float | None) -> str:

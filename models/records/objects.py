@@ -1,4 +1,5 @@
-"""The source of `machine_data`: the model's own objects and the transitions it records. Exact.
+"""The machine records (models/records/machine.py) built from the model's own objects and the
+transitions it records. Exact.
 
 - Current states: each object's own `state` (the ring's buffers, the pool's
   pages, skb heads, SWIOTLB slot runs and IOVA ranges of live mappings, TX
@@ -17,19 +18,19 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
-from models.read import MACHINES, cursor_of, edge_counts
-
-from .machine_data import Call, MachineState, PathFacts, RxData, Transition
+from ..cursor import cursor_of
+from ..lifecycle import MACHINES, edge_counts
+from ..trace import Event
+from .machine import Call, MachineState, RxData, Transition
+from .passport import passport_of
+from .path import path_facts
 
 _STRATEGY_MACHINE = {"per-frame": "rx_buffer", "page-flip": "flip_page", "page-pool": "pp_page"}
-def stamp(sim) -> tuple:
-    """What changes whenever the model moves (a Sim only changes by running)."""
-    rec = sim.rec
-    return (rec.seq, sim.processed, sim.engine.now, rec.t, rec.violations.total, sum(rec.counts.values()))
 
 
-def default_machine(sim) -> str:
+def default_machine(sim: Any) -> str:
     if sim.bus == "pcie" and sim.strategy is not None:
         return _STRATEGY_MACHINE.get(sim.strategy.name, "rx_buffer")
     return "gro_flow" if sim.napi_api and sim.stack.gro_on else "napi"
@@ -38,7 +39,7 @@ def default_machine(sim) -> str:
 class _Obj:
     __slots__ = ("name", "machine", "ref", "where")
 
-    def __init__(self, name: str, machine: str, ref, where: str) -> None:
+    def __init__(self, name: str, machine: str, ref: Any, where: str) -> None:
         self.name, self.machine, self.ref, self.where = name, machine, ref, where
 
     @property
@@ -46,11 +47,11 @@ class _Obj:
         return getattr(self.ref, "state", None)
 
 
-def _index(sim) -> dict[str, _Obj]:
+def _index(sim: Any) -> dict[str, _Obj]:
     """Every object the model holds now, by its name in kernel words."""
     out: dict[str, _Obj] = {}
 
-    def add_buf(buf, where: str) -> None:
+    def add_buf(buf: Any, where: str) -> None:
         if buf is None:
             return
         if buf.machine:
@@ -63,10 +64,10 @@ def _index(sim) -> dict[str, _Obj]:
         if buf.head is not None:
             add_head(buf.head, f"with buf#{buf.id}")
 
-    def add_head(head, where: str) -> None:
+    def add_head(head: Any, where: str) -> None:
         out.setdefault(f"head#{head.id}", _Obj(f"head#{head.id}", "skb_head", head, where))
 
-    def add_skb(skb, where: str) -> None:
+    def add_skb(skb: Any, where: str) -> None:
         out.setdefault(f"skb#{skb.id}", _Obj(f"skb#{skb.id}", "", skb, where))
         add_head(skb.head, f"skb#{skb.id} {where}")
         for buf in skb.buffers():
@@ -155,7 +156,7 @@ def _aliases(o: _Obj) -> set[str]:
     return names
 
 
-def _history(sim, o: _Obj, earlier=()) -> list[Transition]:
+def _history(sim: Any, o: _Obj, earlier: tuple[Event, ...] = ()) -> list[Transition]:
     """The object's transitions as the model recorded them, oldest first: `earlier` events (the
     player's search of earlier steps for a followed object), then the trace buffer's."""
     machine = o.machine
@@ -172,7 +173,7 @@ def _history(sim, o: _Obj, earlier=()) -> list[Transition]:
     return out
 
 
-def _gone(sim, name: str, earlier=()) -> _Obj | None:
+def _gone(sim: Any, name: str, earlier: tuple[Event, ...] = ()) -> _Obj | None:
     """A followed object the model no longer holds (a buffer freed): known by its last transition."""
     for ev in reversed((*earlier, *(sim.rec.events or ()))):
         if ev.seq > sim.rec.seq:
@@ -184,12 +185,12 @@ def _gone(sim, name: str, earlier=()) -> _Obj | None:
     return None
 
 
-def _counts(sim, machine: str) -> dict[tuple[str, str, str], int]:
+def _counts(sim: Any, machine: str) -> dict[tuple[str, str, str], int]:
     """Transitions per edge for the whole run (the model counts every move, traced or not)."""
     return edge_counts(sim.rec.moves, machine)
 
 
-def _population(sim, index: dict[str, _Obj], machine: str) -> dict[str, int]:
+def _population(sim: Any, index: dict[str, _Obj], machine: str) -> dict[str, int]:
     if machine == "swiotlb_slot":
         sw = sim.swiotlb
         return {"free": sw.nslabs - sw.used_slots, "mapped": sw.used_slots} if sw is not None else {}
@@ -197,7 +198,7 @@ def _population(sim, index: dict[str, _Obj], machine: str) -> dict[str, int]:
         heads = sim.heads
         return {"slab": len(heads.slab), "napi-cache": len(heads.cache), "in-use": heads.in_use}
     seen: set[int] = set()
-    pop: Counter = Counter()
+    pop: Counter[str] = Counter()
     for o in index.values():
         if o.machine == machine and id(o.ref) not in seen and o.state:
             seen.add(id(o.ref))
@@ -205,7 +206,7 @@ def _population(sim, index: dict[str, _Obj], machine: str) -> dict[str, int]:
     return dict(pop)
 
 
-def _follow(sim, index: dict[str, _Obj], machine: str, follow: str | None) -> _Obj | None:
+def _follow(sim: Any, index: dict[str, _Obj], machine: str, follow: str | None) -> _Obj | None:
     if follow is not None:
         o = index.get(follow)
         return _owner_of(index, follow, machine) if o is not None and o.machine != machine else o
@@ -224,21 +225,10 @@ def _follow(sim, index: dict[str, _Obj], machine: str, follow: str | None) -> _O
     return None
 
 
-def _path(sim) -> PathFacts:
-    prm = sim.params
-    dma = sim.dma
-    bounce = sim.swiotlb is not None and (prm["swiotlb"] == "force" or dma.untrusted
-                                          or (sim.iommu is None and sim.mem.max_addr - 1 > dma.mask))
-    return PathFacts(bus=sim.bus, iommu=sim.iommu_mode, bounce=bounce, delivery=sim.delivery,
-                     polled=sim.napi_polled, napi=sim.napi_api, gro=bool(prm["gro"]) and sim.napi_api and sim.stack.tcp,
-                     page_pool=sim.pool is not None, xdp=prm["xdp"],
-                     socket=not sim.stack.forward)
-
-
 LOOKBACK = 64          # calls searched back for the latest move when the current call moves nothing
 
 
-def _by_cursor(sim, index: dict[str, _Obj]) -> _Obj | None:
+def _by_cursor(sim: Any, index: dict[str, _Obj]) -> _Obj | None:
     """The object the current call moved; if it moved none, the latest call before it that did."""
     now = cursor_of(sim).now
     events = sim.rec.events or ()
@@ -257,7 +247,7 @@ def _by_cursor(sim, index: dict[str, _Obj]) -> _Obj | None:
     return None
 
 
-def build(sim, follow: str | None, machine: str | None, earlier=()) -> RxData:
+def build(sim: Any, follow: str | None, machine: str | None, earlier: tuple[Event, ...] = ()) -> RxData:
     index = _index(sim)
     if follow and follow not in index:
         gone = _gone(sim, follow, earlier)
@@ -282,19 +272,12 @@ def build(sim, follow: str | None, machine: str | None, earlier=()) -> RxData:
     age = 0 if last is None or now is None else sum(1 for ev in (sim.rec.events or ()) if last.seq < ev.seq <= now.seq)
     ms = MachineState(machine, o.name if o else None, o.where if o else "", state, last, _counts(sim, machine),
                       True, _population(sim, index, machine), age, now.call if now is not None else "")
-    from .passport_adapter import passport_of
-
-    return RxData(last_call(sim), _path(sim), ms, passport_of(sim, o, state, history) if o is not None else None)
+    return RxData(last_call(sim), path_facts(sim), ms, passport_of(sim, o, state, history) if o is not None else None)
 
 
-def last_call(sim) -> Call | None:
+def last_call(sim: Any) -> Call | None:
     recent = sim.rec.recent(1)
     if not recent:
         return None
     ev = recent[-1]
     return Call(ev.seq, ev.t_ns, ev.call, ev.ctx, ev.obj, ev.detail)
-
-
-def path(sim) -> tuple[Call | None, PathFacts]:
-    """Only the call and the path facts: no index of the model's objects (tens of ms on a big ring)."""
-    return last_call(sim), _path(sim)

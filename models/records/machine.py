@@ -1,7 +1,7 @@
-"""What the machine view, the passport and the RX path strip read: the whole interface, and nothing else.
+"""The records of a lifecycle machine, its followed object and the RX path: what the machine view,
+the passport and the RX path strip draw, and nothing else.
 
-These three views never touch the model. They call `from_sim(sim, follow,
-machine)` and draw the frozen `RxData` it returns:
+`Reading.rx(follow, machine)` (models/records/reading.py) returns one frozen `RxData`:
 
 - `call`: the kernel call the screen is at (the last event of the variant);
 - `path`: the facts of the scenario that decide which RX stages it skips;
@@ -14,18 +14,15 @@ machine)` and draw the frozen `RxData` it returns:
 Objects are named in kernel words, the way events name them: `buf#513`
 (an RX buffer), `page#897` (a page), `page#897+2048` (a page_pool
 fragment), `head#14` (an sk_buff), `slot 512` (a SWIOTLB slot), `napi`,
-`rx tasklet`, `flow` (the GRO hold).
-
-`viz.views.machine_adapter` fills it from the transitions the model records
-per kernel call and its per-edge counts for the run.
+`rx tasklet`, `flow` (the GRO hold). models/records/objects.py fills them
+from the transitions the model records per kernel call and its per-edge
+counts for the run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-from models.read import ByIdentity
 
 Edge = tuple[str, str, str]          # (from state, call, to state): an edge of MACHINES[machine]
 
@@ -116,43 +113,3 @@ class RxData:
     path: PathFacts
     machine: MachineState
     passport: Passport | None
-
-
-# The Sims of the latest frames (two: compare shows a pair), each with its data by moment
-# (models/by_identity.py says why not a WeakKeyDictionary).
-_CACHE: ByIdentity[dict] = ByIdentity(2)
-
-
-def from_sim(sim, follow: str | None = None, machine: str | None = None, earlier: tuple = ()) -> RxData:
-    """The views' data for one Sim: `follow` an object (default: the one the last calls touched);
-    `machine` the one to draw (default: the followed object's, else the variant's RX buffers').
-    `earlier`: the followed object's events from before the trace buffer (models.trace.Event),
-    which the player finds by running earlier steps again.
-
-    Cached per Sim and moment: the three views of a frame ask for the same data.
-    """
-    from .machine_adapter import build, stamp
-
-    key = (stamp(sim), follow, machine, len(earlier), earlier[-1].seq if earlier else 0)
-    per_sim = _CACHE.get(sim)
-    if per_sim is None:
-        per_sim = {}
-        _CACHE.put(sim, per_sim)
-    got = per_sim.get(key)
-    if got is None:
-        if len(per_sim) > 8:
-            per_sim.clear()
-        got = per_sim[key] = build(sim, follow, machine, earlier)
-    return got
-
-
-def path_of(sim) -> tuple[Call | None, PathFacts]:
-    """What the RX path strip reads: the call the screen is at and the scenario's path facts.
-
-    The same values as `from_sim(sim).call` and `.path`, without indexing every object the
-    model holds for the machine and the passport (35-50 ms for ath11k's thousands of buffers,
-    paid at every step by a strip that shows one line).
-    """
-    from .machine_adapter import path
-
-    return path(sim)

@@ -1,15 +1,17 @@
-"""The passport of a followed object, read off the model's own objects (part of machine_adapter).
+"""The passport of a followed object, read off the model's own objects (models/records/objects.py).
 
 Identity, addresses, mapping and refcounts are exact (the Buf, page,
 Mapping and Head objects hold them); the owner comes from the DMA mapping
 where there is one (a live mapping the CPU has not synced belongs to the
 device) and from the state otherwise; the history is the transitions the
-model recorded for it (machine_adapter).
+model recorded for it (models/records/objects.py).
 """
 
 from __future__ import annotations
 
-from .machine_data import Passport, Transition
+from typing import Any
+
+from .machine import Passport, Transition
 
 _OWNER = {
     "pp_page": {"buddy": "the page allocator", "allocated": "CPU", "mapped": "page_pool",
@@ -30,7 +32,7 @@ _MACHINE_KIND = {"rx_buffer": "RX buffer", "pp_frag": "page_pool fragment", "pp_
 _FREED = {"rx_buffer": "free", "pp_frag": "returned", "flip_page": "buddy", "pp_page": "buddy"}
 
 
-def passport_of(sim, o, state: str | None, history: list[Transition]) -> Passport:
+def passport_of(sim: Any, o: Any, state: str | None, history: list[Transition]) -> Passport:
     ref = o.ref
     machine = o.machine
     m = getattr(ref, "map", None)

@@ -9,7 +9,7 @@ layering gives each state its layer. So a buffer's life reads in the order
 the kernel moves it, and every loop is an arrow going back.
 
 Arrangements are tried best first until one fits and every arrow and label
-finds room (viz.views.machine_route): all layers in one row; one column,
+finds room (viz.views.machine.route): all layers in one row; one column,
 top to bottom; two, then three rows of layers. If call names are what does
 not fit, the machine's common prefix is dropped (`page_pool_`, `swiotlb_`)
 and the arrangements are tried again. None → the view draws its compact
@@ -25,7 +25,7 @@ from functools import cache, lru_cache
 
 from models.read import MACHINES, graph
 
-from .machine_route import Grid, Label, Rect, Route
+from .route import Grid, Label, Rect, Route
 
 BOX_H = 3
 BIG = 2                   # a big drawing's boxes are this much taller, and twice this wider
@@ -95,7 +95,7 @@ def layers(machine: str) -> Layers:
     for s in order:
         if s not in seen:
             walk(s)
-    dag = nx.DiGraph()
+    dag: nx.DiGraph[str] = nx.DiGraph()
     dag.add_nodes_from(seen)
     dag.add_edges_from((u, v) for u, v in g.edges() if u != v and (u, v) not in back)
     rank: dict[str, int] = {}
@@ -157,7 +157,8 @@ def crossings(d: Drawing) -> int:
 def _bands(lay: Layers, k: int) -> list[list[int]]:
     """Layer indices cut into k consecutive bands of about equal width."""
     widths = [max(box_width(s) for s in layer) + 12 for layer in lay.layers]
-    total, bands, acc = sum(widths), [[]], 0
+    bands: list[list[int]] = [[]]
+    total, acc = sum(widths), 0
     for i, w in enumerate(widths):
         if acc + w / 2 > total * len(bands) / k and len(bands) < k and bands[-1]:
             bands.append([])
@@ -166,7 +167,7 @@ def _bands(lay: Layers, k: int) -> list[list[int]]:
     return bands
 
 
-def _attempt(machine, lay: Layers, groups: tuple[Group, ...], arrangement: str, k: int, width: int,
+def _attempt(machine: str, lay: Layers, groups: tuple[Group, ...], arrangement: str, k: int, width: int,
              height: int, count_w: int, prefix: str, big: bool = False) -> Drawing | None:
     place = _place_column if arrangement == "column" else _place_rows
     boxes = place(lay, k, prefix, count_w, big)
@@ -217,7 +218,8 @@ def _attempt(machine, lay: Layers, groups: tuple[Group, ...], arrangement: str, 
         else:
             return None
         routes[i], labels[i] = route, lab
-    return _cropped(machine, arrangement, grid, lay, groups, tuple(routes), tuple(labels), loops, prefix)
+    return _cropped(machine, arrangement, grid, lay, groups, tuple(r for r in routes if r is not None),
+                    tuple(lab for lab in labels if lab is not None), loops, prefix)
 
 
 def _loop_label(grid: Grid, r: Rect, w: int, beside: bool) -> Label | None:
@@ -234,7 +236,7 @@ def _loop_label(grid: Grid, r: Rect, w: int, beside: bool) -> Label | None:
     return None
 
 
-def _priority(lay: Layers, groups: tuple[Group, ...], i: int) -> tuple:
+def _priority(lay: Layers, groups: tuple[Group, ...], i: int) -> tuple[int, int | str, int, int]:
     """Route order: arrows to the next layer first, then longer forward ones, then the loops back.
 
     Back arrows into one state go longest first, so the shorter ones can join
@@ -298,14 +300,16 @@ def _place_column(lay: Layers, k: int, prefix: str, count_w: int, big: bool = Fa
     return boxes
 
 
-def _cropped(machine, arrangement, grid: Grid, lay: Layers, groups, routes, labels, loops, prefix) -> Drawing:
+def _cropped(machine: str, arrangement: str, grid: Grid, lay: Layers, groups: tuple[Group, ...],
+             routes: tuple[Route, ...], labels: tuple[Label, ...],
+             loops: dict[str, tuple[tuple[str, ...], Label]], prefix: str) -> Drawing:
     """The drawing moved to (0, 0) and cut to what it uses."""
     used = list(grid.box) + list(grid.line) + list(grid.heads) + list(grid.text)
     x0, y0 = min(c[0] for c in used), min(c[1] for c in used)
     x1, y1 = max(c[0] for c in used), max(c[1] for c in used)
     out = Grid(x1 - x0 + 1, y1 - y0 + 1)
 
-    def mv(c):
+    def mv(c: tuple[int, int]) -> tuple[int, int]:
         return (c[0] - x0, c[1] - y0)
 
     for s, r in grid.rects.items():

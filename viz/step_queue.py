@@ -1,8 +1,10 @@
-"""The queue of model moves a player asks for, drained by one worker thread at a time.
+"""The queue of steps a player asks for (go to step k, fast-forward, walk a call), drained by one worker
+thread at a time. (Named for steps, not "moves": in the model a move is an object taking an edge of its
+lifecycle machine.)
 
-Key handlers only *request* moves ("goto" k, "seen" k, "ff" n, "call" …), so they return at
+Key handlers only *request* steps ("goto" k, "seen" k, "ff" n, "call" …), so they return at
 once and the UI stays responsive while a step computes. The worker takes the
-moves in order; when a later goto is already queued it skips publishing the
+requests in order; when a later goto is already queued it skips publishing the
 one it just made, so a burst of PageDowns from a clicker lands on the last
 step asked for.
 
@@ -40,7 +42,7 @@ class _Shutdown(Exception):
     """call_from_thread found no running app: the drain ends quietly."""
 
 
-class MoveQueue:
+class StepQueue:
     """Moves for one Session; `start` is called (on the UI thread) when a drain must begin."""
 
     def __init__(self, session: Session, start: Callable[[], object]) -> None:
@@ -53,7 +55,7 @@ class MoveQueue:
         self._doing = ""                     # what the worker is at: "goto", "seen", "ff" or "ahead"
 
     def request(self, kind: str, n: Any = 0) -> None:
-        """Queue a move. "goto" k: go to step k and publish its frame; "seen" k: the UI
+        """Queue a request. "goto" k: go to step k and publish its frame; "seen" k: the UI
         already shows step k's ready frame, so only compute ahead of it; "ff" n: fast-forward;
         "call" (step, variant, at, delta, follow): one kernel call on (Session.step_call).
         A goto or seen replaces one queued just before it (only the last position matters)."""
@@ -77,7 +79,7 @@ class MoveQueue:
               on_progress: Callable[[int, int], None] | None = None,
               on_error: Callable[[str, int, BaseException], None] | None = None,
               on_note: Callable[[str], None] | None = None) -> None:
-        """Run queued moves, then compute ahead, until there is nothing left to do (worker thread).
+        """Run queued requests, then compute ahead, until there is nothing left to do (worker thread).
 
         `call(fn, *args)` runs fn on the UI thread. `on_frame` gets the frame of
         a move asked for; `on_ready` every other clean step frame computed, on
@@ -89,7 +91,7 @@ class MoveQueue:
         and can say what failed instead of waiting for a frame that never comes.
         `on_note(why)` hears why a "call" move went nowhere (the lesson's last call).
         """
-        def ui(fn, *args) -> None:
+        def ui(fn: Callable[..., None], *args: Any) -> None:
             try:
                 call(fn, *args)
             except RuntimeError as exc:      # the app is shutting down: no loop to run on
@@ -114,7 +116,9 @@ class MoveQueue:
             self._ops.clear()
             self.draining = False
 
-    def _run(self, call, on_frame, on_ready, cancelled, progress, on_note=None) -> None:
+    def _run(self, call: Callable[..., None], on_frame: Callable[[Frame], None],
+             on_ready: Callable[[Frame], None], cancelled: Callable[[], bool],
+             progress: Callable[[int, int], None], on_note: Callable[[str], None] | None = None) -> None:
         session = self.session
         while not cancelled():
             with self._lock:
@@ -135,7 +139,8 @@ class MoveQueue:
             if kind == "ff":
                 frame = session.fast_forward(n, cancelled, progress)
             elif kind == "call":
-                frame, why = session.step_call(*n, cancelled=cancelled)
+                step, variant, at, delta, follow = n
+                frame, why = session.step_call(step, variant, at, delta, follow, cancelled=cancelled)
                 if frame is None:
                     if on_note is not None:
                         call(on_note, why)

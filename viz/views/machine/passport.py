@@ -9,8 +9,8 @@
       dma_unmap_single: filled → unmapped at 316.536 µs
     ▶ build_skb: unmapped → in-skb at 316.626 µs
 
-Everything comes from `machine_data.from_sim` (the same followed object the
-machine view lights). The fields that do not apply (no mapping, no
+Everything comes from the passport record (`ViewState.read.rx()`, the same
+followed object the machine view lights). The fields that do not apply (no mapping, no
 refcount a kernel would show) are left out rather than shown empty, and the
 newest transitions are kept when the history does not fit.
 """
@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from . import register
-from .base import ModelView, wrap_phrases
-from .machine import fmt_t
-from .machine_data import Passport, Transition, from_sim
+from models.read import Passport, Transition
+
+from .. import register
+from ..base import ModelView, wrap_phrases
+from .view import fmt_t
 
 
 def fmt_addr(a: int) -> str:
@@ -59,8 +60,8 @@ class PassportView(ModelView):
     """
 
     def build_lines(self, width: int, height: int) -> list[Text]:
-        st = self.state
-        p = from_sim(st.sim, st.follow, None, st.earlier).passport
+        st = self.st
+        p = st.read.rx(st.follow, None, st.earlier).passport
         if p is None:
             return [self._text(("no object to follow yet", "muted"))]
         return self._passport(p, width, height)

@@ -2,7 +2,7 @@
 
 The figures come from `models.runner.run_lesson` on the headline pair, the same
 run `rxviz run` prints (full length: the lesson's `headline.frames`), so the
-player and the CLI can never disagree; `viz.headline` words it for both. The
+player and the CLI can never disagree; `viz.paper_vs_model_text` words it for both. The
 run takes a second or three, so it runs in a worker thread the first time it
 is asked for and is kept for the rest of the process (`HEADLINES`); while it
 runs the panel shows how far it got.
@@ -35,7 +35,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Digits, Static
 
 from models.lesson.schema import Lesson
-from viz import headline as words
+from viz import paper_vs_model_text as words
 
 HEADLINES: dict[tuple[str, str | None], dict[str, Any]] = {}    # (lesson id, path) -> headline
 _lock = threading.Lock()
@@ -59,7 +59,7 @@ def compute(lesson: Lesson, progress: Callable[[int, int], None] | None = None) 
         return found
     from models.runner import run_lesson
     pair = [lesson.headline.before, lesson.headline.after]
-    result = run_lesson(lesson, variants=pair, progress=progress)["headline"]
+    result: dict[str, Any] = run_lesson(lesson, variants=pair, progress=progress)["headline"]
     with _lock:
         HEADLINES[key(lesson)] = result
     return result
@@ -88,7 +88,7 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
     HeadlinePanel.-present > #hl-table { display: none; }
     """
 
-    def __init__(self, lesson: Lesson, **kw) -> None:
+    def __init__(self, lesson: Lesson, **kw: Any) -> None:
         super().__init__(**kw)
         self.lesson = lesson
         self.headline: dict[str, Any] | None = None
@@ -126,9 +126,10 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
         for c in cols:
             table.add_column(c, justify="right")
         for row in rows:
-            label, *cells = row
+            label, *texts = row
+            cells: list[str | Text] = list(texts)
             if label == "kind":
-                cells = [Text(c, style="bold italic") for c in cells]
+                cells = [Text(c, style="bold italic") for c in texts]
             table.add_row(Text(label, style="bold"), *cells)
         self.query_one("#hl-table", Static).update(table)
         self.query_one("#hl-notes", Static).update("\n".join(words.notes(h, self.lesson)))

@@ -1,9 +1,9 @@
 """The machine, always on screen: a strip under the views with the current call's object and its move.
 
-The full machine (viz.views.machine) needs most of a large screen, so it is
+The full machine (viz.views.machine.view) needs most of a large screen, so it is
 a view one tabs to. This strip keeps its point on screen at every size and
 whatever view is chosen: the object the current call moved, in its own
-machine, drawn as boxes and arrows (viz.views.machine_local): where it came
+machine, drawn as boxes and arrows (viz.views.machine.local): where it came
 from, the arrow the call took, where it is (lit), where it goes next. A
 line above says which machine and object, and how long ago the move was
 when the current call moved nothing. The deck hides it while the full
@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from models.read import MACHINES
+from models.read import MACHINES, MachineState
 
-from .base import ModelView
-from .machine import MachineView
-from .machine_data import MachineState, from_sim
-from .machine_local import draw
+from ..base import ModelView
+from .local import draw
+from .view import MachineView
 
 
 def header(ms: MachineState) -> list[tuple[str, str]]:
@@ -64,7 +63,7 @@ class MachineStrip(MachineView, can_focus=False):
         st = self.state
         if st is None:
             return []
-        ms = from_sim(st.sim, st.follow, None, st.earlier).machine
+        ms = st.read.rx(st.follow, None, st.earlier).machine
         head = Text(no_wrap=True, end="")
         for text, role in header(ms):
             if head.cell_len + len(text) > width:

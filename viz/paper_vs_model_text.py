@@ -7,7 +7,10 @@ same run.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from models.lesson.schema import Lesson
 
 
 def num(v: Any) -> str:
@@ -63,7 +66,7 @@ def kind_note(h: dict[str, Any]) -> str:
     return ""
 
 
-def notes(h: dict[str, Any], lesson) -> list[str]:
+def notes(h: dict[str, Any], lesson: Lesson) -> list[str]:
     """The sentences under the table: the verdict, what was fitted, the source."""
     if h.get("changed"):
         return [f"not compared with the paper: {', '.join(h['changed'])} changed, and the published "

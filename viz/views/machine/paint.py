@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .machine_layout import Drawing
-from .machine_route import E, N, S, W
+from .layout import Drawing
+from .route import E, N, Rect, S, W
 
 LIGHT = {N | S: "│", E | W: "─", N | E: "╰", N | W: "╯", S | E: "╭", S | W: "╮", N | E | W: "┴",
          S | E | W: "┬", N | S | E: "├", N | S | W: "┤", N | S | E | W: "┼", N: "╵", S: "╷", E: "╶", W: "╴"}
@@ -111,7 +111,8 @@ def paint(d: Drawing, ink: Ink) -> list[list[tuple[str, str]]]:
     return rows
 
 
-def _population(rows, r, pop: str, role: str, ports) -> None:
+def _population(rows: list[list[tuple[str, str]]], r: Rect, pop: str, role: str,
+                ports: dict[tuple[int, int], int]) -> None:
     """'×12' on the bottom border, on the longest stretch no arrow leaves from (left out if none fits)."""
     y = r.y + r.h - 1
     best: tuple[int, int] = (0, 0)

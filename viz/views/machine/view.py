@@ -1,16 +1,16 @@
 """The followed object's lifecycle machine, drawn: boxes, arrows, the state and the edge just taken lit.
 
-Everything it shows comes from `machine_data.from_sim` (never the model
-itself): which machine, the object in it, its state, the transition that
+Everything it shows comes from the machine records (`ViewState.read.rx()`,
+models/records/machine.py): which machine, the object in it, its state, the transition that
 brought it there, and per-edge counts. The drawing is a layered layout
-(viz.views.machine_layout) painted with box-drawing characters
-(machine_paint); what is lit is drawn heavy as well as in the accent colour,
+(viz.views.machine.layout) painted with box-drawing characters
+(viz.views.machine.paint); what is lit is drawn heavy as well as in the accent colour,
 so it reads on a projector and without colour.
 
 When the whole machine does not draw cleanly (pp_page has 17 arrows), the
 arrows this run never took are left out and named in a footnote; the boxes
 stay where the whole machine puts them. When nothing fits (80x24, a small
-grid cell) a compact drawing says the same (viz.views.machine_local): boxes
+grid cell) a compact drawing says the same (viz.views.machine.local): boxes
 and arrows for the move just made and the likely next one, then every call
 that can come next.
 
@@ -25,18 +25,20 @@ from __future__ import annotations
 from rich.text import Text
 from textual.reactive import reactive
 
-from models.read import MACHINES
+from models.read import MACHINES, MachineState, RxData
 
-from . import machine_local as local
-from . import register
-from .base import ModelView, wrap_phrases
-from .machine_data import MachineState, RxData, from_sim
-from .machine_layout import Drawing, crossings, draw, layers
-from .machine_paint import Ink, paint
+from .. import register
+from ..base import ModelView, Part, wrap_phrases
+from . import local
+from .layout import Drawing, Group, crossings, draw, layers
+from .local import Row
+from .paint import Ink, paint
 
 MAX_CROSSINGS = 2         # more and the arrows this run never took are left out
 # (machine, width, height, count width, arrows taken) -> the drawing and the arrows it leaves out
-_CHOSEN: dict[tuple, tuple[Drawing, list] | None] = {}
+Key = tuple[str, int, int, int, frozenset[tuple[str, str]]]
+Chosen = tuple[Drawing, list[Group]]
+_CHOSEN: dict[Key, Chosen | None] = {}
 
 
 def _warm() -> None:
@@ -44,11 +46,11 @@ def _warm() -> None:
         layers(machine)
 
 
-def _choose(key: tuple) -> tuple[Drawing, list] | None:
+def _choose(key: Key) -> Chosen | None:
     """The drawing for `key`: the whole machine when it draws cleanly (bigger boxes if there is room to
     spare), else only the arrows the run took; None when nothing fits. Kept in _CHOSEN."""
     machine, width, height, cw, taken = key
-    got: tuple[Drawing, list] | None = None
+    got: Chosen | None = None
     full = draw(machine, width, height, cw)
     if full is not None and crossings(full) <= MAX_CROSSINGS:
         got = full, []
@@ -130,8 +132,8 @@ class MachineView(ModelView):
         self.run_worker(_warm, thread=True, group="machine-layout", exit_on_error=False)
 
     def data(self) -> RxData:
-        st = self.state
-        return from_sim(st.sim, st.follow, self.machine if self.machine in MACHINES else None, st.earlier)
+        st = self.st
+        return st.read.rx(st.follow, self.machine if self.machine in MACHINES else None, st.earlier)
 
     # -- content ----------------------------------------------------------------------
     def build_lines(self, width: int, height: int) -> list[Text]:
@@ -149,7 +151,7 @@ class MachineView(ModelView):
         pad = max(0, (room - len(note) - len(body)) // 2)
         return top + [Text()] * pad + body + note + [Text()] * max(0, room - pad - len(body) - len(note)) + [legend]
 
-    def drawing(self, ms: MachineState, width: int, height: int) -> tuple[Drawing, list] | None:
+    def drawing(self, ms: MachineState, width: int, height: int) -> Chosen | None:
         """The drawing to show and the arrows it leaves out (never taken this run); None: use the compact form.
 
         A drawing not computed yet for this size is computed by a worker
@@ -163,7 +165,7 @@ class MachineView(ModelView):
         taken = {(s, d) for (s, c, d) in MACHINES[ms.machine][2] if ms.counts.get((s, c, d), 1) != 0}
         if ms.last is not None:
             taken.add((ms.last.src, ms.last.dst))
-        key = (ms.machine, width, height, cw, frozenset(taken))
+        key: Key = (ms.machine, width, height, cw, frozenset(taken))
         if key in _CHOSEN:
             return _CHOSEN[key]
         if not self.is_mounted:
@@ -176,7 +178,7 @@ class MachineView(ModelView):
                                     exit_on_error=False)
         return None
 
-    _want: tuple | None = None
+    _want: Key | None = None
     _busy = False
 
     def _lay_out(self) -> None:
@@ -210,9 +212,10 @@ class MachineView(ModelView):
                     line.append(what, self._s("muted"))
                     break
         last = ms.last
+        forms: list[tuple[Part, ...]]
         if last is not None and ms.age == 0:
             call = ms.call or last.call
-            via = (f" ({last.call})", "muted") if call != last.call else ""
+            via: Part = (f" ({last.call})", "muted") if call != last.call else ""
             forms = [(("this call ", "muted"), (call, "name-lit"), f": {last.src} → ", (f" {last.dst} ", "lit"), via,
                       (f"  at {fmt_t(last.t_ns)}", "muted"))]
             forms.append(forms[0][:5])
@@ -249,7 +252,7 @@ class MachineView(ModelView):
                 return self._text((text, "muted"))
         return self._text((short, "muted"))
 
-    def _footnote(self, ms: MachineState, d: Drawing, left_out, width: int) -> list[Text]:
+    def _footnote(self, ms: MachineState, d: Drawing, left_out: list[Group], width: int) -> list[Text]:
         """One line naming the arrows left out (it ends in "…" when they do not all fit)."""
         names = ", ".join(sorted({d.short(c) for g in left_out for c in g.calls}))
         return [self._text((f"not taken this run, not drawn: {names}", "muted"))]
@@ -275,7 +278,8 @@ class MachineView(ModelView):
             more = len(used) - 1 if shown in used else len(used)
             name = d.short(shown) + (f" +{more}" if more > 0 else "")
             self._more = self._more or more > 0
-            total = None if None in ns else sum(ns)         # a call of the arrow not counted: not known
+            # a call of the arrow not counted: not known
+            total = None if None in ns else sum(n for n in ns if n is not None)
             names.append(name)
             counts.append(fmt_count(total))
             if all(n == 0 for n in ns):
@@ -296,7 +300,7 @@ class MachineView(ModelView):
         left = [(" ", "")] * max(0, (width - d.width) // 2)
         return self._rows([left + row for row in rows])
 
-    def _rows(self, rows) -> list[Text]:
+    def _rows(self, rows: list[Row]) -> list[Text]:
         """Rows of (glyph, role) cells as lines, one style run per role."""
         out = []
         for row in rows:
@@ -312,7 +316,7 @@ class MachineView(ModelView):
         return out
 
     def _compact(self, ms: MachineState, width: int, room: int) -> list[Text]:
-        """Boxes and arrows where the whole machine does not fit (viz.views.machine_local): the move the
+        """Boxes and arrows where the whole machine does not fit (viz.views.machine.local): the move the
         object made and its likely next one; under them, everything that can happen next from its state."""
         if ms.state is None:
             return []

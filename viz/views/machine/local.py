@@ -22,10 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.read import MACHINES
+from models.read import MACHINES, MachineState
 
-from .machine_data import MachineState
-from .machine_layout import PREFIXES
+from .layout import PREFIXES
 
 Row = list[tuple[str, str]]
 
@@ -45,12 +44,13 @@ def fmt(n: int | None) -> str:
 
 def next_edge(ms: MachineState) -> tuple[str, str] | None:
     """(call, state) the object most likely takes next: the edge out of its state this run took most."""
-    if ms.state is None:
+    state = ms.state
+    if state is None:
         return None
-    out = [(c, d) for s, c, d in MACHINES[ms.machine][2] if s == ms.state and d != s]
+    out = [(c, d) for s, c, d in MACHINES[ms.machine][2] if s == state and d != s]
     if not out:
         return None
-    return max(out, key=lambda e: ms.counts.get((ms.state, e[0], e[1]), -1))
+    return max(out, key=lambda e: ms.counts.get((state, e[0], e[1]), -1))
 
 
 def parts(ms: MachineState, prefix: str = "", keep_src: bool = True, keep_next: bool = True) -> list[Part]:

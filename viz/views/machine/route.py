@@ -1,6 +1,6 @@
 """Arrows between boxes on a character grid: an orthogonal router and a label placer.
 
-The machine view places its boxes first (viz.views.machine_layout), then
+The machine view places its boxes first (viz.views.machine.layout), then
 routes every edge here, one at a time, with A* over the free cells: a step
 costs 1, a bend 3, crossing another arrow at right angles 10, running
 next to a box or another arrow a little more, and a cell on the wrong side
@@ -20,11 +20,16 @@ or label owns it, and the view paints from that.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 N, E, S, W = 1, 2, 4, 8                      # the sides a line cell connects
 STEP = {N: (0, -1), E: (1, 0), S: (0, 1), W: (-1, 0)}
 BACK = {N: S, S: N, E: W, W: E}
+Cell = tuple[int, int]
+# What Grid.checkpoint keeps and Grid.restore puts back: the grid's drawn state.
+Saved = tuple[Any, ...]
 HEAD = {N: "▲", E: "▶", S: "▼", W: "◀"}      # an arrowhead pointing that way
 _BITS = (N, E, S, W)                          # direction index -> side bit
 _DIR = {b: i for i, b in enumerate(_BITS)}
@@ -39,7 +44,7 @@ class Rect:
     w: int
     h: int
 
-    def ports(self):
+    def ports(self) -> Iterator[tuple[tuple[int, int], int]]:
         """(border cell, outward side) of every non-corner border cell."""
         for i in range(self.x + 1, self.x + self.w - 1):
             yield (i, self.y), N
@@ -108,11 +113,11 @@ class Grid:
         return (0 <= x < self.w and 0 <= y < self.h and c not in self.box and c not in self.line
                 and c not in self.heads and c not in self.text)
 
-    def checkpoint(self) -> tuple:
+    def checkpoint(self) -> Saved:
         return (dict(self.line), {c: set(v) for c, v in self.owner.items()}, list(self.dst_of), dict(self.heads),
                 dict(self.ports), dict(self.text), set(self.halo), [list(r) for r in self.near])
 
-    def restore(self, saved: tuple) -> None:
+    def restore(self, saved: Saved) -> None:
         (self.line, self.owner, self.dst_of, self.heads, self.ports, self.text, self.halo,
          self.near) = saved
 
@@ -219,11 +224,11 @@ class Grid:
         cells = [i]
         st = i * 4 + d
         while True:
-            prev, hops = came[st]
-            if hops is None:
+            prev, back = came[st]
+            if back is None:
                 port = prev
                 break
-            cells[-1:] = list(reversed(hops))
+            cells[-1:] = list(reversed(back))
             cells.append(prev // 4)
             st = prev
         cells.reverse()
@@ -256,7 +261,8 @@ class Grid:
             cm[y * W + x] = -2 if sides == N | S else -3 if sides == E | W else -1
         return cm
 
-    def _commit(self, src, dst, port, cells, d, head=None, join=None) -> Route:
+    def _commit(self, src: str, dst: str, port: Cell, cells: list[Cell], d: int,
+                head: tuple[int, int, str] | None = None, join: Cell | None = None) -> Route:
         idx = len(self.dst_of)
         self.dst_of.append(dst)
         path = [port] + cells + [join or self._into(cells[-1], d)]
@@ -355,7 +361,7 @@ def _runs(cells: tuple[tuple[int, int], ...]) -> list[list[tuple[int, int]]]:
     return runs
 
 
-def _h_places(run, name_w: int, count_w: int, split: bool) -> list[tuple[Label, int]]:
+def _h_places(run: list[Cell], name_w: int, count_w: int, split: bool) -> list[tuple[Label, int]]:
     """Label positions along a horizontal run, with their costs.
 
     `split` (a straight arrow from box to box): the name centred over the
@@ -379,7 +385,7 @@ def _h_places(run, name_w: int, count_w: int, split: bool) -> list[tuple[Label, 
     return out
 
 
-def _v_places(run, name_w: int, count_w: int) -> list[tuple[Label, int]]:
+def _v_places(run: list[Cell], name_w: int, count_w: int) -> list[tuple[Label, int]]:
     """Label positions beside a vertical run: right of it first, then left."""
     ys = sorted(c[1] for c in run)
     x = run[0][0]

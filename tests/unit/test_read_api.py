@@ -1,0 +1,59 @@
+"""The views' read API (models.read) hands out records, never a part of the model a view could reach into."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import models.read as read
+from models.lesson import find_lesson
+from models.replay import LessonRun
+
+
+def _is_record(cls: type) -> bool:
+    """A frozen dataclass or a NamedTuple: plain data, fixed once built."""
+    if dataclasses.is_dataclass(cls):
+        return bool(cls.__dataclass_params__.frozen)      # type: ignore[attr-defined]
+    return issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
+def test_every_class_it_exports_is_a_record_or_the_read_object():
+    classes = {name: obj for name in read.__all__ if inspect.isclass(obj := getattr(read, name))}
+    assert "Sim" not in read.__all__
+    assert {name for name, cls in classes.items() if not _is_record(cls)} == {"Reading"}
+
+
+def _fields(value: object) -> list[object]:
+    if dataclasses.is_dataclass(value):
+        return [getattr(value, f.name) for f in dataclasses.fields(value)]
+    if isinstance(value, dict):
+        return [*value.keys(), *value.values()]
+    if isinstance(value, (tuple, list, frozenset)):
+        return list(value)
+    return []
+
+
+def _plain(value: object, depth: int = 0) -> bool:
+    """Numbers, strings, None and records or containers of them, all the way down."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if not (dataclasses.is_dataclass(value) or isinstance(value, (tuple, list, frozenset, dict))):
+        return False
+    return depth < 8 and all(_plain(v, depth + 1) for v in _fields(value))
+
+
+def test_the_records_of_every_view_hold_plain_data_only():
+    for lesson, variant in (("atlantic-page-pool", "before"), ("atlantic-page-pool", "after"),
+                            ("ath10k-sdio-napi", "after"), ("bgmac-napi-skb-cache", "after")):
+        run = LessonRun(find_lesson(lesson))
+        run.goto(2)
+        sim = run.sims.get(variant) or next(iter(run.sims.values()))
+        r = read.reading_of(sim)
+        got = [r.memory(), r.pool(), r.skb_cache(), r.napi(), r.bus(), r.queues() if r.bus_name != "pcie" else None,
+               r.rx(), r.path(), r.strategy(), tuple(r.recent(5)), r.cursor()]
+        if r.bus_name == "pcie":
+            ring = r.ring()
+            assert ring is not None
+            got += [ring, r.descriptor(ring.tail), r.descriptor(ring.head)]
+        for record in got:
+            assert _plain(record), (lesson, variant, record)
