@@ -27,7 +27,7 @@ class Napi:
     irq_on: bool            # the device's RX interrupt is unmasked
     budget: int
     poll_work: tuple[int, ...]      # frames each of the latest polls handled, oldest first
-    gro: bool               # the stack has a GRO engine to hand frames to
+    gro: bool               # GRO is on (the scenario's gro): napi_gro_receive merges a flow's segments
     held_segs: int          # segments GRO holds now
     held_bytes: int
     socket_queue: int       # skbs waiting in the socket's receive queue
@@ -53,7 +53,7 @@ def napi(sim: Any) -> Napi:
     stack = sim.stack
     held = stack.held
     return Napi(sim.napi_polled, sim.napi_api, sim.napi_state, sim.irq_on, sim.params["budget"],
-                tuple(sim.poll_work), bool(stack.gro), held.segs if held else 0, held.len if held else 0,
+                tuple(sim.poll_work), bool(stack.gro_on), held.segs if held else 0, held.len if held else 0,
                 len(stack.sockq), sim.sc.forward, sim.wire.tcp, sim.delivery, sim.platform.mac80211_ns > 0,
                 sim.sc.tasklet_budget)
 

@@ -137,8 +137,10 @@ class NapiView(ModelView):
     def _gro(self) -> list[Text]:
         napi = self.read.napi()
         if not (napi.gro and napi.api):
-            return [self._text(("GRO ", "label"), ("off: every frame is its own skb", "muted")),
-                    self._text(*self._count("netif_receive_skb"))]
+            off = self._text(("GRO ", "label"), ("off: every frame is its own skb", "muted"))
+            if napi.api:        # the driver still calls napi_gro_receive(): GRO off queues each skb alone
+                return [off, *self._pair("napi_gro_receive", "netif_receive_skb")]
+            return [off, self._text(*self._count("netif_receive_skb"))]
         segs, nbytes = napi.held_segs, napi.held_bytes
         fill = 12
         full = round(nbytes / GRO_LEGACY_MAX_SIZE * fill)
