@@ -33,7 +33,7 @@ MODELS = ROOT / "models"
 # `models` (lesson loading, replay, sweeps, the read API, scenario building) runs once per
 # command or per step and stays interpreted: compiling it would cost build time for nothing.
 HOT = (
-    "calls", "dma", "engine", "gro", "iommu", "lifecycle", "memory", "metrics",
+    "calls", "dma", "engine", "gro", "host_signals", "iommu", "lifecycle", "link", "memory", "metrics",
     "page_pool", "pcie", "ring", "rxpath", "sdio", "sim", "skb", "stack", "swiotlb", "teardown",
     "trace", "wire",
 )

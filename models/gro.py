@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Final
 from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .skb import Skb
+    from .kernel import Kernel
+    from .skb import Skb, SkbHeads
     from .stack import Stack
 
 from .calls import CALL_ID as C
@@ -55,13 +56,13 @@ class Gro:
     """
     label = "flow"
 
-    def __init__(self, stack: Stack) -> None:
+    def __init__(self, stack: Stack, heads: SkbHeads, kernel: Kernel, hdrs: int) -> None:
         self.stack = stack
         self.rec = stack.rec
-        self.heads = stack.sim.heads
-        self.stolen_to_cache = stack.sim.kernel.stolen_heads_to_napi_cache
+        self.heads = heads
+        self.stolen_to_cache = kernel.stolen_heads_to_napi_cache
         self.held: Skb | None = None
-        self.hdrs = stack.sim.wire.hdrs          # IP + TCP headers of each segment
+        self.hdrs = hdrs          # IP + TCP headers of each segment
         self.st = EMPTY
 
     @property

@@ -46,8 +46,10 @@ from typing import TYPE_CHECKING, Any, Final
 from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .dma import Mapping
-    from .sim import Sim
+    from .dma import DmaApi, Mapping
+    from .memory import PhysMem
+    from .scenario import Costs
+    from .trace import Recorder
 
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, MAP_PAGE, UNMAP_PAGE
@@ -135,12 +137,13 @@ def mapping(page: Page) -> Mapping:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PagePool:
-    def __init__(self, sim: Sim, order: int, pool_size: int, dma_dir: str, max_len: int, sync_dev: bool,
-                 napi: bool = True) -> None:
+    def __init__(self, rec: Recorder, costs: Costs, dma: DmaApi, mem: PhysMem, order: int, pool_size: int,
+                 dma_dir: str, max_len: int, sync_dev: bool, napi: bool = True) -> None:
         self.id = 1                  # one pool per simulated queue; ids are per simulation
-        self.sim = sim
-        self.rec = sim.rec
-        self.cost = sim.costs
+        self.rec = rec
+        self.cost = costs
+        self.dma = dma               # pp->p.dev: the pool maps its pages itself (PP_FLAG_DMA_MAP)
+        self.mem = mem
         self.order = order
         self.page_bytes = 4096 << order
         self.ring_cap = min(pool_size or 1024, 16384)
@@ -183,10 +186,10 @@ class PagePool:
         self._ids += 1
         page = Page(self._ids, phys, self.order)
         self._go(page, E_ALLOC_PAGES)
-        m = self.sim.dma.map(phys, self.page_bytes, self.dma_dir, MAP_PAGE, skip_cpu_sync=True)
+        m = self.dma.map(phys, self.page_bytes, self.dma_dir, MAP_PAGE, skip_cpu_sync=True)
         if m is None:            # SWIOTLB full or no IOVA: the page goes straight back
             rec.call(PUT_PAGE, self.cost.put_page, "page#%s|mapping failed", page.id)
-            self.sim.mem.free(phys, self.order)
+            self.mem.free(phys, self.order)
             return None
         page.map = m
         rec.call(PP_DMA_MAP, 0, "page#%s|dma %#x", page.id, m.dma)
@@ -194,13 +197,13 @@ class PagePool:
         self.hold += 1           # pages_state_hold_cnt (trace_page_pool_state_hold)
         self.pages[page.id] = page
         if self.sync_dev:
-            self.sim.dma.sync_for_device(m, 0, self.max_len)
+            self.dma.sync_for_device(m, 0, self.max_len)
         return page
 
     def _alloc_slow(self) -> Page | None:
         """__page_pool_alloc_netmems_slow(): 64 order-0 pages in one bulk call, or one higher-order page."""
         rec = self.rec
-        mem = self.sim.mem
+        mem = self.mem
         if self.order:
             phys = mem.alloc(self.order)
             rec.call(ALLOC_PAGES, self.cost.alloc_pages, "order %s at %#x", self.order, phys)
@@ -310,7 +313,7 @@ class PagePool:
         self.frag_page = None
         if page.pp_ref == 0:
             if self.sync_dev:
-                self.sim.dma.sync_for_device(mapping(page), 0, self.max_len)
+                self.dma.sync_for_device(mapping(page), 0, self.max_len)
             return page
         self._go(page, E_FRAGS_OUT)
         return None
@@ -336,7 +339,7 @@ class PagePool:
         # __page_pool_page_can_be_recycled(): page_ref_count is always 1 here (only the pool holds a
         # pool page, and none is pfmemalloc), so recycle_released_refcnt never counts.
         if self.sync_dev:
-            self.sim.dma.sync_for_device(mapping(page), 0, self.max_len)
+            self.dma.sync_for_device(mapping(page), 0, self.max_len)
         if allow_direct:
             cache = self.cache
             if len(cache) < PP_ALLOC_CACHE_SIZE:
@@ -378,10 +381,10 @@ class PagePool:
         rec = self.rec
         rec.call(RELEASE, 0, "page#%s", page.id)
         self._go(page, E_RELEASE)
-        self.sim.dma.unmap(mapping(page), self.page_bytes, self.dma_dir, UNMAP_PAGE, skip_cpu_sync=True)
+        self.dma.unmap(mapping(page), self.page_bytes, self.dma_dir, UNMAP_PAGE, skip_cpu_sync=True)
         rec.call(PUT_PAGE, self.cost.put_page, "page#%s", page.id)
         self._go(page, E_PUT_PAGE)
-        self.sim.mem.free(page.phys, self.order)
+        self.mem.free(page.phys, self.order)
         self.release += 1
         del self.pages[page.id]
 

@@ -28,7 +28,6 @@ driver attaches the later ones as frags of the first (skb_add_rx_frag).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
@@ -42,11 +41,15 @@ from .page_pool import PagePool
 from .scenario import Costs
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .dma import Mapping
+    import random
+
+    from .dma import DmaApi, Mapping
+    from .host_signals import HostSignals
+    from .memory import PhysMem
     from .page_pool import Page
     from .ring import Ring
-    from .sim import Sim
-    from .skb import Head
+    from .scenario import Scenario
+    from .skb import Head, SkbHeads
     from .trace import Recorder
 
 RX_BUFFER, PP_FRAG, FLIP_PAGE = MACHINE["rx_buffer"], MACHINE["pp_frag"], MACHINE["flip_page"]
@@ -115,6 +118,16 @@ def go(rec: Recorder, obj: Buf | FlipPage, edge: int) -> None:
         rec.moves[tid] += 1
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class RxBuffers:
+    """The base of every RX strategy (and of SDIO's per-message skbs): where the driver's RX data
+    areas come from; the stack gives each back here when it is done."""
+
+    def free_buf(self, buf: Buf, allow_direct: bool) -> None:
+        """A data area the stack is done with goes back where it came from."""
+        raise NotImplementedError
+
+
 Received = tuple[tuple[Buf, list[Buf]] | None, bool]
 
 
@@ -133,21 +146,34 @@ def _pp(buf: Buf) -> Page:
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Strategy:
+class Strategy(RxBuffers):
+    """One RX strategy on one ring: built from the scenario and the parts it works with."""
     name = ""
 
-    def __init__(self, sim: Sim, ring: Ring) -> None:
-        self.sim = sim
+    def __init__(self, sc: Scenario, parts: RxParts, ring: Ring) -> None:
+        self.signals = parts.signals
         self.ring = ring            # the descriptor ring it posts buffers on
-        self.rec = sim.rec
-        self.cost: Costs = sim.costs
-        self.dma = sim.dma
-        self.dir = BIDIRECTIONAL if sim.sc.dma_dir == "bidirectional" else FROM_DEVICE
-        self.size = sim.sc.rx_buf_size
-        self.faults = sim.faults
-        self.napi_alloc = sim.sc.rx_build == "napi_alloc_skb"
+        self.rec = parts.rec
+        self.cost: Costs = parts.costs
+        self.dma = parts.dma
+        self.mem = parts.mem
+        self.heads = parts.heads
+        self.rng = parts.rng
+        self.filling = False        # ifup is posting the first buffers (fill_ring)
+        self.dir = BIDIRECTIONAL if sc.dma_dir == "bidirectional" else FROM_DEVICE
+        self.size = sc.rx_buf_size
+        self.faults = parts.faults
+        self.napi_alloc = sc.rx_build == "napi_alloc_skb"
         self.hdr_cost = self.cost.kmalloc + Costs.copy(HEADERS, self.cost.memcpy_gbs)
         self._ids = 0
+
+    def fill_ring(self) -> None:
+        """ifup: a buffer on every descriptor (or as many as can be allocated and mapped)."""
+        self.filling = True
+        for i in range(self.ring.size):
+            if not self.fill(i):
+                break
+        self.filling = False
 
     def _new_id(self) -> int:
         self._ids += 1
@@ -159,7 +185,7 @@ class Strategy:
     def _wrong_sync(self) -> None:
         """A sync made with the wrong direction (the wrong-direction fault of the page strategies)."""
         if "wrong-direction" in self.faults:
-            self.sim.fault_hit("wrong-direction")
+            self.signals.fault_hit("wrong-direction")
 
     def _post(self, i: int, buf: Buf) -> None:
         go(self.rec, buf, E_POST)
@@ -170,7 +196,7 @@ class Strategy:
         rec = self.rec
         self._ids += 1
         hdr = Buf(self._ids, -1, AQ_CFG_RX_HDR_SIZE, None, 0, "hdr")
-        hdr.head = self.sim.heads.alloc_napi(via="napi_alloc_skb")
+        hdr.head = self.heads.alloc_napi(via="napi_alloc_skb")
         rec.cnt[NAPI_ALLOC_SKB] += 1
         rec.extra[NAPI_ALLOC_SKB] += self.hdr_cost
         rec.t += self.hdr_cost
@@ -202,9 +228,9 @@ class PerFrame(Strategy):
     ALLOC = {"frag": "netdev_alloc_frag", "skb": "__netdev_alloc_skb", "kmalloc": "kmalloc"}
     FREE = {"frag": "skb_free_frag", "skb": "skb_free_frag", "kmalloc": "kfree"}
 
-    def __init__(self, sim: Sim, ring: Ring) -> None:
-        super().__init__(sim, ring)
-        self.kind = sim.sc.rx_alloc
+    def __init__(self, sc: Scenario, parts: RxParts, ring: Ring) -> None:
+        super().__init__(sc, parts, ring)
+        self.kind = sc.rx_alloc
         self.alloc_call, self.free_call = C[self.ALLOC[self.kind]], C[self.FREE[self.kind]]
         self.alloc_edge, self.free_edge = E[self.ALLOC[self.kind]], E[self.FREE[self.kind]]
         # The fault: map half of what the descriptor tells the device it may write.
@@ -213,10 +239,10 @@ class PerFrame(Strategy):
         # netdev_alloc_frag() and __netdev_alloc_skb() take NET_SKB_PAD of headroom in front of the
         # data and room for skb_shared_info behind it; the driver maps only the data area between
         # them (bgmac: buf + BGMAC_RX_BUF_OFFSET; skb->data after skb_reserve(NET_SKB_PAD)).
-        self.headroom = max(32, sim.sc.cost.cacheline) if self.kind != "kmalloc" else 0     # NET_SKB_PAD
-        align = sim.sc.cost.cacheline
+        self.headroom = max(32, sc.cost.cacheline) if self.kind != "kmalloc" else 0     # NET_SKB_PAD
+        align = sc.cost.cacheline
         alloc = (self.headroom + self.size + align - 1) // align * align + SHINFO if self.headroom else self.size
-        self.slab = Slab(sim.mem, alloc)
+        self.slab = Slab(parts.mem, alloc)
         self.status_in_buffer = self.dir == BIDIRECTIONAL
         self.no_sync = "no-sync-for-cpu" in self.faults
         self.missing_unmap = "missing-unmap" in self.faults
@@ -231,7 +257,7 @@ class PerFrame(Strategy):
         self._ids += 1
         buf = Buf(self._ids, phys, self.size, RX_BUFFER, RX_FREE, self.kind)
         if self.kind == "skb":
-            buf.head = self.sim.heads.alloc_slab()    # the sk_buff comes with the buffer
+            buf.head = self.heads.alloc_slab()    # the sk_buff comes with the buffer
         cid = self.alloc_call
         rec.cnt[cid] += 1
         rec.t += rec.unit[cid]
@@ -248,7 +274,7 @@ class PerFrame(Strategy):
             self._free_data(buf)
             return None
         if self.short_map:
-            self.sim.fault_hit("dma-beyond-mapping")
+            self.signals.fault_hit("dma-beyond-mapping")
         buf.map = m
         tid = T_RX[buf.st][E_MAP_SINGLE]
         if tid < 0 or rec.tracing:
@@ -272,7 +298,7 @@ class PerFrame(Strategy):
         assert old is not None and old.map is not None      # a posted per-frame buffer is mapped
         om = old.map
         if self.no_sync:
-            self.sim.fault_hit("no-sync-for-cpu")
+            self.signals.fault_hit("no-sync-for-cpu")
             dma.cpu_read(om, f"the RX status in buf#{old.id}")
         elif self.status_in_buffer:
             # EDMA chips write the RX status into the buffer head: sync the whole buffer, then read it.
@@ -289,7 +315,7 @@ class PerFrame(Strategy):
             return None, False
         if self.missing_unmap:
             # The bug: the data is synced for the CPU and used, the mapping is never given back.
-            self.sim.fault_hit("missing-unmap")
+            self.signals.fault_hit("missing-unmap")
             if old.state != "cpu-synced":
                 dma.sync_for_cpu(om, 0, self.ring.lens[i], self.dir)
                 go(rec, old, E_SYNC_CPU)
@@ -298,9 +324,9 @@ class PerFrame(Strategy):
             return (old, []), False
         dma.unmap(om, self.map_size, self.unmap_dir, UNMAP_SINGLE)
         if self.wrong_dir:
-            self.sim.fault_hit("wrong-direction")
+            self.signals.fault_hit("wrong-direction")
         if self.double_unmap:
-            self.sim.fault_hit("double-unmap")
+            self.signals.fault_hit("double-unmap")
             dma.unmap(om, self.map_size, self.unmap_dir, UNMAP_SINGLE)
         tid = T_RX[old.st][E_UNMAP_SINGLE]
         if tid < 0 or rec.tracing:
@@ -324,7 +350,7 @@ class PerFrame(Strategy):
         go(self.rec, buf, self.free_edge)
         self.slab.free(buf.phys)
         if buf.head is not None and buf.state != "in-skb":
-            self.sim.heads.free(buf.head, in_napi=False)
+            self.heads.free(buf.head, in_napi=False)
             buf.head = None
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
@@ -381,21 +407,21 @@ class PageFlip(Strategy):
     name = "page-flip"
     SLICE = 2048
 
-    def __init__(self, sim: Sim, ring: Ring) -> None:
-        super().__init__(sim, ring)
-        self.order = sim.sc.page_order
+    def __init__(self, sc: Scenario, parts: RxParts, ring: Ring) -> None:
+        super().__init__(sc, parts, ring)
+        self.order = sc.page_order
         self.page_bytes = 4096 << self.order
         self.stats = {"pg_flips": 0, "pg_reuses": 0, "pg_losts": 0}
 
     def _new_page(self) -> FlipPage | None:
         rec = self.rec
-        phys = self.sim.mem.alloc(self.order)
+        phys = self.mem.alloc(self.order)
         pg = FlipPage(self._new_id(), phys, self.order)
         rec.call(ALLOC_PAGES, self.cost.alloc_pages, "page#%s|order %s at %#x", pg.id, self.order, phys)
         go(rec, pg, E_ALLOC_PAGES)
         m = self.dma.map(phys, self.page_bytes, FROM_DEVICE, MAP_PAGE)
         if m is None:
-            self.sim.mem.free(phys, self.order)
+            self.mem.free(phys, self.order)
             return None
         pg.map = m
         go(rec, pg, E_MAP_PAGE)
@@ -413,10 +439,10 @@ class PageFlip(Strategy):
         pg = self._new_page()
         if pg is None:
             return False
-        if self.sim.filling and self.page_bytes > self.SLICE:
+        if self.filling and self.page_bytes > self.SLICE:
             # The ring has been running a while: its pages are at different slices, not all
             # at offset 0 (which would make every descriptor flip and unmap in lockstep).
-            pg.off = self.sim.rng.randrange(self.page_bytes // self.SLICE) * self.SLICE
+            pg.off = self.rng.randrange(self.page_bytes // self.SLICE) * self.SLICE
         go(self.rec, pg, E_POST)
         self.ring.post(i, self._slice(pg))
         return True
@@ -429,7 +455,7 @@ class PageFlip(Strategy):
             pg = _flip(buf)
             assert pg.map is not None
             if "no-sync-for-cpu" in self.faults:
-                self.sim.fault_hit("no-sync-for-cpu")
+                self.signals.fault_hit("no-sync-for-cpu")
                 self.dma.cpu_read(pg.map, f"the frame in page#{pg.id}")
             else:
                 self.dma.sync_for_cpu(pg.map, buf.offset, self.ring.lens[i], self._sync_dir(FROM_DEVICE))
@@ -465,7 +491,7 @@ class PageFlip(Strategy):
         assert pg.map is not None
         self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         if "double-unmap" in self.faults:
-            self.sim.fault_hit("double-unmap")
+            self.signals.fault_hit("double-unmap")
             self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         if pg.state != "unmapped":
             go(self.rec, pg, E_UNMAP_PAGE)
@@ -477,7 +503,7 @@ class PageFlip(Strategy):
                       "page#%s|page_ref_count %s", pg.id, pg.refs)
         if pg.refs == 0:
             go(self.rec, pg, E_PUT_PAGE)
-            self.sim.mem.free(pg.phys, self.order)
+            self.mem.free(pg.phys, self.order)
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
         self._put(_flip(buf))
@@ -497,9 +523,8 @@ class PageFlip(Strategy):
 class PagePoolFrag(Strategy):
     name = "page-pool"
 
-    def __init__(self, sim: Sim, ring: Ring) -> None:
-        super().__init__(sim, ring)
-        sc = sim.sc
+    def __init__(self, sc: Scenario, parts: RxParts, ring: Ring) -> None:
+        super().__init__(sc, parts, ring)
         # page_pool_alloc_frag rounds to dma_get_cache_alignment(): the cache line on a
         # non-coherent CPU, 1 on x86.
         align = 1 if sc.cost.coherent else sc.cost.cacheline
@@ -509,8 +534,8 @@ class PagePoolFrag(Strategy):
         self.status_in_buffer = self.dir == BIDIRECTIONAL     # the driver asked for it (ath9k EDMA)
         self.dir = pp_dir
         self.xdp_tx = sc.xdp == "tx"
-        self.pool = PagePool(sim, sc.page_order, sc.pool_size, pp_dir, self.size, sync_dev=False,
-                             napi=sim.napi_polled)
+        self.pool = PagePool(parts.rec, parts.costs, parts.dma, parts.mem, sc.page_order, sc.pool_size, pp_dir,
+                             self.size, sync_dev=False, napi=sc.napi_polled)
         self.sync_cpu = "no-sync-for-cpu" not in self.faults
         self.sync_dir = self._sync_dir(self.dir)
         self.wrong_dir = "wrong-direction" in self.faults
@@ -540,13 +565,13 @@ class PagePoolFrag(Strategy):
             assert buf is not None and buf.map is not None
             page = _pp(buf)
             if not self.sync_cpu:
-                self.sim.fault_hit("no-sync-for-cpu")
+                self.signals.fault_hit("no-sync-for-cpu")
             else:
                 # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
                 self.dma.sync_for_cpu(buf.map, buf.offset, self.size if self.status_in_buffer else self.ring.lens[i],
                                       self.sync_dir)
                 if self.wrong_dir:
-                    self.sim.fault_hit("wrong-direction")
+                    self.signals.fault_hit("wrong-direction")
                 tid = T_FRAG[buf.st][E_SYNC_CPU]
                 if tid < 0 or rec.tracing:
                     go(rec, buf, E_SYNC_CPU)
@@ -561,7 +586,7 @@ class PagePoolFrag(Strategy):
             if self.double_unmap and buf.map.live:
                 # The classic bug: the driver unmaps a page the pool mapped (PP_FLAG_DMA_MAP);
                 # the pool unmaps it again when the page leaves.
-                self.sim.fault_hit("double-unmap")
+                self.signals.fault_hit("double-unmap")
                 self.dma.unmap(buf.map, self.pool.page_bytes, self.pool.dma_dir, UNMAP_PAGE)
             self.fill(i)
             bufs.append(buf)
@@ -584,9 +609,22 @@ class PagePoolFrag(Strategy):
 STRATEGIES = {"per-frame": PerFrame, "page-flip": PageFlip, "page-pool": PagePoolFrag}
 
 
-def new_strategy(sim: Sim, ring: Ring) -> Strategy:
-    """The RX strategy a PCIe ring runs: the scenario's, or a driver of the API's (models/driver/runtime.py)."""
-    # Typed Strategy (a native class when compiled), so the ring calls it through its vtable;
-    # a driver's DriverStrategy subclasses it.
-    make: Callable[[Sim, Ring], Strategy] | None = getattr(sim, "driver_strategy", None)
-    return make(sim, ring) if make is not None else STRATEGIES[sim.sc.strategy](sim, ring)
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class RxParts:
+    """What an RX strategy works with: the clock and counters, the DMA API, memory, skb heads, the host."""
+
+    def __init__(self, rec: Recorder, costs: Costs, dma: DmaApi, mem: PhysMem, heads: SkbHeads,
+                 signals: HostSignals, faults: frozenset[str], rng: random.Random) -> None:
+        self.rec = rec
+        self.costs = costs
+        self.dma = dma
+        self.mem = mem
+        self.heads = heads
+        self.signals = signals
+        self.faults = faults
+        self.rng = rng              # where a page-flip page starts when the ring is filled
+
+
+def new_strategy(sc: Scenario, parts: RxParts, ring: Ring) -> Strategy:
+    """The scenario's RX strategy for a PCIe ring."""
+    return STRATEGIES[sc.strategy](sc, parts, ring)

@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any, Final
 from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .kernel import Kernel
     from .rxpath import Buf
-    from .sim import Sim
+    from .scenario import Costs
     from .trace import Recorder
 
 from .calls import CALL_ID as C
@@ -118,10 +119,10 @@ class Skb:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SkbHeads:
-    def __init__(self, sim: Sim, size: int, bulk: int, free_n: int) -> None:
-        self.sim = sim
-        self.rec = sim.rec
-        self.cost = sim.costs
+    def __init__(self, rec: Recorder, costs: Costs, kernel: Kernel, size: int, bulk: int, free_n: int) -> None:
+        self.rec = rec
+        self.cost = costs
+        self.frag_list_bulk_free = kernel.frag_list_bulk_free
         self.size = size
         self.bulk = bulk
         self.free_n = free_n
@@ -131,7 +132,7 @@ class SkbHeads:
         self._skb_ids = 0
         self.in_use = 0
         self._bulk_free: list[Head] = []   # frag_list members waiting for kmem_cache_free_bulk
-        self.from_cache = sim.kernel.alloc_skb_from_napi_cache    # __alloc_skb() may pop the cache (v6.19)
+        self.from_cache = kernel.alloc_skb_from_napi_cache    # __alloc_skb() may pop the cache (v6.19)
 
     def _from_slab(self) -> Head:
         if self.slab:
@@ -219,7 +220,7 @@ class SkbHeads:
 
     def free_list_member(self, h: Head) -> None:
         """kfree_skb_list_reason(): a frag_list member's sk_buff, batched for kmem_cache_free_bulk."""
-        if not self.sim.kernel.frag_list_bulk_free:
+        if not self.frag_list_bulk_free:
             self.free(h, in_napi=False)
             return
         self.in_use -= 1
