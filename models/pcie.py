@@ -21,6 +21,7 @@ from mypy_extensions import mypyc_attr
 from .calls import CALL_ID as C
 from .dma import MAP_SINGLE, TO_DEVICE
 from .lifecycle import EDGE_ID as E
+from .lifecycle import move
 from .memory import FOUR_GiB
 from .nic import NICS
 from .ring import Ring
@@ -36,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .trace import Recorder
     from .wire import Wire
 from .link import Link
-from .rxpath import FlipPage, PagePoolFrag, Strategy, go
+from .rxpath import FLIP_PAGE, FlipPage, PagePoolFrag, Strategy
 
 RX_FRAME: Final = C["rx_frame"]
 RX_MISSED: Final = C["rx_missed_errors"]
@@ -104,9 +105,9 @@ class PcieRing(Link):
                              (i, n, buf.id, "" if ring.eop[i] else " (more descriptors follow)"),
                              ctx="device", t=ta)
                 if buf.m is not None:
-                    go(rec, buf, E_RX_FRAME)
+                    move(rec, buf.m, buf, E_RX_FRAME)
                 elif isinstance(buf.page, FlipPage):
-                    go(rec, buf.page, E_RX_FRAME)
+                    move(rec, FLIP_PAGE, buf.page, E_RX_FRAME)
                 m = buf.map
                 if m is not None:
                     off = buf.offset if buf.page is not None else 0

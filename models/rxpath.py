@@ -34,8 +34,8 @@ from mypy_extensions import mypyc_attr
 
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE
-from .lifecycle import DST, MACHINE, Machine
 from .lifecycle import EDGE_ID as E
+from .lifecycle import MACHINE, Machine, Stateful, move
 from .memory import Slab
 from .page_pool import PagePool
 from .scenario import Costs
@@ -61,7 +61,6 @@ E_PAGE_REF_INC, E_PUT_PAGE, E_RX_FRAME = E["page_ref_inc"], E["put_page"], E["rx
 E_RX_DROPPED = E["rx_dropped"]
 NAPI_ALLOC_SKB, RX_DROPPED, ALLOC_PAGES, PAGE_REF_INC, PUT_PAGE = (C["napi_alloc_skb"], C["rx_dropped"],
                                                                   C["alloc_pages"], C["page_ref_inc"], C["put_page"])
-T_RX, T_FRAG = RX_BUFFER.tid, PP_FRAG.tid
 RX_FREE, FRAG_CARVED, FRAG_CPU_SYNCED = RX_BUFFER.sid["free"], PP_FRAG.sid["carved"], PP_FRAG.sid["cpu-synced"]
 
 AQ_CFG_RX_HDR_SIZE = 256      # atlantic: napi_alloc_skb() size for the copied headers
@@ -70,13 +69,13 @@ HEADERS = 14 + 52             # Ethernet + IPv4 + TCP with timestamps: what eth_
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Buf:
+class Buf(Stateful):
     """An RX data area: on a descriptor, then the linear data or one frag of an skb.
 
     kind says where it came from and so how it is freed and whether GRO may steal
     it as a frag (every kind but kmalloc is a page fragment: skb->head_frag).
     """
-    __slots__ = ("id", "phys", "size", "map", "st", "m", "page", "offset", "kind", "head")
+    __slots__ = ("id", "phys", "size", "map", "m", "page", "offset", "kind", "head")
 
     def __init__(self, id: int, phys: int, size: int, m: Machine | None, st: int, kind: str) -> None:
         self.id = id
@@ -105,17 +104,8 @@ class Buf:
     def machine(self) -> str:
         return self.m.name if self.m is not None else ""
 
-
-def go(rec: Recorder, obj: Buf | FlipPage, edge: int) -> None:
-    """Move a buffer or page along `edge`: inline when legal and untraced, else through its machine."""
-    m = obj.m
-    assert m is not None
-    tid = m.tid[obj.st][edge]
-    if tid < 0 or rec.tracing:
-        m.go(rec, obj, edge, f"{'page' if isinstance(obj, FlipPage) else 'buf'}#{obj.id}")
-    else:
-        obj.st = DST[tid]
-        rec.moves[tid] += 1
+    def tag(self) -> str:
+        return f"buf#{self.id}"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -188,7 +178,7 @@ class Strategy(RxBuffers):
             self.signals.fault_hit("wrong-direction")
 
     def _post(self, i: int, buf: Buf) -> None:
-        go(self.rec, buf, E_POST)
+        move(self.rec, RX_BUFFER, buf, E_POST)
         self.ring.post(i, buf)
 
     def header_skb(self, bufs: list[Buf], length: int) -> tuple[Buf, list[Buf]]:
@@ -263,12 +253,7 @@ class PerFrame(Strategy):
         rec.t += rec.unit[cid]
         if rec.tracing:
             rec.emit(cid, rec.unit[cid], "buf#%s|%s bytes at %#x", (buf.id, self.size, phys))
-        tid = T_RX[RX_FREE][self.alloc_edge]
-        if rec.tracing:
-            go(rec, buf, self.alloc_edge)
-        else:
-            buf.st = DST[tid]
-            rec.moves[tid] += 1
+        move(rec, RX_BUFFER, buf, self.alloc_edge)
         m = self.dma.map(phys + self.headroom, self.map_size, self.dir, MAP_SINGLE)
         if m is None:
             self._free_data(buf)
@@ -276,12 +261,7 @@ class PerFrame(Strategy):
         if self.short_map:
             self.signals.fault_hit("dma-beyond-mapping")
         buf.map = m
-        tid = T_RX[buf.st][E_MAP_SINGLE]
-        if tid < 0 or rec.tracing:
-            go(rec, buf, E_MAP_SINGLE)
-        else:
-            buf.st = DST[tid]
-            rec.moves[tid] += 1
+        move(rec, RX_BUFFER, buf, E_MAP_SINGLE)
         return buf
 
     def fill(self, i: int) -> bool:
@@ -303,14 +283,14 @@ class PerFrame(Strategy):
         elif self.status_in_buffer:
             # EDMA chips write the RX status into the buffer head: sync the whole buffer, then read it.
             dma.sync_for_cpu(om, 0, self.size)
-            go(rec, old, E_SYNC_CPU)
+            move(rec, RX_BUFFER, old, E_SYNC_CPU)
         new = self._alloc_mapped()
         if new is None:
             # No replacement: drop the frame and give the old buffer back to the device.
             if old.state == "cpu-synced":
                 dma.sync_for_device(om, 0, self.size)
             rec.call(RX_DROPPED, 0, "buf#%s|no replacement buffer: the frame is dropped", old.id)
-            go(rec, old, E_RX_DROPPED)
+            move(rec, RX_BUFFER, old, E_RX_DROPPED)
             self.ring.post(i, old)
             return None, False
         if self.missing_unmap:
@@ -318,7 +298,7 @@ class PerFrame(Strategy):
             self.signals.fault_hit("missing-unmap")
             if old.state != "cpu-synced":
                 dma.sync_for_cpu(om, 0, self.ring.lens[i], self.dir)
-                go(rec, old, E_SYNC_CPU)
+                move(rec, RX_BUFFER, old, E_SYNC_CPU)
             om.cpu_owned = True
             self._post(i, new)
             return (old, []), False
@@ -328,26 +308,16 @@ class PerFrame(Strategy):
         if self.double_unmap:
             self.signals.fault_hit("double-unmap")
             dma.unmap(om, self.map_size, self.unmap_dir, UNMAP_SINGLE)
-        tid = T_RX[old.st][E_UNMAP_SINGLE]
-        if tid < 0 or rec.tracing:
-            go(rec, old, E_UNMAP_SINGLE)
-        else:
-            old.st = DST[tid]
-            rec.moves[tid] += 1
+        move(rec, RX_BUFFER, old, E_UNMAP_SINGLE)
         # the CPU reads the frame now: an unmapped buffer is the CPU's (no check to make)
-        tid = T_RX[new.st][E_POST]
-        if tid < 0 or rec.tracing:
-            go(rec, new, E_POST)
-        else:
-            new.st = DST[tid]
-            rec.moves[tid] += 1
+        move(rec, RX_BUFFER, new, E_POST)
         self.ring_post(i, new)
         return (old, []), False
 
     def _free_data(self, buf: Buf) -> None:
         """A buffer that never became an skb goes back (a failed map, ifdown)."""
         self.rec.call(self.free_call, -1, "buf#%s", buf.id)
-        go(self.rec, buf, self.free_edge)
+        move(self.rec, RX_BUFFER, buf, self.free_edge)
         self.slab.free(buf.phys)
         if buf.head is not None and buf.state != "in-skb":
             self.heads.free(buf.head, in_napi=False)
@@ -366,14 +336,14 @@ class PerFrame(Strategy):
         buf = self.ring.bufs[i]
         assert buf is not None and buf.map is not None
         self.dma.unmap(buf.map, self.map_size, self.dir, UNMAP_SINGLE)
-        go(self.rec, buf, E_RING_DEINIT)
+        move(self.rec, RX_BUFFER, buf, E_RING_DEINIT)
         self._free_data(buf)
         self.ring.bufs[i] = None
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class FlipPage:
-    __slots__ = ("id", "phys", "order", "map", "refs", "st", "off")
+class FlipPage(Stateful):
+    __slots__ = ("id", "phys", "order", "map", "refs", "off")
     m = FLIP_PAGE
 
     def __init__(self, id: int, phys: int, order: int) -> None:
@@ -400,6 +370,9 @@ class FlipPage:
     def machine(self) -> str:
         return "flip_page"
 
+    def tag(self) -> str:
+        return f"page#{self.id}"
+
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PageFlip(Strategy):
@@ -418,13 +391,13 @@ class PageFlip(Strategy):
         phys = self.mem.alloc(self.order)
         pg = FlipPage(self._new_id(), phys, self.order)
         rec.call(ALLOC_PAGES, self.cost.alloc_pages, "page#%s|order %s at %#x", pg.id, self.order, phys)
-        go(rec, pg, E_ALLOC_PAGES)
+        move(rec, FLIP_PAGE, pg, E_ALLOC_PAGES)
         m = self.dma.map(phys, self.page_bytes, FROM_DEVICE, MAP_PAGE)
         if m is None:
             self.mem.free(phys, self.order)
             return None
         pg.map = m
-        go(rec, pg, E_MAP_PAGE)
+        move(rec, FLIP_PAGE, pg, E_MAP_PAGE)
         return pg
 
     def _slice(self, pg: FlipPage) -> Buf:
@@ -443,7 +416,7 @@ class PageFlip(Strategy):
             # The ring has been running a while: its pages are at different slices, not all
             # at offset 0 (which would make every descriptor flip and unmap in lockstep).
             pg.off = self.rng.randrange(self.page_bytes // self.SLICE) * self.SLICE
-        go(self.rec, pg, E_POST)
+        move(self.rec, FLIP_PAGE, pg, E_POST)
         self.ring.post(i, self._slice(pg))
         return True
 
@@ -460,10 +433,10 @@ class PageFlip(Strategy):
             else:
                 self.dma.sync_for_cpu(pg.map, buf.offset, self.ring.lens[i], self._sync_dir(FROM_DEVICE))
                 self._wrong_sync()
-            go(self.rec, pg, E_SYNC_CPU)
+            move(self.rec, FLIP_PAGE, pg, E_SYNC_CPU)
             pg.refs += 1                       # the skb's reference to its slice
             self.rec.call(PAGE_REF_INC, 0, "page#%s|page_ref_count %s", pg.id, pg.refs)
-            go(self.rec, pg, E_PAGE_REF_INC)
+            move(self.rec, FLIP_PAGE, pg, E_PAGE_REF_INC)
             self._refill(i, pg)
             bufs.append(buf)
         if self.napi_alloc:
@@ -475,7 +448,7 @@ class PageFlip(Strategy):
             pg.off += self.SLICE
             if pg.off + self.SLICE <= self.page_bytes:
                 self.stats["pg_flips"] += 1
-                go(self.rec, pg, E_POST)
+                move(self.rec, FLIP_PAGE, pg, E_POST)
                 self.ring.post(i, self._slice(pg))
                 return
             self.stats["pg_losts"] += 1
@@ -484,7 +457,7 @@ class PageFlip(Strategy):
             return
         self.stats["pg_reuses"] += 1
         pg.off = 0
-        go(self.rec, pg, E_POST)
+        move(self.rec, FLIP_PAGE, pg, E_POST)
         self.ring.post(i, self._slice(pg))
 
     def _drop_ring_ref(self, pg: FlipPage) -> None:
@@ -494,7 +467,7 @@ class PageFlip(Strategy):
             self.signals.fault_hit("double-unmap")
             self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         if pg.state != "unmapped":
-            go(self.rec, pg, E_UNMAP_PAGE)
+            move(self.rec, FLIP_PAGE, pg, E_UNMAP_PAGE)
         self._put(pg)
 
     def _put(self, pg: FlipPage) -> None:
@@ -502,7 +475,7 @@ class PageFlip(Strategy):
         self.rec.call(PUT_PAGE, self.cost.put_page if pg.refs == 0 else self.cost.pp_fast,
                       "page#%s|page_ref_count %s", pg.id, pg.refs)
         if pg.refs == 0:
-            go(self.rec, pg, E_PUT_PAGE)
+            move(self.rec, FLIP_PAGE, pg, E_PUT_PAGE)
             self.mem.free(pg.phys, self.order)
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
@@ -513,7 +486,7 @@ class PageFlip(Strategy):
         assert buf is not None
         pg = _flip(buf)
         assert pg.map is not None
-        go(self.rec, pg, E_RING_DEINIT)
+        move(self.rec, FLIP_PAGE, pg, E_RING_DEINIT)
         self.dma.unmap(pg.map, self.page_bytes, FROM_DEVICE, UNMAP_PAGE)
         self._put(pg)
         self.ring.bufs[i] = None
@@ -553,7 +526,7 @@ class PagePoolFrag(Strategy):
         assert page.map is not None          # the pool maps every page it holds
         buf.map = page.map
         self.dma.sync_for_device(page.map, off, self.size)
-        go(self.rec, buf, E_POST)
+        move(self.rec, PP_FRAG, buf, E_POST)
         self.ring.post(i, buf)
         return True
 
@@ -572,12 +545,7 @@ class PagePoolFrag(Strategy):
                                       self.sync_dir)
                 if self.wrong_dir:
                     self.signals.fault_hit("wrong-direction")
-                tid = T_FRAG[buf.st][E_SYNC_CPU]
-                if tid < 0 or rec.tracing:
-                    go(rec, buf, E_SYNC_CPU)
-                else:
-                    buf.st = DST[tid]
-                    rec.moves[tid] += 1
+                move(rec, PP_FRAG, buf, E_SYNC_CPU)
             if buf.st != FRAG_CPU_SYNCED:       # the fragment stays `filled`: its machine has the bug's edges
                 self.rec.violate("no-sync-for-cpu",
                                  f"CPU reads fragment buf#{buf.id} of page#{page.id} without "
@@ -601,7 +569,7 @@ class PagePoolFrag(Strategy):
     def deinit(self, i: int) -> None:
         buf = self.ring.bufs[i]
         assert buf is not None
-        go(self.rec, buf, E_RING_DEINIT)
+        move(self.rec, PP_FRAG, buf, E_RING_DEINIT)
         self.pool.put_frag(_pp(buf), allow_direct=False)
         self.ring.bufs[i] = None
 

@@ -32,13 +32,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from .trace import Recorder
 
 from .calls import CALL_ID as C
-from .lifecycle import DST, MACHINE
 from .lifecycle import EDGE_ID as E
+from .lifecycle import MACHINE, Stateful, move
 
 KFREE_SKB_BULK_SIZE: Final = 16      # net/core/skbuff.c: frag_list members freed 16 at a time
 
 M: Final = MACHINE["skb_head"]
-_TID = M.tid
 E_ALLOC: Final = E["kmem_cache_alloc"]
 E_ALLOC_BULK: Final = E["kmem_cache_alloc_bulk"]
 E_GET: Final = E["napi_skb_cache_get"]
@@ -55,8 +54,8 @@ CACHE_PUT: Final = C["napi_skb_cache_put"]
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Head:
-    __slots__ = ("id", "st")
+class Head(Stateful):
+    __slots__ = ("id",)
 
     def __init__(self, id: int) -> None:
         self.id = id
@@ -73,15 +72,8 @@ class Head:
     def state(self) -> str:
         return M.states[self.st]
 
-
-def _go(rec: Recorder, h: Head, edge: int) -> None:
-    """Move a head; the common case inline, anything else (and traced runs) through the machine."""
-    tid = _TID[h.st][edge]
-    if tid < 0 or rec.tracing:
-        M.go(rec, h, edge, f"head#{h.id}")
-    else:
-        h.st = DST[tid]
-        rec.moves[tid] += 1
+    def tag(self) -> str:
+        return f"head#{self.id}"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -152,7 +144,7 @@ class SkbHeads:
         rec.t += rec.unit[KMEM_ALLOC]
         if rec.tracing:
             rec.emit(KMEM_ALLOC, rec.unit[KMEM_ALLOC], "head#%s", (h.id,))
-        _go(rec, h, E_ALLOC)
+        move(rec, M, h, E_ALLOC)
         self.in_use += 1
         return h
 
@@ -167,7 +159,7 @@ class SkbHeads:
         rec.t += rec.unit[CACHE_GET]
         if rec.tracing:
             rec.emit(CACHE_GET, rec.unit[CACHE_GET], "head#%s|%s left (__alloc_skb)", (h.id, len(self.cache)))
-        _go(rec, h, E_GET)
+        move(rec, M, h, E_GET)
         self.in_use += 1
         return h
 
@@ -180,14 +172,14 @@ class SkbHeads:
             rec.call(ALLOC_BULK, n * self.cost.kmem_cache_bulk, "|%s heads", n)
             for _ in range(n):
                 h = self._from_slab()
-                _go(rec, h, E_ALLOC_BULK)
+                move(rec, M, h, E_ALLOC_BULK)
                 cache.append(h)
         h = cache.pop()
         rec.cnt[CACHE_GET] += 1
         rec.t += rec.unit[CACHE_GET]
         if rec.tracing:
             rec.emit(CACHE_GET, rec.unit[CACHE_GET], "head#%s|%s left (%s)", (h.id, len(cache), via))
-        _go(rec, h, E_GET)
+        move(rec, M, h, E_GET)
         self.in_use += 1
         return h
 
@@ -200,7 +192,7 @@ class SkbHeads:
             rec.t += rec.unit[KMEM_FREE]
             if rec.tracing:
                 rec.emit(KMEM_FREE, rec.unit[KMEM_FREE], "head#%s", (h.id,))
-            _go(rec, h, E_FREE)
+            move(rec, M, h, E_FREE)
             self.slab.append(h)
             return
         cache = self.cache
@@ -209,13 +201,13 @@ class SkbHeads:
         rec.t += rec.unit[CACHE_PUT]
         if rec.tracing:
             rec.emit(CACHE_PUT, rec.unit[CACHE_PUT], "head#%s|%s cached", (h.id, len(cache)))
-        _go(rec, h, E_PUT)
+        move(rec, M, h, E_PUT)
         if len(cache) >= self.size:
             n = self.free_n
             rec.call(FREE_BULK, n * self.cost.kmem_cache_bulk, "|%s heads back to the slab", n)
             for _ in range(n):
                 x = cache.pop()
-                _go(rec, x, E_FREE_BULK)
+                move(rec, M, x, E_FREE_BULK)
                 self.slab.append(x)
 
     def free_list_member(self, h: Head) -> None:
@@ -224,7 +216,7 @@ class SkbHeads:
             self.free(h, in_napi=False)
             return
         self.in_use -= 1
-        _go(self.rec, h, E_LIST)
+        move(self.rec, M, h, E_LIST)
         self._bulk_free.append(h)
         if len(self._bulk_free) == KFREE_SKB_BULK_SIZE:
             self.flush_list_free()
@@ -237,6 +229,6 @@ class SkbHeads:
         self.rec.call(FREE_BULK, len(batch) * self.cost.kmem_cache_bulk, "|%s frag_list skbs back to the slab",
                       len(batch))
         for h in batch:
-            _go(self.rec, h, E_FREE_BULK)
+            move(self.rec, M, h, E_FREE_BULK)
             self.slab.append(h)
         self._bulk_free = []

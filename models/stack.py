@@ -51,10 +51,9 @@ from collections import deque
 from .calls import CALL_ID as C
 from .dma import TO_DEVICE, UNMAP_SINGLE
 from .gro import Gro
-from .lifecycle import DST, MACHINE, Tracked
 from .lifecycle import EDGE_ID as E
+from .lifecycle import MACHINE, Tracked, move
 from .memory import Slab
-from .rxpath import go
 from .scenario import Costs
 from .skb import Skb
 
@@ -224,10 +223,10 @@ class Stack:
                 rec.emit(cid, rec.unit[cid], "buf#%s|head#%s from the %s", (data.id, head.id,
                          "NAPI cache" if cid == NAPI_BUILD else "slab"))
         if data.m is not None:
-            go(rec, data, edge)
+            move(rec, data.m, data, edge)
         for buf in frags:
             if buf.m is not None:
-                go(rec, buf, E_ADD_FRAG)
+                move(rec, buf.m, buf, E_ADD_FRAG)
         assert head is not None
         if pp:
             rec.cnt[MARK] += 1
@@ -322,16 +321,10 @@ class Stack:
         rec.t += cost
         if rec.tracing:
             rec.emit(RECEIVE_SKB, cost, "skb#%s|len %s segs %s", (skb.id, skb.len, skb.segs))
-        tracing, moves = rec.tracing, rec.moves
         for buf in (skb.buffers() if skb.frag_list else (skb.data, *skb.frags)):
             m = buf.m
             if m is not None:
-                tid = m.tid[buf.st][E_DELIVER]
-                if tid < 0 or tracing:
-                    go(rec, buf, E_DELIVER)
-                else:
-                    buf.st = DST[tid]
-                    moves[tid] += 1
+                move(rec, m, buf, E_DELIVER)
         if not self.forward and not self.tcp:
             self.udp_enqueue(skb)
             return
@@ -417,12 +410,7 @@ class Stack:
         for buf in (skb.data, *skb.frags):
             m = buf.m
             if m is not None:
-                tid = m.tid[buf.st][E_RELEASE]
-                if tid < 0 or rec.tracing:
-                    go(rec, buf, E_RELEASE)
-                else:
-                    buf.st = DST[tid]
-                    rec.moves[tid] += 1
+                move(rec, m, buf, E_RELEASE)
             free_data(buf, allow_direct)
 
     def read_one(self) -> bool:
@@ -535,7 +523,8 @@ class Stack:
         rec.call(XDP_TX, -1, "buf#%s", buf.id)
         assert buf.map is not None
         self.dma.sync_for_device(buf.map, buf.offset, length)
-        go(rec, buf, E_XDP_TX)
+        assert buf.m is not None            # an XDP_TX frame is a page_pool fragment
+        move(rec, buf.m, buf, E_XDP_TX)
         self.tx.append(TxEntry("xdp", None, buf, None, rec.t + TX_LATENCY_PS, 0))
         self.delivered += 1
 
@@ -548,7 +537,8 @@ class Stack:
             done += 1
             self.rec.call(TX_COMPLETE, -1, "%s", e.kind)
             if e.buf is not None:           # an XDP_TX frame: a page_pool fragment
-                go(self.rec, e.buf, E_TX_COMPLETE if not everything else E_RING_DEINIT)
+                assert e.buf.m is not None
+                move(self.rec, e.buf.m, e.buf, E_TX_COMPLETE if not everything else E_RING_DEINIT)
                 self.rx_buffers.free_buf(e.buf, not everything)     # xdp_return_frame_rx_napi in the poll
                 continue
             tx_obj, head = e.obj, e.skb
