@@ -17,7 +17,7 @@ from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from .lifecycle import Tracked
-    from .skb import Head
+    from .skb_head import Head
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

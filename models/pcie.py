@@ -3,7 +3,7 @@
 The device DMAs each arriving frame into the next descriptor it owns (one
 or, for a jumbo frame, several) and marks it done; with none free it drops
 the frame (`rx_missed_errors`). The driver's clean loop takes done descriptors
-in order, hands each frame to its RX strategy (models/rxpath.py: how the
+in order, hands each frame to its RX strategy (models/rx_strategy.py: how the
 buffer is synced, unmapped or recycled and the descriptor refilled) and
 builds the skb. TX (TCP's ACKs) goes out through a DMA-mapped TX ring.
 
@@ -32,12 +32,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .lifecycle import Tracked
     from .memory import PhysMem
     from .scenario import Costs, Scenario
-    from .skb import Head
+    from .skb_head import Head
     from .stack import Stack
     from .trace import Recorder
     from .wire import Wire
 from .link import Link
-from .rxpath import FLIP_PAGE, FlipPage, PagePoolFrag, Strategy
+from .page_pool_frag import PagePoolFrag
+from .rx_buffer import FLIP_PAGE, FlipPage
+from .rx_strategy import Strategy
 
 RX_FRAME: Final = C["rx_frame"]
 RX_MISSED: Final = C["rx_missed_errors"]

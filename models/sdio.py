@@ -40,7 +40,7 @@ from mypy_extensions import mypyc_attr
 from .calls import CALL_ID as C
 from .link import Link
 from .memory import Slab
-from .rxpath import Buf, RxBuffers
+from .rx_buffer import Buf, RxBuffers
 from .scenario import Costs
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,7 +49,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .lifecycle import Tracked
     from .memory import PhysMem
     from .scenario import Scenario
-    from .skb import Head, SkbHeads
+    from .skb import SkbHeads
+    from .skb_head import Head
     from .stack import Stack
     from .trace import Recorder
     from .wire import Wire

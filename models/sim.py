@@ -36,10 +36,14 @@ from .link import Link
 from .memory import PhysMem
 from .metrics import metrics, state
 from .nic import NICS
+from .page_flip import PageFlip
 from .page_pool import DEFER_TIME_PS
+from .page_pool_frag import PagePoolFrag
 from .pcie import PcieRing
+from .per_frame import PerFrame
 from .ring import Ring
-from .rxpath import Buf, RxBuffers, RxParts, Strategy, new_strategy
+from .rx_buffer import Buf, RxBuffers
+from .rx_strategy import RxParts, Strategy
 from .scenario import Costs, Scenario, unit_costs
 from .sdio import SdioMailbox, Xfer
 from .skb import SkbHeads
@@ -51,6 +55,9 @@ from .trace import PS, Recorder
 from .wire import Wire
 
 FAULTS: Final = tuple(calls.FAULTS)
+# The RX strategies a PCIe ring can run, by the scenario's `strategy`.
+STRATEGIES: Final[dict[str, type[Strategy]]] = {"per-frame": PerFrame, "page-flip": PageFlip,
+                                                 "page-pool": PagePoolFrag}
 SIM_TIME_CAP_PS: Final = 600 * 10**12
 STALL_EVENTS: Final = 200_000
 
@@ -168,8 +175,8 @@ class Sim(HostSignals):
         make: Callable[[Sim, Ring], Strategy] | None = getattr(self, "driver_strategy", None)
         if make is not None:
             return make(self, ring)
-        return new_strategy(self.sc, RxParts(self.rec, self.costs, self.dma, self.mem, self.heads, self, self.faults,
-                                             self.rng), ring)
+        parts = RxParts(self.rec, self.costs, self.dma, self.mem, self.heads, self, self.faults, self.rng)
+        return STRATEGIES[self.sc.strategy](self.sc, parts, ring)
 
     @property
     def now_ns(self) -> int:

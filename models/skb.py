@@ -27,13 +27,14 @@ from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from .kernel import Kernel
-    from .rxpath import Buf
+    from .rx_buffer import Buf
     from .scenario import Costs
     from .trace import Recorder
 
 from .calls import CALL_ID as C
 from .lifecycle import EDGE_ID as E
-from .lifecycle import MACHINE, Stateful, move
+from .lifecycle import MACHINE, move
+from .skb_head import Head
 
 KFREE_SKB_BULK_SIZE: Final = 16      # net/core/skbuff.c: frag_list members freed 16 at a time
 
@@ -51,29 +52,6 @@ ALLOC_BULK: Final = C["kmem_cache_alloc_bulk"]
 FREE_BULK: Final = C["kmem_cache_free_bulk"]
 CACHE_GET: Final = C["napi_skb_cache_get"]
 CACHE_PUT: Final = C["napi_skb_cache_put"]
-
-
-@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Head(Stateful):
-    __slots__ = ("id",)
-
-    def __init__(self, id: int) -> None:
-        self.id = id
-        self.st = 0            # "slab"
-
-    # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
-    def __getstate__(self) -> tuple[object, ...]:
-        return (self.id, self.st)
-
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.id, self.st = state
-
-    @property
-    def state(self) -> str:
-        return M.states[self.st]
-
-    def tag(self) -> str:
-        return f"head#{self.id}"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

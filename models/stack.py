@@ -40,9 +40,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .kernel import Kernel
     from .link import Link
     from .memory import PhysMem
-    from .rxpath import Buf, RxBuffers
+    from .rx_buffer import Buf, RxBuffers
     from .scenario import Scenario
-    from .skb import Head, SkbHeads
+    from .skb import SkbHeads
+    from .skb_head import Head
     from .trace import Recorder
     from .wire import Wire
 

@@ -23,7 +23,7 @@ from .dma import dir_name
 if TYPE_CHECKING:  # pragma: no cover
     from .dma import DmaApi
     from .page_pool import PagePool
-    from .rxpath import RxBuffers
+    from .rx_buffer import RxBuffers
     from .skb import SkbHeads
     from .stack import Stack
 

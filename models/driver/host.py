@@ -25,7 +25,7 @@ from ..memory import Slab
 if TYPE_CHECKING:  # pragma: no cover
     from ..dma import Mapping
     from ..page_pool import PagePool
-    from ..rxpath import Buf, FlipPage
+    from ..rx_buffer import Buf, FlipPage
     from ..sim import Sim
 
 DMA_MAPPING_ERROR = (1 << 64) - 1      # include/linux/dma-mapping.h: (~(dma_addr_t)0)

@@ -21,7 +21,7 @@ from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import MACHINE
 from ..page_pool import Page
-from ..rxpath import Buf
+from ..rx_buffer import Buf
 from ..skb import Skb
 from .host import DriverBug, move, this_cpu
 

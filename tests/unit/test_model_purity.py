@@ -132,7 +132,7 @@ def test_exports_name_every_call(machine):
 @pytest.mark.parametrize("tracing", [False, True])
 def test_the_model_checks_the_machines_it_draws(tracing):
     from models.lifecycle import move
-    from models.rxpath import Buf
+    from models.rx_buffer import Buf
     from models.trace import Recorder
 
     rx = MACHINE["rx_buffer"]
