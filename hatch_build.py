@@ -33,9 +33,9 @@ MODELS = ROOT / "models"
 # `models` (lesson loading, replay, sweeps, the read API, scenario building) runs once per
 # command or per step and stays interpreted: compiling it would cost build time for nothing.
 HOT = (
-    "calls", "dma", "engine", "gro", "iommu", "lifecycle", "memory", "metrics",
-    "page_pool", "pcie", "ring", "rxpath", "sdio", "sim", "skb", "stack", "swiotlb", "teardown",
-    "trace", "wire",
+    "calls", "dma", "engine", "gro", "host_signals", "iommu", "lifecycle", "link", "memory", "metrics",
+    "page_flip", "page_pool", "page_pool_frag", "pcie", "per_frame", "ring", "rx_buffer", "rx_strategy", "sdio",
+    "sim", "skb", "skb_head", "stack", "swiotlb", "teardown", "trace", "wire",
 )
 
 BUILD = """

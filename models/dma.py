@@ -18,7 +18,7 @@ swiotlb_tbl_unmap_single()) unless SKIP_CPU_SYNC, then frees the slots;
 The checker is what CONFIG_DMA_API_DEBUG would say: freeing a mapping twice,
 with another direction or size, a bus address beyond the mask, a sync or a
 device write past the end of a mapping, and the CPU reading a buffer it does
-not own. Named faults (`Sim.faults`) switch off one piece of the driver's
+not own. Named faults (`faults`) switch off one piece of the driver's
 discipline so the checker has something to report.
 """
 
@@ -29,13 +29,16 @@ from typing import TYPE_CHECKING, Any, Final
 from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .sim import Sim
+    from .host_signals import HostSignals
+    from .memory import PhysMem
+    from .trace import Recorder
 
 from .calls import CALL_ID as C
 from .iommu import FQ_TIMEOUT_NS, Iommu
 from .lifecycle import EDGE_ID as E
 from .lifecycle import MACHINE, Tracked
-from .scenario import Costs
+from .memory import FOUR_GiB
+from .scenario import Costs, Scenario
 from .swiotlb import Bounce, Swiotlb
 
 TO_DEVICE: Final = "to_device"
@@ -108,32 +111,51 @@ class Mapping:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class DmaApi:
-    def __init__(self, sim: Sim, *, mask_bits: int, swiotlb: Swiotlb | None, iommu: Iommu | None,
-                 untrusted: bool, force_bounce: bool) -> None:
-        self.sim = sim
-        self.rec = sim.rec
-        self.cost: Costs = sim.costs
-        p = sim.sc.cost
+    """The streaming DMA API of one device, and the policy that decides which path a map takes."""
+
+    def __init__(self, sc: Scenario, rec: Recorder, costs: Costs, mem: PhysMem, signals: HostSignals,
+                 faults: frozenset[str]) -> None:
+        self.signals = signals
+        self.rec = rec
+        self.cost: Costs = costs
+        p = sc.cost
+        # An untrusted (external-facing) device forces a strict DMA domain, but only where there
+        # is an IOMMU domain at all (iommu_get_default_domain_type() in drivers/iommu/iommu.c);
+        # with the IOMMU off the device uses dma-direct and the flag changes nothing.
+        untrusted = sc.untrusted
+        iommu_mode = sc.iommu
+        if untrusted and iommu_mode in ("lazy", "passthrough"):
+            iommu_mode = "strict"      # no flush queue and no identity domain for untrusted devices
+        self.iommu_mode = iommu_mode
+        translated = iommu_mode in ("lazy", "strict")
+        untrusted = untrusted and translated    # dev_use_swiotlb() bounces only inside dma-iommu
+        # swiotlb_init(): the bounce pool exists when forced, or when some RAM is beyond a 32-bit
+        # device's reach (or, behind an IOMMU, for untrusted devices' unaligned buffers)
+        want_swiotlb = (sc.swiotlb == "force"
+                        or (sc.swiotlb == "auto" and (untrusted or mem.max_addr > FOUR_GiB)))
+        self.swiotlb: Swiotlb | None = None
+        if want_swiotlb:
+            self.swiotlb = Swiotlb(mem.memblock_alloc_low(sc.swiotlb_size, "SWIOTLB"), sc.swiotlb_size)
+        self.iommu: Iommu | None = Iommu(strict=iommu_mode == "strict") if translated else None
+        # the mask-violation fault: the driver claims 64 bits; the device still drives only its own
+        self.lying = "mask-violation" in faults
+        mask_bits = sc.dma_mask if not self.lying else 64
         self.mask = (1 << mask_bits) - 1 if mask_bits < 64 else (1 << 64) - 1
-        self.swiotlb = swiotlb
-        self.iommu = iommu
         self.untrusted = untrusted
-        self.force_bounce = force_bounce
+        self.force_bounce = sc.swiotlb == "force"
         self.live: dict[int, Mapping] = {}
         self._ids = 0
         self.coherent = p.coherent
         self.cacheline = p.cacheline
         self.line_ps = self.cost.cache_line_op
         self.bounce_gbs = self.cost.swiotlb_gbs
-        self.faults = sim.faults
-        # the mask-violation fault: the driver claims 64 bits; the device still drives only its own
-        self.lying = "mask-violation" in sim.faults
-        self.real_mask = (1 << sim.sc.dma_mask) - 1 if sim.sc.dma_mask < 64 else (1 << 64) - 1
+        self.faults = faults
+        self.real_mask = (1 << sc.dma_mask) - 1 if sc.dma_mask < 64 else (1 << 64) - 1
         self.fq: list[Tracked] = []       # lazy mode: IOVA ranges unmapped, waiting for the flush
         # CONFIG_DMA_API_DEBUG's console (kernel/dma/debug.c): every error counted in error_count,
         # only the first num_errors printed (show_num_errors, 1 at boot) unless all_errors is set
-        self.debug_all = sim.sc.dma_debug_all_errors
-        self.debug_quota = self.debug_num = sim.sc.dma_debug_num_errors
+        self.debug_all = sc.dma_debug_all_errors
+        self.debug_quota = self.debug_num = sc.dma_debug_num_errors
         self.error_count = 0
         self.errors_printed = 0
 
@@ -198,7 +220,7 @@ class DmaApi:
         elif not self.force_bounce and phys + size - 1 <= self.mask:
             dma = phys                 # dma-direct: the bus address is the physical address
             if self.lying and phys + size - 1 > self.real_mask:
-                self.sim.fault_hit("mask-violation")     # the true mask would have bounced it
+                self.signals.fault_hit("mask-violation")     # the true mask would have bounced it
         else:                          # forced, or the buffer ends beyond the mask: bounce it
             if self.swiotlb is not None and "mask-violation" not in self.faults:
                 slot = self._take_slots(size, mid)
@@ -285,7 +307,7 @@ class DmaApi:
                 self.flush_queue("")
             elif not io.strict and io.fq_deadline < 0:
                 io.fq_deadline = rec.t + FQ_TIMEOUT_PS
-                self.sim.engine.at(io.fq_deadline, self.sim.fq_timer, None)
+                self.signals.arm_fq_timer(io.fq_deadline)
         if m.slot >= 0:
             # the direction passed to the unmap decides (swiotlb_tbl_unmap_single): FROM_DEVICE and
             # BIDIRECTIONAL copy back, TO_DEVICE does not, whatever the mapping was made with

@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING, Final
 from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .skb import Skb
+    from .kernel import Kernel
+    from .skb import Skb, SkbHeads
     from .stack import Stack
 
 from .calls import CALL_ID as C
-from .lifecycle import DST, MACHINE
 from .lifecycle import EDGE_ID as E
+from .lifecycle import MACHINE, Stateful, move
 
 GRO_LEGACY_MAX_SIZE: Final = 65536
 MAX_SKB_FRAGS: Final = 17
@@ -41,42 +42,40 @@ NAPI_KFREE: Final = C["__napi_kfree_skb"]
 KFREE: Final = C["__kfree_skb"]
 STOLEN: Final = C["napi_skb_free_stolen_head"]
 FLOW: Final = MACHINE["gro_flow"]
-_TID, EMPTY = FLOW.tid, FLOW.sid["empty"]
+EMPTY = FLOW.sid["empty"]
 E_RECEIVE: Final = E["napi_gro_receive"]
 E_COMPLETE: Final = E["napi_gro_complete"]
 E_FLUSH: Final = E["napi_gro_flush"]
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Gro:
+class Gro(Stateful):
     """The GRO state of one NAPI instance: at most one held flow (the model has one flow).
 
     The flow is an object of the gro_flow machine (`st`), labelled "flow".
     """
     label = "flow"
 
-    def __init__(self, stack: Stack) -> None:
+    def __init__(self, stack: Stack, heads: SkbHeads, kernel: Kernel, hdrs: int) -> None:
         self.stack = stack
         self.rec = stack.rec
-        self.heads = stack.sim.heads
-        self.stolen_to_cache = stack.sim.kernel.stolen_heads_to_napi_cache
+        self.heads = heads
+        self.stolen_to_cache = kernel.stolen_heads_to_napi_cache
         self.held: Skb | None = None
-        self.hdrs = stack.sim.wire.hdrs          # IP + TCP headers of each segment
+        self.hdrs = hdrs          # IP + TCP headers of each segment
         self.st = EMPTY
 
     @property
     def state(self) -> str:
         return FLOW.states[self.st]
 
+    def tag(self) -> str:
+        return self.label
+
     def receive(self, skb: Skb, in_napi: bool) -> None:
         """dev_gro_receive() -> tcp_gro_receive() -> skb_gro_receive() for one TCP segment."""
         rec = self.rec
-        tid = _TID[self.st][E_RECEIVE]
-        if tid < 0 or rec.tracing:
-            FLOW.go(rec, self, E_RECEIVE, "flow")
-        else:
-            self.st = DST[tid]
-            rec.moves[tid] += 1
+        move(rec, FLOW, self, E_RECEIVE)
         held = self.held
         if held is None:
             self.held = skb
@@ -86,7 +85,7 @@ class Gro:
         if held.len - ETH_HLEN + payload >= GRO_LEGACY_MAX_SIZE:
             self.held = skb                # -E2BIG: complete the chain, the segment starts a new one
             self.stack.gro_complete(held)
-            FLOW.go(rec, self, E_COMPLETE, "flow")
+            move(rec, FLOW, self, E_COMPLETE)
             return
         lp = held.last or held
         stolen = self.stolen_to_cache and in_napi
@@ -138,5 +137,5 @@ class Gro:
         """napi_gro_flush(): hand back the held chain (or None)."""
         held, self.held = self.held, None
         if held is not None:
-            FLOW.go(self.rec, self, E_FLUSH, "flow")
+            move(self.rec, FLOW, self, E_FLUSH)
         return held

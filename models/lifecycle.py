@@ -2,9 +2,10 @@
 
 Each machine is a list of edges (state, kernel call, next state). The same
 list builds the networkx DiGraph that `rxviz graph` exports and the TUI
-draws, and the dict the model checks every transition against. A transition
-that is not an edge is a bug in the model and raises `IllegalTransition`;
-it is never silently allowed.
+draws, and the integer tables the model checks every transition against.
+Every object moves through `move()`, the one transition function: a legal
+edge moves it and counts the edge (Recorder.moves); an edge its machine
+does not have is a checker violation, never silently allowed.
 
 networkx is imported only when a graph is asked for, so headless runs and
 `--help` do not pay for it.
@@ -13,7 +14,7 @@ networkx is imported only when a graph is asked for, so headless runs and
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -171,28 +172,18 @@ MACHINES: Final[dict[str, tuple[str, str, list[tuple[str, str, str]]]]] = {
 }
 
 
-class Stateful(Protocol):
-    """Anything that moves through a machine: its state is an index into the machine's states."""
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class Stateful:
+    """Anything that moves through a machine: `st` is an index into its machine's states.
+
+    A native base when compiled, so `move()` reads and writes `st` in the object itself.
+    """
+    __slots__ = ("st",)
     st: int
 
-
-@mypyc_attr(native_class=False)    # mypyc compiles no subclass of a builtin type
-class IllegalTransition(RuntimeError):
-    """A model object tried to move along an edge its machine does not have (string API only)."""
-
-
-def compile_machine(name: str) -> dict[tuple[str, str], str]:
-    return {(src, call): dst for src, call, dst in MACHINES[name][2]}
-
-
-TRANSITIONS: Final[dict[str, dict[tuple[str, str], str]]] = {m: compile_machine(m) for m in MACHINES}
-
-
-def step(machine: str, state: str, call: str, obj: object = "") -> str:
-    try:
-        return TRANSITIONS[machine][(state, call)]
-    except KeyError:
-        raise IllegalTransition(f"{machine}: no edge {state} --{call}--> for {obj}") from None
+    def tag(self) -> str:
+        """What a trace line or a violation calls it: buf#7, page#3, head#12."""
+        raise NotImplementedError
 
 
 # -- the same machines as integer tables, for the hot path ---------------------------------
@@ -237,7 +228,8 @@ class Machine:
         return self
 
     def go(self, rec: Recorder, obj: Stateful, edge: int, label: str) -> bool:
-        """Move obj along `edge`; an edge the machine does not have is a checker violation."""
+        """move()'s slow path: a traced move (its line in the trace), or an edge the machine does
+        not have (a checker violation)."""
         st = obj.st
         tid = self.tid[st][edge]
         if tid < 0:
@@ -251,10 +243,24 @@ class Machine:
         return True
 
 
+def move(rec: Recorder, m: Machine, obj: Stateful, edge: int, label: str = "") -> bool:
+    """Move obj along `edge` of its machine m and count the edge: the one transition function.
+
+    Untraced and legal (the common case) it is two stores; a traced move or an illegal edge goes
+    through Machine.go, which names the object (`label`, else obj.tag()). False: illegal, obj stays.
+    """
+    tid = m.tid[obj.st][edge]
+    if tid >= 0 and not rec.tracing:
+        obj.st = DST[tid]
+        rec.moves[tid] += 1
+        return True
+    return m.go(rec, obj, edge, label or obj.tag())
+
+
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Tracked:
+class Tracked(Stateful):
     """An object that is nothing but its place in a machine: a NAPI instance, a slot run, an IOVA range."""
-    __slots__ = ("m", "st", "label")
+    __slots__ = ("m", "label")
 
     def __init__(self, m: Machine, label: str) -> None:
         self.m = m
@@ -272,8 +278,11 @@ class Tracked:
     def state(self) -> str:
         return self.m.states[self.st]
 
+    def tag(self) -> str:
+        return self.label
+
     def go(self, rec: Recorder, edge: int) -> bool:
-        return self.m.go(rec, self, edge, self.label)
+        return move(rec, self.m, self, edge, self.label)
 
     def set(self, state: str) -> None:
         self.st = self.m.sid[state]

@@ -11,54 +11,47 @@ reported separately as app_cpu_percent.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .sim import Sim
-
-from typing import Any
-
+from .link import Link
 from .sdio import SdioMailbox
 from .trace import PS
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .stack import Stack
+    from .trace import Recorder
 
-def _state(self: Sim) -> dict[str, Any]:
-    rec = self.rec
+
+def state(rec: Recorder, link: Link, stack: Stack, t: int, now: int, processed: int) -> dict[str, Any]:
+    """The counters and clocks now: `t` the latest time reached, `now` the event clock (both ps)."""
     cpu = rec.cpu_ns
     return {
-        "t": max(self.engine.now, self.cpu_free, rec.t) / PS,
+        "t": t / PS,
         "cpu": cpu["hardirq"] + cpu["softirq"] + cpu["process"],
         "app": cpu["app"],
         "cats": dict(rec.cat_ns),
         "counts": dict(rec.counts),
-        "delivered": self.stack.delivered,
-        "arrived": self.frames,
-        "read": self.stack.read_segs,
-        "processed": self.processed,
-        "dropped": self.dropped,
-        "bus": _bus_busy(self) / PS,
+        "delivered": stack.delivered,
+        "arrived": link.frames,
+        "read": stack.read_segs,
+        "processed": processed,
+        "dropped": link.dropped,
+        "bus": _bus_busy(link, max(now, rec.t)) / PS,
         "bounce": rec.bounce_bytes,
     }
 
 
-def _bus_busy(self: Sim) -> int:
+def _bus_busy(link: Link, now: int) -> int:
     """SDIO/USB: ps the bus has been busy. Transfers already booked past now are not busy time
     yet (the bus is FIFO, so what is booked beyond now is one contiguous run ending at free_at)."""
-    link = self.link
     if not isinstance(link, SdioMailbox):
         return 0
-    return link.busy - max(0, link.free_at - max(self.engine.now, self.rec.t))
+    return link.busy - max(0, link.free_at - now)
 
 
-def mark(self: Sim) -> None:
-    self.mark_state = _state(self)
-
-
-def metrics(self: Sim) -> dict[str, Any]:
-    if self.torn_down and self.final_metrics is not None:
-        return dict(self.final_metrics)
-    now = _state(self)
-    base = self.mark_state or {k: (0 if not isinstance(v, dict) else {kk: 0 for kk in v}) for k, v in now.items()}
+def metrics(now: dict[str, Any], base: dict[str, Any] | None, payload: int) -> dict[str, Any]:
+    """The figures between two states (`base` None: from the start); `payload` is a segment's bytes (the MSS)."""
+    base = base or {k: (0 if not isinstance(v, dict) else {kk: 0 for kk in v}) for k, v in now.items()}
     dt = max(1, now["t"] - base["t"])
     delivered = now["delivered"] - base["delivered"]
     # Frames queued on the ring when the window opened are delivered inside it; counting them
@@ -68,7 +61,6 @@ def metrics(self: Sim) -> dict[str, Any]:
     processed = now["processed"] - base["processed"]
     cpu = now["cpu"] - base["cpu"]
     counts = {k: now["counts"][k] - base["counts"].get(k, 0) for k in now["counts"]}
-    payload = self.wire.mss
     acks = counts.get("tcp_send_ack", 0)
     skbs = counts.get("netif_receive_skb", 0)
     cats = {k: now["cats"][k] - base["cats"].get(k, 0) for k in now["cats"]}

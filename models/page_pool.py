@@ -46,13 +46,15 @@ from typing import TYPE_CHECKING, Any, Final
 from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .dma import Mapping
-    from .sim import Sim
+    from .dma import DmaApi, Mapping
+    from .memory import PhysMem
+    from .scenario import Costs
+    from .trace import Recorder
 
 from .calls import CALL_ID as C
 from .dma import BIDIRECTIONAL, MAP_PAGE, UNMAP_PAGE
-from .lifecycle import DST, MACHINE
 from .lifecycle import EDGE_ID as E
+from .lifecycle import MACHINE, Stateful, move
 
 PP_ALLOC_CACHE_SIZE: Final = 128
 PP_ALLOC_CACHE_REFILL: Final = 64
@@ -67,7 +69,6 @@ STATS: Final = ("alloc_fast", "alloc_slow", "alloc_slow_high_order", "alloc_empt
          "recycle_ring_full", "recycle_released_refcnt")
 
 M: Final = MACHINE["pp_page"]
-_TID = M.tid
 S: Final = M.sid
 CARVING: Final = S["carving"]
 E_ALLOC_PAGES: Final = E["alloc_pages"]
@@ -96,8 +97,8 @@ RETRY: Final = C["page_pool_release_retry"]
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Page:
-    __slots__ = ("id", "phys", "order", "map", "pp_ref", "st", "frag_users")
+class Page(Stateful):
+    __slots__ = ("id", "phys", "order", "map", "pp_ref", "frag_users")
 
     def __init__(self, id: int, phys: int, order: int) -> None:
         self.id = id
@@ -119,6 +120,9 @@ class Page:
     def state(self) -> str:
         return M.states[self.st]
 
+    def tag(self) -> str:
+        return f"page#{self.id}"
+
     def outstanding(self) -> int:
         """Fragments of this page still out (what pp_ref_count means once drained)."""
         if self.st == CARVING:
@@ -135,12 +139,13 @@ def mapping(page: Page) -> Mapping:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PagePool:
-    def __init__(self, sim: Sim, order: int, pool_size: int, dma_dir: str, max_len: int, sync_dev: bool,
-                 napi: bool = True) -> None:
+    def __init__(self, rec: Recorder, costs: Costs, dma: DmaApi, mem: PhysMem, order: int, pool_size: int,
+                 dma_dir: str, max_len: int, sync_dev: bool, napi: bool = True) -> None:
         self.id = 1                  # one pool per simulated queue; ids are per simulation
-        self.sim = sim
-        self.rec = sim.rec
-        self.cost = sim.costs
+        self.rec = rec
+        self.cost = costs
+        self.dma = dma               # pp->p.dev: the pool maps its pages itself (PP_FLAG_DMA_MAP)
+        self.mem = mem
         self.order = order
         self.page_bytes = 4096 << order
         self.ring_cap = min(pool_size or 1024, 16384)
@@ -173,41 +178,38 @@ class PagePool:
     def ring_len(self) -> int:
         return len(self.ring) - self.ring_head
 
-    def _go(self, page: Page, edge: int) -> None:
-        M.go(self.rec, page, edge, f"page#{page.id}")
-
     # -- getting a page ------------------------------------------------------------
     def _new_page(self, phys: int) -> Page | None:
         """Map one fresh page and account it as held (page_pool_dma_map + set_pp_info)."""
         rec = self.rec
         self._ids += 1
         page = Page(self._ids, phys, self.order)
-        self._go(page, E_ALLOC_PAGES)
-        m = self.sim.dma.map(phys, self.page_bytes, self.dma_dir, MAP_PAGE, skip_cpu_sync=True)
+        move(self.rec, M, page, E_ALLOC_PAGES)
+        m = self.dma.map(phys, self.page_bytes, self.dma_dir, MAP_PAGE, skip_cpu_sync=True)
         if m is None:            # SWIOTLB full or no IOVA: the page goes straight back
             rec.call(PUT_PAGE, self.cost.put_page, "page#%s|mapping failed", page.id)
-            self.sim.mem.free(phys, self.order)
+            self.mem.free(phys, self.order)
             return None
         page.map = m
         rec.call(PP_DMA_MAP, 0, "page#%s|dma %#x", page.id, m.dma)
-        self._go(page, E_DMA_MAP)
+        move(self.rec, M, page, E_DMA_MAP)
         self.hold += 1           # pages_state_hold_cnt (trace_page_pool_state_hold)
         self.pages[page.id] = page
         if self.sync_dev:
-            self.sim.dma.sync_for_device(m, 0, self.max_len)
+            self.dma.sync_for_device(m, 0, self.max_len)
         return page
 
     def _alloc_slow(self) -> Page | None:
         """__page_pool_alloc_netmems_slow(): 64 order-0 pages in one bulk call, or one higher-order page."""
         rec = self.rec
-        mem = self.sim.mem
+        mem = self.mem
         if self.order:
             phys = mem.alloc(self.order)
             rec.call(ALLOC_PAGES, self.cost.alloc_pages, "order %s at %#x", self.order, phys)
             page = self._new_page(phys)
             if page is not None:
                 self.stats["alloc_slow_high_order"] += 1
-                self._go(page, E_DIRECT)
+                move(self.rec, M, page, E_DIRECT)
                 self.cache.append(page)
             return self.cache.pop() if self.cache else None
         n = PP_ALLOC_CACHE_REFILL
@@ -217,7 +219,7 @@ class PagePool:
             page = self._new_page(phys)
             if page is None:
                 continue         # that page is put back; the others stay
-            self._go(page, E_DIRECT)
+            move(self.rec, M, page, E_DIRECT)
             self.cache.append(page)
         if not self.cache:
             return None
@@ -238,16 +240,9 @@ class PagePool:
         rec.call(REFILL, n * ring_ps // 4 + ring_ps, "pool#%s|%s pages from the ptr_ring", self.id, n)
         ring = self.ring
         cache = self.cache
-        tracing = rec.tracing
-        moves = rec.moves
         for i in range(self.ring_head, self.ring_head + n):
             page = ring[i]
-            tid = _TID[page.st][E_REFILL]
-            if tid < 0 or tracing:
-                self._go(page, E_REFILL)
-            else:
-                page.st = DST[tid]
-                moves[tid] += 1
+            move(rec, M, page, E_REFILL)
             cache.append(page)
         self.ring_head += n
         if self.ring_head > 4096:
@@ -289,12 +284,7 @@ class PagePool:
         rec.t += rec.unit[ALLOC_FRAG]
         if rec.tracing:
             rec.emit(ALLOC_FRAG, rec.unit[ALLOC_FRAG], "page#%s+%s|%s bytes", (page.id, off, size))
-        tid = _TID[page.st][E_ALLOC_FRAG]
-        if tid < 0 or rec.tracing:
-            self._go(page, E_ALLOC_FRAG)
-        else:
-            page.st = DST[tid]
-            rec.moves[tid] += 1
+        move(rec, M, page, E_ALLOC_FRAG)
         return page, off
 
     def _start_frag_page(self, page: Page) -> None:
@@ -310,9 +300,9 @@ class PagePool:
         self.frag_page = None
         if page.pp_ref == 0:
             if self.sync_dev:
-                self.sim.dma.sync_for_device(mapping(page), 0, self.max_len)
+                self.dma.sync_for_device(mapping(page), 0, self.max_len)
             return page
-        self._go(page, E_FRAGS_OUT)
+        move(self.rec, M, page, E_FRAGS_OUT)
         return None
 
     # -- putting a fragment back ------------------------------------------------------
@@ -336,7 +326,7 @@ class PagePool:
         # __page_pool_page_can_be_recycled(): page_ref_count is always 1 here (only the pool holds a
         # pool page, and none is pfmemalloc), so recycle_released_refcnt never counts.
         if self.sync_dev:
-            self.sim.dma.sync_for_device(mapping(page), 0, self.max_len)
+            self.dma.sync_for_device(mapping(page), 0, self.max_len)
         if allow_direct:
             cache = self.cache
             if len(cache) < PP_ALLOC_CACHE_SIZE:
@@ -347,12 +337,7 @@ class PagePool:
                 if rec.tracing:
                     rec.emit(IN_CACHE, rec.unit[IN_CACHE], "page#%s|alloc cache %s/%s",
                              (page.id, len(cache), PP_ALLOC_CACHE_SIZE))
-                tid = _TID[page.st][E_DIRECT]
-                if tid < 0 or rec.tracing:
-                    self._go(page, E_DIRECT)
-                else:
-                    page.st = DST[tid]
-                    rec.moves[tid] += 1
+                move(rec, M, page, E_DIRECT)
                 return
             self.stats["recycle_cache_full"] += 1
         if len(self.ring) - self.ring_head < self.ring_cap:
@@ -363,12 +348,7 @@ class PagePool:
             if rec.tracing:
                 rec.emit(IN_RING, rec.unit[IN_RING], "page#%s|ptr_ring %s/%s",
                          (page.id, self.ring_len(), self.ring_cap))
-            tid = _TID[page.st][E_RING]
-            if tid < 0 or rec.tracing:
-                self._go(page, E_RING)
-            else:
-                page.st = DST[tid]
-                rec.moves[tid] += 1
+            move(rec, M, page, E_RING)
             return
         self.stats["recycle_ring_full"] += 1      # "Cache full, fallback to free pages"
         self._release(page)
@@ -377,11 +357,11 @@ class PagePool:
         """The page leaves the pool: unmap (SKIP_CPU_SYNC) and give it back to the buddy allocator."""
         rec = self.rec
         rec.call(RELEASE, 0, "page#%s", page.id)
-        self._go(page, E_RELEASE)
-        self.sim.dma.unmap(mapping(page), self.page_bytes, self.dma_dir, UNMAP_PAGE, skip_cpu_sync=True)
+        move(self.rec, M, page, E_RELEASE)
+        self.dma.unmap(mapping(page), self.page_bytes, self.dma_dir, UNMAP_PAGE, skip_cpu_sync=True)
         rec.call(PUT_PAGE, self.cost.put_page, "page#%s", page.id)
-        self._go(page, E_PUT_PAGE)
-        self.sim.mem.free(page.phys, self.order)
+        move(self.rec, M, page, E_PUT_PAGE)
+        self.mem.free(page.phys, self.order)
         self.release += 1
         del self.pages[page.id]
 

@@ -3,7 +3,7 @@
 The device DMAs each arriving frame into the next descriptor it owns (one
 or, for a jumbo frame, several) and marks it done; with none free it drops
 the frame (`rx_missed_errors`). The driver's clean loop takes done descriptors
-in order, hands each frame to its RX strategy (models/rxpath.py: how the
+in order, hands each frame to its RX strategy (models/rx_strategy.py: how the
 buffer is synced, unmapped or recycled and the descriptor refilled) and
 builds the skb. TX (TCP's ACKs) goes out through a DMA-mapped TX ring.
 
@@ -13,6 +13,7 @@ date whenever the CPU looks at it, so the model needs no event per frame.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from mypy_extensions import mypyc_attr
@@ -20,15 +21,25 @@ from mypy_extensions import mypyc_attr
 from .calls import CALL_ID as C
 from .dma import MAP_SINGLE, TO_DEVICE
 from .lifecycle import EDGE_ID as E
+from .lifecycle import move
 from .memory import FOUR_GiB
 from .nic import NICS
 from .ring import Ring
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .dma import DmaApi
+    from .host_signals import HostSignals
     from .lifecycle import Tracked
-    from .sim import Sim
-    from .skb import Head
-from .rxpath import FlipPage, PagePoolFrag, Strategy, go, new_strategy
+    from .memory import PhysMem
+    from .scenario import Costs, Scenario
+    from .skb_head import Head
+    from .stack import Stack
+    from .trace import Recorder
+    from .wire import Wire
+from .link import Link
+from .page_pool_frag import PagePoolFrag
+from .rx_buffer import FLIP_PAGE, FlipPage
+from .rx_strategy import Strategy
 
 RX_FRAME: Final = C["rx_frame"]
 RX_MISSED: Final = C["rx_missed_errors"]
@@ -37,48 +48,51 @@ E_RX_FRAME: Final = E["rx_frame"]
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class PcieRing:
+class PcieRing(Link):
+    """The RX ring and its driver's clean loop; `strategy(ring)` makes the RX strategy that fills it.
+    The stack it hands frames to is connected once both exist (`connect`)."""
     kind = "pcie"
 
-    def __init__(self, sim: Sim) -> None:
-        sc = sim.sc
-        self.sim = sim
-        self.rec = sim.rec
-        self.wire = sim.wire
+    def __init__(self, sc: Scenario, rec: Recorder, costs: Costs, mem: PhysMem, dma: DmaApi, wire: Wire,
+                 signals: HostSignals, faults: frozenset[str], strategy: Callable[[Ring], Strategy]) -> None:
+        super().__init__()
+        self.signals = signals
+        self.rec = rec
+        self.wire = wire
+        self.dma = dma
         # Coherent memory (descriptor rings) follows the coherent mask: ZONE_DMA32 when <= 32 bits.
-        self.ring_phys = sim.mem.alloc(1, limit=FOUR_GiB if sc.coherent_mask <= 32 else None)
-        self.ring = Ring(sc.ring_size, sim.rec)
+        self.ring_phys = mem.alloc(1, limit=FOUR_GiB if sc.coherent_mask <= 32 else None)
+        self.ring = Ring(sc.ring_size, rec)
         self.frame_len = sc.mtu + 14
-        self.driver_rx = sim.costs.driver_rx
-        self.strategy: Strategy = new_strategy(sim, self.ring)
+        self.driver_rx = costs.driver_rx
+        self.strategy: Strategy = strategy(self.ring)
         self.pool = self.strategy.pool if isinstance(self.strategy, PagePoolFrag) else None
+        self.stack: Stack | None = None
         # Only a driver that lies about its mask can make the device write beyond its reach.
-        self.check_reach = "mask-violation" in sim.faults
+        self.check_reach = "mask-violation" in faults
         self.device_reach = (1 << min(sc.dma_mask, 32 if self.check_reach else 64)) - 1
         # the driver's own call that unmasks its RX interrupt (a generic one for a platform without it)
         self.unmask = C[NICS[sc.platform].irq_unmask or "irq_unmask"]
 
+    def connect(self, stack: Stack) -> None:
+        """The stack the driver hands its skbs to (it is built after the ring, around it)."""
+        self.stack = stack
+
     def fill(self) -> None:
         """ifup: the driver posts a buffer on every descriptor (or as many as it can map)."""
-        sim = self.sim
-        sim.filling = True
-        for i in range(self.ring.size):
-            if not self.strategy.fill(i):
-                break
-        sim.filling = False
+        self.strategy.fill_ring()
         self.ring.t_post[:] = [0] * self.ring.size    # all of it happens before the NIC starts receiving, at t=0
 
     # -- the device --------------------------------------------------------------------
     def advance(self, t: int) -> None:
         """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped."""
-        sim = self.sim
         wire, ring, rec = self.wire, self.ring, self.rec
         length = self.frame_len
         while (ta := wire.take_by(t)) is not None:
-            sim.frames += 1
+            self.frames += 1
             chain = ring.device_fill(length, ta)
             if chain is None:
-                sim.dropped += 1
+                self.dropped += 1
                 wire.on_drop()
                 rec.device(RX_MISSED, ta, "|no free descriptor")
                 continue
@@ -93,14 +107,14 @@ class PcieRing:
                              (i, n, buf.id, "" if ring.eop[i] else " (more descriptors follow)"),
                              ctx="device", t=ta)
                 if buf.m is not None:
-                    go(rec, buf, E_RX_FRAME)
+                    move(rec, buf.m, buf, E_RX_FRAME)
                 elif isinstance(buf.page, FlipPage):
-                    go(rec, buf.page, E_RX_FRAME)
+                    move(rec, FLIP_PAGE, buf.page, E_RX_FRAME)
                 m = buf.map
                 if m is not None:
                     off = buf.offset if buf.page is not None else 0
                     if off + n > m.size:
-                        sim.dma.device_wrote_beyond(m, off, n, f"desc {i}")
+                        self.dma.device_wrote_beyond(m, off, n, f"desc {i}")
                     if self.check_reach and m.dma + off + n - 1 > self.device_reach:
                         rec.violate("mask-violation",
                                     f"device writes to bus address {m.dma:#x}, beyond the "
@@ -117,13 +131,12 @@ class PcieRing:
 
     def on_irq(self) -> None:
         """The hard IRQ handler masked the interrupt: the driver's bottom half takes it from here."""
-        self.sim.schedule_rx()
+        self.signals.schedule_rx()
 
     def rearm(self) -> None:
         """The driver is done for now: it unmasks its RX interrupt with its own call."""
         self.rec.call(self.unmask, 0, "|the driver unmasks its RX interrupt")
-        self.sim.irq_on = True
-        self.sim.device_wake()
+        self.signals.irq_unmasked()
 
     # -- the driver's clean loop -----------------------------------------------------------
     def rx_one(self, in_napi: bool) -> bool:
@@ -145,14 +158,13 @@ class PcieRing:
         else:
             descs = ring.take_frame()
             length = sum(ring.lens[j] for j in descs)
-        sim = self.sim
         got, xdp = self.strategy.receive(descs)
-        sim.processed += 1
         if got is None:
-            sim.dropped += 1
+            self.dropped += 1
             return True
         data, frags = got
-        stack = sim.stack
+        stack = self.stack
+        assert stack is not None
         if xdp:
             stack.xdp_tx(data, length)
             return True
@@ -162,12 +174,13 @@ class PcieRing:
     # -- TX -------------------------------------------------------------------------------
     def xmit(self, tx: Tracked, head: Head, data: int, nbytes: int) -> None:
         """An skb for the TX ring: mapped TO_DEVICE, reclaimed by the next poll's TX clean."""
-        sim = self.sim
-        m = sim.dma.map(data, nbytes, TO_DEVICE, MAP_SINGLE)
+        stack = self.stack
+        assert stack is not None
+        m = self.dma.map(data, nbytes, TO_DEVICE, MAP_SINGLE)
         if m is None:           # dma_mapping_error(): the driver drops the frame
-            sim.stack.tx_dropped(tx, head, data)
+            stack.tx_dropped(tx, head, data)
         else:
-            sim.stack.tx_posted(tx, head, data, m)
+            stack.tx_posted(tx, head, data, m)
 
     # -- ifdown ------------------------------------------------------------------------------
     def deinit(self) -> None:

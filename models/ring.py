@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .rxpath import Buf
+    from .rx_buffer import Buf
     from .trace import Recorder
 
 DRIVER: Final = 0

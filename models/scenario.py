@@ -164,6 +164,19 @@ class Scenario:
     def wifi(self) -> bool:
         return self.cost.mac80211_ns > 0
 
+    @property
+    def napi_polled(self) -> bool:
+        """The driver's bottom half is a NAPI poll it added (netif_napi_add: napi->dev set)."""
+        return self.delivery == "napi" and self.napi_added
+
+    @property
+    def napi_api(self) -> bool:
+        """Frames are handed to napi_gro_receive() (GRO's entry point): under NAPI, or from
+        mac80211's ieee80211_rx_napi() even when the driver's NAPI was never added."""
+        if self.wifi:
+            return self.mac80211_rx == "ieee80211_rx_napi" or self.napi_polled
+        return self.napi_polled
+
 
 def unit_costs(c: Costs) -> dict[str, int]:
     """Each kernel call's constant CPU cost in ps; calls not named cost nothing or say what they cost."""

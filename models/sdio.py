@@ -38,14 +38,22 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from mypy_extensions import mypyc_attr
 
 from .calls import CALL_ID as C
+from .link import Link
 from .memory import Slab
-from .rxpath import Buf
+from .rx_buffer import Buf, RxBuffers
 from .scenario import Costs
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Engine
+    from .host_signals import HostSignals
     from .lifecycle import Tracked
-    from .sim import Sim
-    from .skb import Head
+    from .memory import PhysMem
+    from .scenario import Scenario
+    from .skb import SkbHeads
+    from .skb_head import Head
+    from .stack import Stack
+    from .trace import Recorder
+    from .wire import Wire
 
 SDIO_BLOCK: Final = 256                  # ATH10K_HIF_MBOX_BLOCK_SIZE
 HTC_HDR: Final = 8                       # struct ath10k_htc_hdr
@@ -77,24 +85,30 @@ class Xfer(NamedTuple):
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class SdioMailbox:
-    """The host's side of an SDIO (or USB) device: the mailbox, the bus it drives, the RX work."""
+class SdioMailbox(Link):
+    """The host's side of an SDIO (or USB) device: the mailbox, the bus it drives, the RX work.
+    The stack it hands frames to is connected once both exist (`connect`)."""
 
-    def __init__(self, sim: Sim) -> None:
-        sc = sim.sc
-        self.sim = sim
-        self.rec = sim.rec
-        self.engine = sim.engine
-        self.wire = sim.wire
+    def __init__(self, sc: Scenario, rec: Recorder, costs: Costs, mem: PhysMem, heads: SkbHeads, engine: Engine,
+                 wire: Wire, signals: HostSignals) -> None:
+        super().__init__()
+        self.signals = signals
+        self.rec = rec
+        self.engine = engine          # the bus's transfers complete as events
+        self.wire = wire
+        self.heads = heads
+        self.stack: Stack | None = None
+        self.napi = sc.delivery == "napi"
+        self.napi_added = sc.napi_added
         self.kind = sc.bus
         self.bundle = sc.bundle
         self.frame_len = sc.mtu + 14
         self.per_msg = padded(sc.mtu + RX_MSG_OVERHEAD)
-        self.xfer_ps = sim.costs.sdio_xfer
+        self.xfer_ps = costs.sdio_xfer
         self.bps = sc.cost.sdio_bps
         self.duty = sc.cost.sdio_duty
-        self.memcpy_gbs = sim.costs.memcpy_gbs
-        self.driver_rx = sim.costs.driver_rx
+        self.memcpy_gbs = costs.memcpy_gbs
+        self.driver_rx = costs.driver_rx
         self.fw_q: deque[int] = deque()       # frames in the firmware's mailbox, by arrival time
         self.rx_ind: deque[tuple[Buf, int]] = deque()    # read, queued on htt->rx_indication_head for NAPI
         self.proc_rx: deque[tuple[Buf, int]] = deque()   # read, for the RX work to deliver (no NAPI)
@@ -102,9 +116,17 @@ class SdioMailbox:
         self.free_at = 0                      # the bus is idle from here (ps)
         self.busy = 0                         # ps the bus spent transferring
         self.log: deque[Xfer] = deque(maxlen=64)          # the latest transfers
-        self.slab = Slab(sim.mem, sc.mtu + 64)
-        self.strategy = SdioBuffers(sim, self.slab)
-        self.ring_phys = -1
+        self.slab = Slab(mem, sc.mtu + 64)
+        self.strategy = SdioBuffers(rec, heads, self.slab)
+
+    def connect(self, stack: Stack) -> None:
+        """The stack the RX work hands its skbs to (it is built after the bus, around it)."""
+        self.stack = stack
+
+    def _stack(self) -> Stack:
+        stack = self.stack
+        assert stack is not None
+        return stack
 
     def fill(self) -> None:
         """Nothing to post: the host reads into buffers it allocates per bundle."""
@@ -112,9 +134,9 @@ class SdioMailbox:
     # -- the device ----------------------------------------------------------------------
     def advance(self, t: int) -> None:
         """Every frame that has arrived by t waits in the firmware's mailbox."""
-        sim, wire = self.sim, self.wire
+        wire = self.wire
         while (ta := wire.take_by(t)) is not None:
-            sim.frames += 1
+            self.frames += 1
             self.fw_q.append(ta)
 
     def next_irq(self, now: int) -> int | None:
@@ -127,7 +149,7 @@ class SdioMailbox:
 
     def on_irq(self) -> None:
         """The SDIO interrupt's threaded handler does the reading, in process context."""
-        self.sim.proc_q.append(self._irq_thread)
+        self.signals.queue_work(self._irq_thread)
 
     def rearm(self) -> None:
         """The RX work is done; the IRQ thread re-enables the interrupt when it finds nothing."""
@@ -147,11 +169,8 @@ class SdioMailbox:
 
     def _write_done(self, obj: Any) -> None:
         """The CMD53 finished: the HIF's TX completion frees the skb on the host CPU (process context)."""
-        sim = self.sim
         self.rec.device(SDIO_WRITE, self.engine.now, "|ACK written")
-        self.rec.begin("process", max(self.engine.now, sim.cpu_free))
-        sim.stack.ack_written(obj)
-        sim.cpu_free = self.rec.t
+        self.signals.in_process(self._stack().ack_written, obj)
 
     def _irq_thread(self) -> None:
         """ath10k_sdio_irq_handler: read the mailbox status, then the bundle it announces."""
@@ -159,15 +178,14 @@ class SdioMailbox:
         self._read_status()
 
     def _read_status(self) -> None:
-        if not self.sim.dev_running:
+        if self.signals.queue_stopped():
             self.reading = False
             return
         self.reading = True
         self.submit(INT_STATUS_BYTES, self._status_done, None, "status")
 
     def _status_done(self, _: Any) -> None:
-        sim = self.sim
-        if sim.torn_down:
+        if self.signals.queue_stopped():
             return
         self.rec.device(INT_STATUS, self.engine.now, "|%d message(s) waiting", len(self.fw_q))
         self.advance(self.engine.now)
@@ -175,8 +193,7 @@ class SdioMailbox:
         if n == 0:
             # nothing pending: the handler returns and the interrupt is re-enabled
             self.reading = False
-            sim.irq_on = True
-            sim.device_wake()
+            self.signals.irq_unmasked()
             return
         for _ in range(n):
             self.fw_q.popleft()
@@ -184,34 +201,29 @@ class SdioMailbox:
 
     def _read_done(self, n: int) -> None:
         """The bundle is in host memory: hand it to the RX work and go back to the status registers."""
-        sim = self.sim
-        if sim.torn_down:          # the read finished after ifdown: the firmware's frames are dropped
+        if self.signals.queue_stopped():      # the read finished after ifdown: the firmware's frames are dropped
             return
         self.rec.device(READ_BUNDLE, self.engine.now, "|%d frames", n)
-        sim.proc_q.append(partial(self._rx_bundle, n))
-        sim.kick()
+        self.signals.queue_work(partial(self._rx_bundle, n))
+        self.signals.kick()
         self._read_status()
 
     def _rx_bundle(self, n: int) -> bool:
         """The async RX work: one skb per message, the data copied out of the bundle buffer."""
-        sim = self.sim
         bufs = [self.strategy.alloc() for _ in range(n)]
         # skb_put_data() from the bounce buffer ath10k_sdio_mbox_rx_fetch_bundle() read into
         self.rec.call(PUT_DATA, Costs.copy(n * self.per_msg, self.memcpy_gbs),
                       "|%s message(s) copied out of the bundle", n)
         length = self.frame_len
-        if sim.delivery == "napi":
+        if self.napi:
             # queued on htt->rx_indication_head for the NAPI poll; only a driver that added its
             # NAPI (netif_napi_add) has a poll that drains it
             self.rx_ind.extend((b, length) for b in bufs)
-            if sim.napi_added:
-                sim.napi_schedule()
+            if self.napi_added:
+                self.signals.napi_schedule()
             return True
         self.proc_rx.extend((b, length) for b in bufs)
-        if sim.proc_rx_queued:
-            return True
-        sim.proc_rx_queued = True
-        return sim.proc_rx_unit()
+        return self.signals.rx_work_now()
 
     # -- the driver's delivery ------------------------------------------------------------------
     def rx_one(self, in_napi: bool) -> bool:
@@ -220,18 +232,15 @@ class SdioMailbox:
         if not q:
             return False
         buf, length = q.popleft()
-        sim = self.sim
         rec = self.rec
         rec.charge(NAPI_POLL, self.driver_rx)
-        sim.processed += 1
-        stack = sim.stack
+        stack = self._stack()
         stack.rx(stack.build(buf, [], length, in_napi, False), in_napi)
         return True
 
     # -- ifdown ----------------------------------------------------------------------------------
     def deinit(self) -> None:
-        sim = self.sim
-        if self.rx_ind and not sim.napi_added:
+        if self.rx_ind and not self.napi_added:
             # nothing ever polled htt->rx_indication_head, and ath10k_htt_rx_free() does not purge it
             self.rec.violate("leak-at-teardown",
                              f"{len(self.rx_ind)} skb(s) left on htt->rx_indication_head: the bus driver never "
@@ -242,30 +251,30 @@ class SdioMailbox:
                 buf, _ = queue.popleft()
                 self.strategy.free_buf(buf, False)
                 if buf.head is not None:
-                    sim.heads.free(buf.head, in_napi=False)
+                    self.heads.free(buf.head, in_napi=False)
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class SdioBuffers:
+class SdioBuffers(RxBuffers):
     """ath10k_sdio_mbox_rx_alloc(): one dev_alloc_skb() per message (the MMC core's DMA is not modelled)."""
 
     name = "sdio"
 
-    def __init__(self, sim: Sim, slab: Slab) -> None:
-        self.sim = sim
+    def __init__(self, rec: Recorder, heads: SkbHeads, slab: Slab) -> None:
+        self.rec = rec
+        self.heads = heads
         self.slab = slab
         self._ids = 0
 
     def alloc(self) -> Buf:
         self._ids += 1
-        sim = self.sim
         phys = self.slab.alloc()
         buf = Buf(self._ids, phys, self.slab.obj_size, None, 0, "skb")
-        buf.head = sim.heads.alloc_slab()
-        sim.rec.call(NETDEV_ALLOC_SKB, -1, "buf#%s|RX skb for one message", self._ids)
+        buf.head = self.heads.alloc_slab()
+        self.rec.call(NETDEV_ALLOC_SKB, -1, "buf#%s|RX skb for one message", self._ids)
         return buf
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
-        self.sim.rec.call(FREE_FRAG, -1, "buf#%s", buf.id)
+        self.rec.call(FREE_FRAG, -1, "buf#%s", buf.id)
         self.slab.free(buf.phys)
 

@@ -28,32 +28,38 @@ from . import calls
 from .calls import CALL_ID as C
 from .dma import DmaApi
 from .engine import Engine
+from .host_signals import HostSignals, Work
 from .iommu import Iommu
 from .lifecycle import EDGE_ID as E
 from .lifecycle import MACHINE, Tracked
-from .memory import FOUR_GiB, PhysMem
-from .metrics import mark, metrics
+from .link import Link
+from .memory import PhysMem
+from .metrics import metrics, state
 from .nic import NICS
+from .page_flip import PageFlip
+from .page_pool import DEFER_TIME_PS
+from .page_pool_frag import PagePoolFrag
 from .pcie import PcieRing
+from .per_frame import PerFrame
 from .ring import Ring
-from .rxpath import Buf
+from .rx_buffer import Buf, RxBuffers
+from .rx_strategy import RxParts, Strategy
 from .scenario import Costs, Scenario, unit_costs
 from .sdio import SdioMailbox, Xfer
 from .skb import SkbHeads
 from .snapshot import clone
 from .stack import Stack
 from .swiotlb import Swiotlb
-from .teardown import accounting, teardown
+from .teardown import accounting, audit
 from .trace import PS, Recorder
 from .wire import Wire
 
 FAULTS: Final = tuple(calls.FAULTS)
+# The RX strategies a PCIe ring can run, by the scenario's `strategy`.
+STRATEGIES: Final[dict[str, type[Strategy]]] = {"per-frame": PerFrame, "page-flip": PageFlip,
+                                                 "page-pool": PagePoolFrag}
 SIM_TIME_CAP_PS: Final = 600 * 10**12
 STALL_EVENTS: Final = 200_000
-
-# A unit of process-context work (the SDIO IRQ thread, the RX work, the reader): False stops the CPU
-# between two frames (a lesson step ends there), anything else lets it carry on.
-Work = Callable[[], bool | None]
 
 NAPI: Final = MACHINE["napi"]
 TASKLET: Final = MACHINE["tasklet"]
@@ -71,12 +77,22 @@ NAPI_COMPLETE: Final = C["napi_complete_done"]
 TASKLET_SCHEDULE: Final = C["tasklet_schedule"]
 TASKLET_ACTION: Final = C["tasklet_action"]
 FQ_FLUSH: Final = C["fq_flush_iotlb"]
+NAPI_DISABLE: Final = C["napi_disable"]
+TASKLET_KILL: Final = C["tasklet_kill"]
+RING_DEINIT: Final = C["ring_deinit"]
+CONSUME: Final = C["consume_skb"]
+E_NAPI_DISABLE: Final = E["napi_disable"]
+E_TASKLET_KILL: Final = E["tasklet_kill"]
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Sim:
+class Sim(HostSignals):
     """The host: one CPU (hard IRQ, softirq, process context, and a reader on another core),
-    the kernel's memory, DMA API and stack, and the device's side of the link (`link`)."""
+    the kernel's memory, DMA API and stack, and the device's side of the link (`link`).
+
+    It builds each part from the Scenario and the parts it works with, and keeps what is the
+    host's: the CPU's scheduling (IRQ, softirq, NAPI, tasklet, process context, timers) and run
+    control. The parts signal it through HostSignals (models/host_signals.py)."""
 
     def __init__(self, values: dict[str, Any] | None = None, *, seed: int = 0, trace: int = 0,
                  faults: tuple[str, ...] | list[str] = ()) -> None:
@@ -95,28 +111,11 @@ class Sim:
         self.engine = Engine()
         self.mem = PhysMem(sc.ram, placement=sc.page_placement)
         self.bus = sc.bus
-        untrusted = sc.untrusted
-        # An untrusted (external-facing) device forces a strict DMA domain, but only where there
-        # is an IOMMU domain at all (iommu_get_default_domain_type() in drivers/iommu/iommu.c);
-        # with the IOMMU off the device uses dma-direct and the flag changes nothing.
-        iommu_mode = sc.iommu
-        if untrusted and iommu_mode in ("lazy", "passthrough"):
-            iommu_mode = "strict"      # no flush queue and no identity domain for untrusted devices
-        self.iommu_mode = iommu_mode
-        translated = iommu_mode in ("lazy", "strict")
-        untrusted = untrusted and translated    # dev_use_swiotlb() bounces only inside dma-iommu
-        want_swiotlb = (sc.swiotlb == "force"
-                        or (sc.swiotlb == "auto" and (untrusted or self.mem.max_addr > FOUR_GiB)))
-        self.swiotlb = None
-        if want_swiotlb:
-            self.swiotlb = Swiotlb(self.mem.memblock_alloc_low(sc.swiotlb_size, "SWIOTLB"), sc.swiotlb_size)
-        self.iommu = Iommu(strict=iommu_mode == "strict") if translated else None
-        lying = "mask-violation" in self.faults
-        self.dma = DmaApi(self, mask_bits=sc.dma_mask if not lying else 64, swiotlb=self.swiotlb,
-                          iommu=self.iommu, untrusted=untrusted, force_bounce=sc.swiotlb == "force")
+        # the DMA API decides which path a map takes (dma-direct, SWIOTLB, the IOMMU)
+        self.dma = DmaApi(sc, rec, costs, self.mem, self, self.faults)
         self.kernel = kernel = sc.kernel_version
         size, bulk, free_n = kernel.napi_skb_cache
-        self.heads = SkbHeads(self, sc.napi_skb_cache_size or size, sc.napi_skb_cache_bulk or bulk,
+        self.heads = SkbHeads(rec, costs, kernel, sc.napi_skb_cache_size or size, sc.napi_skb_cache_bulk or bulk,
                               sc.napi_skb_cache_free or free_n)
         rcvbuf = max(sc.window, 2 * sc.ring_size)
         self.wire = Wire(sc.traffic, sc.mtu, p.link_bps, sc.rate, p.rtt_ns, sc.window, rcvbuf, sc.ip)
@@ -124,13 +123,9 @@ class Sim:
         self.budget = sc.budget
         self.delivery = sc.delivery
         self.napi_added = sc.napi_added              # netif_napi_add() was called: ar->napi.dev set
-        self.napi_polled = self.delivery == "napi" and self.napi_added
+        self.napi_polled = sc.napi_polled
         self.rx_dead = False          # the RX worker oopsed: nothing it would have done happens
-        # Whether frames are handed to napi_gro_receive() (GRO's entry point) at all.
-        if sc.wifi:
-            self.napi_api = sc.mac80211_rx == "ieee80211_rx_napi" or self.napi_polled
-        else:
-            self.napi_api = self.napi_polled
+        self.napi_api = sc.napi_api   # whether frames are handed to napi_gro_receive() (GRO's entry point)
         self.napi = Tracked(NAPI, "napi")
         self.tasklet = Tracked(TASKLET, "rx tasklet")
         self.defer_kick = False
@@ -146,9 +141,7 @@ class Sim:
         self.proc_q: deque[Work] = deque()
         self.proc_reader_queued = False
         self.work = 0
-        self.frames = 0          # frames that reached the NIC (or the firmware)
-        self.processed = 0       # frames the driver took off the ring / the bus
-        self.dropped = 0
+        self.processed = 0       # frames the driver took off the ring / the bus (each rx_one that took one)
         self.polls = 0
         self.poll_work: deque[int] = deque(maxlen=64)
         self.proc_rx_queued = False
@@ -156,18 +149,34 @@ class Sim:
         self.stop_at = 1 << 62          # run_frames() stops the CPU here, between two frames
         self.suspended: Work | None = None      # where a stopped run carries on (run_frames)
         self.rng = random.Random(seed)
-        self.filling = False
-        self.link: PcieRing | SdioMailbox = PcieRing(self) if self.bus == "pcie" else SdioMailbox(self)
-        self.strategy = self.link.strategy
-        self.pool = self.link.pool if isinstance(self.link, PcieRing) else None
-        self.stack = Stack(self)
-        self.link.fill()
+        link: PcieRing | SdioMailbox
+        if self.bus == "pcie":
+            link = PcieRing(sc, rec, costs, self.mem, self.dma, self.wire, self, self.faults, self._new_strategy)
+            self.pool = link.pool
+            self.strategy: RxBuffers = link.strategy
+        else:
+            link = SdioMailbox(sc, rec, costs, self.mem, self.heads, self.engine, self.wire, self)
+            self.pool = None
+            self.strategy = link.strategy
+        self.link: Link = link
+        self.stack = stack = Stack(sc, rec, costs, kernel, self.mem, self.heads, self.dma, self.wire, link,
+                                   self.strategy, self)
+        link.connect(stack)
+        link.fill()
         self.device_wake()
         # Set-up (filling the ring) happens before time 0: the clock and the metrics start here.
         # Its calls carry the set-up's own CPU time; setup_seq is the last of them.
         self.setup_seq = rec.calls_made()
         rec.begin("process", 0)
         self.mark()
+
+    def _new_strategy(self, ring: Ring) -> Strategy:
+        """The RX strategy a PCIe ring runs: the scenario's, or a driver of the API's (models/driver/runtime.py)."""
+        make: Callable[[Sim, Ring], Strategy] | None = getattr(self, "driver_strategy", None)
+        if make is not None:
+            return make(self, ring)
+        parts = RxParts(self.rec, self.costs, self.dma, self.mem, self.heads, self, self.faults, self.rng)
+        return STRATEGIES[self.sc.strategy](self.sc, parts, ring)
 
     @property
     def now_ns(self) -> int:
@@ -184,6 +193,32 @@ class Sim:
         return self.napi.state
 
     # ------------------------------------------------------------------ what views read
+    @property
+    def frames(self) -> int:
+        """Frames that reached the NIC (or the firmware)."""
+        return self.link.frames
+
+    @property
+    def dropped(self) -> int:
+        """Frames lost: no free descriptor (rx_missed_errors), no replacement buffer, a driver's drop."""
+        return self.link.dropped
+
+    @dropped.setter
+    def dropped(self, n: int) -> None:
+        self.link.dropped = n        # a driver of the API (models/driver) counts its own drops
+
+    @property
+    def swiotlb(self) -> Swiotlb | None:
+        return self.dma.swiotlb
+
+    @property
+    def iommu(self) -> Iommu | None:
+        return self.dma.iommu
+
+    @property
+    def iommu_mode(self) -> str:
+        return self.dma.iommu_mode
+
     @property
     def ring(self) -> Ring | None:
         return self.link.ring if isinstance(self.link, PcieRing) else None
@@ -337,12 +372,13 @@ class Sim:
             napi.go(rec, E_POLL)
             if stack.tx:
                 stack.tx_clean(budget, rec.t)
-        rx_one = self.link.rx_one
+        link = self.link
         while self.work < budget:
             if self.processed >= self.stop_at:
                 return self._suspend(self._poll)
-            if not rx_one(True):
+            if not link.rx_one(True):
                 break
+            self.processed += 1
             self.work += 1
         self.poll_work.append(self.work)
         if self.work < budget:
@@ -372,12 +408,13 @@ class Sim:
             self.work = 0
             rec.call(TASKLET_ACTION, -1, "rx tasklet|up to %s frames", budget)
             self.tasklet.go(rec, E_T_ACTION)
-        rx_one = self.link.rx_one
+        link = self.link
         while self.work < budget:
             if self.processed >= self.stop_at:
                 return self._suspend(self._tasklet)
-            if not rx_one(False):
+            if not link.rx_one(False):
                 break
+            self.processed += 1
             self.work += 1
         self.poll_work.append(self.work)
         rec.call(C[NICS[self.sc.platform].irq_unmask or "irq_unmask"], 0,
@@ -408,15 +445,48 @@ class Sim:
 
     def proc_rx_unit(self) -> bool:
         """Delivery from process context (no NAPI): a workqueue drains what the device handed over."""
-        rx_one = self.link.rx_one
+        link = self.link
         while not self.rx_dead:
             if self.processed >= self.stop_at:
                 return self._suspend(self.proc_rx_unit)
-            if not rx_one(False):
+            if not link.rx_one(False):
                 break
+            self.processed += 1
         self.proc_rx_queued = False
         self.link.rearm()
         return True
+
+    # ------------------------------------------------------------------ what the parts signal
+    def irq_unmasked(self) -> None:
+        self.irq_on = True
+        self.device_wake()
+
+    def queue_work(self, work: Work) -> None:
+        self.proc_q.append(work)
+
+    def rx_work_now(self) -> bool:
+        if self.proc_rx_queued:
+            return True
+        self.proc_rx_queued = True
+        return self.proc_rx_unit()
+
+    def in_process(self, fn: Callable[[Any], None], arg: Any) -> None:
+        rec = self.rec
+        rec.begin("process", max(self.engine.now, self.cpu_free))
+        fn(arg)
+        self.cpu_free = rec.t
+
+    def queue_stopped(self) -> bool:
+        return self.torn_down or not self.dev_running
+
+    def rx_oops(self) -> None:
+        self.rx_dead = True
+
+    def arm_delack(self, t: int) -> None:
+        self.engine.at(t, self.delack_timer, None)
+
+    def arm_fq_timer(self, t: int) -> None:
+        self.engine.at(t, self.fq_timer, None)
 
     # ------------------------------------------------------------------ the socket reader
     def wake_reader(self) -> None:
@@ -506,17 +576,78 @@ class Sim:
         """An independent copy; running it gives exactly what running this one would."""
         return clone(self)
 
+    # ------------------------------------------------------------------ ifdown
     def teardown(self, wait_ns: int = 61 * 1_000_000_000) -> None:
-        """ifdown, then the audit (models/teardown.py)."""
-        teardown(self, wait_ns)
+        """ifdown: stop the queue, free what the rings and queues hold, destroy the pool, wait, audit
+        (the order and the audit: models/teardown.py)."""
+        if self.torn_down:
+            return
+        rec = self.rec
+        # Metrics describe the traffic, not the minute spent waiting for the pool afterwards.
+        self.final_metrics = self.metrics()
+        self.torn_down = True
+        # after whatever the CPU was doing: a poll stopped between two frames has its clock at rec.t
+        rec.begin("process", max(self.engine.now, self.cpu_free, rec.t))
+        self.dev_running = False
+        self.irq_on = False
+        # Between two poll units the poll is abandoned, so every state ends disabled.
+        if self.delivery == "tasklet":
+            rec.call(TASKLET_KILL, 0, "rx tasklet")
+            self.tasklet.go(rec, E_TASKLET_KILL)
+        else:
+            rec.call(NAPI_DISABLE, 0, "napi")
+            self.napi.go(rec, E_NAPI_DISABLE)
+        st = self.stack
+        st.gro_flush()
+        budgeted = self.sc.tx_clean == "budgeted" or "leak-at-teardown" in self.faults
+        rec.call(RING_DEINIT, 0, "tx|%s", "one budgeted pass" if budgeted else "free every buffer")
+        if budgeted:
+            st.tx_clean(self.budget, rec.t)
+            if st.tx and self.sc.tx_clean != "budgeted" and "leak-at-teardown" in self.faults:
+                self.fault_hit("leak-at-teardown")      # the fault stranded what a full clean would free
+        else:
+            st.tx_clean(1 << 30, rec.t, everything=True)
+        self.link.deinit()                  # the RX ring's buffers, or what the SDIO RX work still holds
+        st.gro_normal_list()                # what napi_disable() left on rx_list goes up first
+        st.egress_tx_complete()             # the egress NIC sends and completes the forwarded frames it holds
+        while st.sockq:                     # the socket is closed: unread skbs are freed
+            skb = st.sockq.popleft()
+            rec.call(CONSUME, 0, "skb#%s|socket closed", skb.id)
+            st.free_skb(skb, head="slab", allow_direct=False)
+        st.defer_flush()                    # the RX CPU's last net_rx_action takes the deferred frees
+        pool = self.pool
+        if pool is not None:
+            if not pool.driver_owned:
+                pool.destroy()
+            if pool.destroyed and pool.inflight() > 0:      # page_pool_release_retry() runs only after destroy
+                self.engine.at(rec.t + DEFER_TIME_PS, self._pool_retry, None)
+        self.cpu_free = rec.t
+        self.engine.run_until(rec.t + wait_ns * PS)
+        audit(self.accounting(), self.dma, self.pool, budgeted)
+
+    def _pool_retry(self, _: Any) -> None:
+        """page_pool_release_retry(): every second until the pool's pages are back."""
+        rec = self.rec
+        rec.begin("process", self.engine.now)
+        assert self.pool is not None
+        if self.pool.release_retry(self.engine.now):
+            self.engine.at(self.engine.now + DEFER_TIME_PS, self._pool_retry, None)
 
     def accounting(self) -> dict[str, int]:
         """What is still held (models/teardown.py)."""
-        return accounting(self)
+        return accounting(self.dma, self.pool, self.heads, self.stack, self.strategy)
+
+    # ------------------------------------------------------------------ metrics
+    def _state(self) -> dict[str, Any]:
+        rec = self.rec
+        now = self.engine.now
+        return state(rec, self.link, self.stack, max(now, self.cpu_free, rec.t), now, self.processed)
 
     def mark(self) -> None:
         """The end of the warm-up: metrics() count from here (models/metrics.py)."""
-        mark(self)
+        self.mark_state = self._state()
 
     def metrics(self) -> dict[str, Any]:
-        return metrics(self)
+        if self.torn_down and self.final_metrics is not None:
+            return dict(self.final_metrics)
+        return metrics(self._state(), self.mark_state, self.wire.mss)

@@ -26,18 +26,19 @@ from typing import TYPE_CHECKING, Any, Final
 from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .rxpath import Buf
-    from .sim import Sim
+    from .kernel import Kernel
+    from .rx_buffer import Buf
+    from .scenario import Costs
     from .trace import Recorder
 
 from .calls import CALL_ID as C
-from .lifecycle import DST, MACHINE
 from .lifecycle import EDGE_ID as E
+from .lifecycle import MACHINE, move
+from .skb_head import Head
 
 KFREE_SKB_BULK_SIZE: Final = 16      # net/core/skbuff.c: frag_list members freed 16 at a time
 
 M: Final = MACHINE["skb_head"]
-_TID = M.tid
 E_ALLOC: Final = E["kmem_cache_alloc"]
 E_ALLOC_BULK: Final = E["kmem_cache_alloc_bulk"]
 E_GET: Final = E["napi_skb_cache_get"]
@@ -51,36 +52,6 @@ ALLOC_BULK: Final = C["kmem_cache_alloc_bulk"]
 FREE_BULK: Final = C["kmem_cache_free_bulk"]
 CACHE_GET: Final = C["napi_skb_cache_get"]
 CACHE_PUT: Final = C["napi_skb_cache_put"]
-
-
-@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Head:
-    __slots__ = ("id", "st")
-
-    def __init__(self, id: int) -> None:
-        self.id = id
-        self.st = 0            # "slab"
-
-    # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
-    def __getstate__(self) -> tuple[object, ...]:
-        return (self.id, self.st)
-
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.id, self.st = state
-
-    @property
-    def state(self) -> str:
-        return M.states[self.st]
-
-
-def _go(rec: Recorder, h: Head, edge: int) -> None:
-    """Move a head; the common case inline, anything else (and traced runs) through the machine."""
-    tid = _TID[h.st][edge]
-    if tid < 0 or rec.tracing:
-        M.go(rec, h, edge, f"head#{h.id}")
-    else:
-        h.st = DST[tid]
-        rec.moves[tid] += 1
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -118,10 +89,10 @@ class Skb:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class SkbHeads:
-    def __init__(self, sim: Sim, size: int, bulk: int, free_n: int) -> None:
-        self.sim = sim
-        self.rec = sim.rec
-        self.cost = sim.costs
+    def __init__(self, rec: Recorder, costs: Costs, kernel: Kernel, size: int, bulk: int, free_n: int) -> None:
+        self.rec = rec
+        self.cost = costs
+        self.frag_list_bulk_free = kernel.frag_list_bulk_free
         self.size = size
         self.bulk = bulk
         self.free_n = free_n
@@ -131,7 +102,7 @@ class SkbHeads:
         self._skb_ids = 0
         self.in_use = 0
         self._bulk_free: list[Head] = []   # frag_list members waiting for kmem_cache_free_bulk
-        self.from_cache = sim.kernel.alloc_skb_from_napi_cache    # __alloc_skb() may pop the cache (v6.19)
+        self.from_cache = kernel.alloc_skb_from_napi_cache    # __alloc_skb() may pop the cache (v6.19)
 
     def _from_slab(self) -> Head:
         if self.slab:
@@ -151,7 +122,7 @@ class SkbHeads:
         rec.t += rec.unit[KMEM_ALLOC]
         if rec.tracing:
             rec.emit(KMEM_ALLOC, rec.unit[KMEM_ALLOC], "head#%s", (h.id,))
-        _go(rec, h, E_ALLOC)
+        move(rec, M, h, E_ALLOC)
         self.in_use += 1
         return h
 
@@ -166,7 +137,7 @@ class SkbHeads:
         rec.t += rec.unit[CACHE_GET]
         if rec.tracing:
             rec.emit(CACHE_GET, rec.unit[CACHE_GET], "head#%s|%s left (__alloc_skb)", (h.id, len(self.cache)))
-        _go(rec, h, E_GET)
+        move(rec, M, h, E_GET)
         self.in_use += 1
         return h
 
@@ -179,14 +150,14 @@ class SkbHeads:
             rec.call(ALLOC_BULK, n * self.cost.kmem_cache_bulk, "|%s heads", n)
             for _ in range(n):
                 h = self._from_slab()
-                _go(rec, h, E_ALLOC_BULK)
+                move(rec, M, h, E_ALLOC_BULK)
                 cache.append(h)
         h = cache.pop()
         rec.cnt[CACHE_GET] += 1
         rec.t += rec.unit[CACHE_GET]
         if rec.tracing:
             rec.emit(CACHE_GET, rec.unit[CACHE_GET], "head#%s|%s left (%s)", (h.id, len(cache), via))
-        _go(rec, h, E_GET)
+        move(rec, M, h, E_GET)
         self.in_use += 1
         return h
 
@@ -199,7 +170,7 @@ class SkbHeads:
             rec.t += rec.unit[KMEM_FREE]
             if rec.tracing:
                 rec.emit(KMEM_FREE, rec.unit[KMEM_FREE], "head#%s", (h.id,))
-            _go(rec, h, E_FREE)
+            move(rec, M, h, E_FREE)
             self.slab.append(h)
             return
         cache = self.cache
@@ -208,22 +179,22 @@ class SkbHeads:
         rec.t += rec.unit[CACHE_PUT]
         if rec.tracing:
             rec.emit(CACHE_PUT, rec.unit[CACHE_PUT], "head#%s|%s cached", (h.id, len(cache)))
-        _go(rec, h, E_PUT)
+        move(rec, M, h, E_PUT)
         if len(cache) >= self.size:
             n = self.free_n
             rec.call(FREE_BULK, n * self.cost.kmem_cache_bulk, "|%s heads back to the slab", n)
             for _ in range(n):
                 x = cache.pop()
-                _go(rec, x, E_FREE_BULK)
+                move(rec, M, x, E_FREE_BULK)
                 self.slab.append(x)
 
     def free_list_member(self, h: Head) -> None:
         """kfree_skb_list_reason(): a frag_list member's sk_buff, batched for kmem_cache_free_bulk."""
-        if not self.sim.kernel.frag_list_bulk_free:
+        if not self.frag_list_bulk_free:
             self.free(h, in_napi=False)
             return
         self.in_use -= 1
-        _go(self.rec, h, E_LIST)
+        move(self.rec, M, h, E_LIST)
         self._bulk_free.append(h)
         if len(self._bulk_free) == KFREE_SKB_BULK_SIZE:
             self.flush_list_free()
@@ -236,6 +207,6 @@ class SkbHeads:
         self.rec.call(FREE_BULK, len(batch) * self.cost.kmem_cache_bulk, "|%s frag_list skbs back to the slab",
                       len(batch))
         for h in batch:
-            _go(self.rec, h, E_FREE_BULK)
+            move(self.rec, M, h, E_FREE_BULK)
             self.slab.append(h)
         self._bulk_free = []

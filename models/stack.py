@@ -35,20 +35,26 @@ from typing import TYPE_CHECKING, Any, Final
 from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .dma import Mapping
-    from .rxpath import Buf
-    from .sim import Sim
-    from .skb import Head
+    from .dma import DmaApi, Mapping
+    from .host_signals import HostSignals
+    from .kernel import Kernel
+    from .link import Link
+    from .memory import PhysMem
+    from .rx_buffer import Buf, RxBuffers
+    from .scenario import Scenario
+    from .skb import SkbHeads
+    from .skb_head import Head
+    from .trace import Recorder
+    from .wire import Wire
 
 from collections import deque
 
 from .calls import CALL_ID as C
 from .dma import TO_DEVICE, UNMAP_SINGLE
 from .gro import Gro
-from .lifecycle import DST, MACHINE, Tracked
 from .lifecycle import EDGE_ID as E
+from .lifecycle import MACHINE, Tracked, move
 from .memory import Slab
-from .rxpath import go
 from .scenario import Costs
 from .skb import Skb
 
@@ -137,16 +143,25 @@ class TxEntry:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Stack:
-    def __init__(self, sim: Sim) -> None:
-        self.sim = sim
-        self.rec = sim.rec
-        self.cost: Costs = sim.costs
-        sc = sim.sc
+    def __init__(self, sc: Scenario, rec: Recorder, costs: Costs, kernel: Kernel, mem: PhysMem, heads: SkbHeads,
+                 dma: DmaApi, wire: Wire, link: Link, rx_buffers: RxBuffers, signals: HostSignals) -> None:
+        self.signals = signals
+        self.rec = rec
+        self.cost: Costs = costs
+        self.dma = dma
+        self.wire = wire
+        self.link = link              # where TCP's ACKs go out
+        self.rx_buffers = rx_buffers  # where the RX data areas go back (the driver's RX strategy)
+        # How the driver hands frames up (the scenario's delivery): through GRO (napi_gro_receive),
+        # from a tasklet or a work; a napi_struct never added (netif_napi_add) has no GRO lists.
+        self.napi_api = sc.napi_api
+        self.tasklet = sc.delivery == "tasklet"
+        self.napi_added = sc.napi_added
         self.tcp = sc.traffic == "tcp"
         self.forward = sc.forward
         self.gro_on = sc.gro
-        self.gro = Gro(self)
-        self.heads = sim.heads
+        self.heads = heads
+        self.gro = Gro(self, heads, kernel, wire.hdrs)
         self.batch = sc.gro_normal_batch
         self.rx_list: list[Skb] = []       # napi->rx_list: skbs gro_normal_one() queued
         self.rx_count = 0             # segments on it (counted in segments since v5.11)
@@ -164,14 +179,14 @@ class Stack:
         self.udp_drops = 0
         self.defer: list[Skb] = []         # this CPU's skb defer list (skb_attempt_defer_free)
         self.delack_t = -1
-        self.ack_slab = Slab(sim.mem, 512)
+        self.ack_slab = Slab(mem, 512)
         self.tx: deque[TxEntry] = deque()
         self.delivered = 0            # segments handed to the socket (or forwarded, or reflected)
         self.read_segs = 0
         self.gro_warned = False
         self.copy_gbs = self.cost.copy_user_gbs
-        self.mss = sim.wire.mss
-        k = sim.kernel
+        self.mss = wire.mss
+        k = kernel
         # what skb_attempt_defer_free() does with the reader's skbs, by kernel version
         self.defer_free = k.defer_free and not sc.cost.reader_same_cpu
         self.defer_max = k.defer_max
@@ -209,10 +224,10 @@ class Stack:
                 rec.emit(cid, rec.unit[cid], "buf#%s|head#%s from the %s", (data.id, head.id,
                          "NAPI cache" if cid == NAPI_BUILD else "slab"))
         if data.m is not None:
-            go(rec, data, edge)
+            move(rec, data.m, data, edge)
         for buf in frags:
             if buf.m is not None:
-                go(rec, buf, E_ADD_FRAG)
+                move(rec, buf.m, buf, E_ADD_FRAG)
         assert head is not None
         if pp:
             rec.cnt[MARK] += 1
@@ -224,14 +239,13 @@ class Stack:
     def rx(self, skb: Skb, in_napi: bool) -> None:
         """Hand one skb up: mac80211 for Wi-Fi, then GRO, or straight to the stack."""
         rec = self.rec
-        sim = self.sim
         if self.wifi:
-            if sim.napi_api:
+            if self.napi_api:
                 call = RX_NAPI
             else:
-                call = RX_TASKLET if sim.delivery == "tasklet" else RX_NI
+                call = RX_TASKLET if self.tasklet else RX_NI
             rec.call(call, -1, "skb#%s", skb.id)
-        if sim.napi_api:
+        if self.napi_api:
             self.napi_gro_receive(skb, in_napi)
         else:
             self.netif_receive_skb(skb)
@@ -245,7 +259,7 @@ class Stack:
             held = self.gro.held
             rec.emit(GRO_RECEIVE, rec.unit[GRO_RECEIVE], "skb#%s|%s segment(s) of the flow held before it",
                      (skb.id, held.segs if held else 0))
-        if not self.sim.napi_added:
+        if not self.napi_added:
             # The napi_struct was never set up: its GRO lists are zeroed memory, and walking one
             # (gro_list_prepare) dereferences NULL. The RX worker dies with the skb in hand.
             rec.warn("rx-outside-softirq", "WARNING in ieee80211_rx_napi(): WARN_ON_ONCE(softirq_count() == 0)",
@@ -253,7 +267,7 @@ class Stack:
             rec.violate("napi-not-added",
                         "BUG: kernel NULL pointer dereference in gro_list_prepare(): napi_gro_receive() on a "
                         "napi_struct netif_napi_add() never initialised; the RX worker dies", f"skb#{skb.id}")
-            self.sim.rx_dead = True
+            self.signals.rx_oops()
             return
         if not in_napi and not self.gro_warned:
             self.gro_warned = True
@@ -308,16 +322,10 @@ class Stack:
         rec.t += cost
         if rec.tracing:
             rec.emit(RECEIVE_SKB, cost, "skb#%s|len %s segs %s", (skb.id, skb.len, skb.segs))
-        tracing, moves = rec.tracing, rec.moves
         for buf in (skb.buffers() if skb.frag_list else (skb.data, *skb.frags)):
             m = buf.m
             if m is not None:
-                tid = m.tid[buf.st][E_DELIVER]
-                if tid < 0 or tracing:
-                    go(rec, buf, E_DELIVER)
-                else:
-                    buf.st = DST[tid]
-                    moves[tid] += 1
+                move(rec, m, buf, E_DELIVER)
         if not self.forward and not self.tcp:
             self.udp_enqueue(skb)
             return
@@ -332,9 +340,9 @@ class Stack:
             if self.tcp:
                 # Routed TCP: the receiver behind us reads and ACKs; its ACKs open the window.
                 self.rcv_level += skb.segs
-                self.sim.wire.on_read(skb.segs)
-                self.sim.wire.on_ack(rec.t, self.rcv_level)
-                self.sim.device_wake()
+                self.wire.on_read(skb.segs)
+                self.wire.on_ack(rec.t, self.rcv_level)
+                self.signals.device_wake()
             return
         self.sockq.append(skb)
         self.unacked += skb.segs
@@ -343,8 +351,8 @@ class Stack:
             self.send_ack()
         elif self.delack_t < 0:
             self.delack_t = rec.t + DELACK_PS
-            self.sim.engine.at(self.delack_t, self.sim.delack_timer, None)
-        self.sim.wake_reader()
+            self.signals.arm_delack(self.delack_t)
+        self.signals.wake_reader()
 
     def egress_tx_complete(self) -> None:
         """The egress driver's TX completion: one pass over its ring frees every forwarded skb sent
@@ -366,7 +374,7 @@ class Stack:
         self.sock_mem += size
         self.delivered += skb.segs
         self.sockq.append(skb)
-        self.sim.wake_reader()
+        self.signals.wake_reader()
 
     @staticmethod
     def truesize(skb: Skb) -> int:
@@ -383,11 +391,11 @@ class Stack:
             if rec.tracing:
                 rec.emit(FREE_FRAG, rec.unit[FREE_FRAG], "napi_alloc_skb header", ())
             return
-        self.sim.strategy.free_buf(buf, allow_direct)
+        self.rx_buffers.free_buf(buf, allow_direct)
 
     def free_skb(self, skb: Skb, head: str, allow_direct: bool) -> None:
         """skb_release_data() then the sk_buff: head is "napi" (NAPI cache) or "slab"."""
-        heads = self.sim.heads
+        heads = self.heads
         self._release_data(skb, allow_direct)
         if skb.frag_list:                       # kfree_skb_list_reason()
             self.rec.call(KFREE_LIST, 0, "skb#%s|%s frag_list member(s)", skb.id, len(skb.frag_list))
@@ -403,12 +411,7 @@ class Stack:
         for buf in (skb.data, *skb.frags):
             m = buf.m
             if m is not None:
-                tid = m.tid[buf.st][E_RELEASE]
-                if tid < 0 or rec.tracing:
-                    go(rec, buf, E_RELEASE)
-                else:
-                    buf.st = DST[tid]
-                    rec.moves[tid] += 1
+                move(rec, m, buf, E_RELEASE)
             free_data(buf, allow_direct)
 
     def read_one(self) -> bool:
@@ -433,8 +436,8 @@ class Stack:
             rec.call(UDP_STATELESS, 0, "skb#%s", skb.id)
             self.free_skb(skb, head="slab", allow_direct=False)
         self.read_segs += skb.segs
-        self.sim.wire.on_read(skb.segs)
-        self.sim.device_wake()
+        self.wire.on_read(skb.segs)
+        self.signals.device_wake()
         return True
 
     def reader_free(self, skb: Skb) -> None:
@@ -449,12 +452,12 @@ class Stack:
             if rec.tracing:
                 rec.emit(DEFER, rec.unit[DEFER], "skb#%s|%s on the RX CPU's defer list", (skb.id, len(defer)))
             if len(defer) == self.defer_max >> 1:
-                self.sim.kick_defer()       # the IPI that raises NET_RX_SOFTIRQ over there
+                self.signals.kick_defer()       # the IPI that raises NET_RX_SOFTIRQ over there
             return
         if self.free_to_napi_cache:
             # kfree_skb_napi_cache(): BHs off, the sk_buff into this CPU's NAPI cache.
             rec.call(NAPI_CACHE_FREE, 0, "skb#%s", skb.id)
-            self.free_skb(skb, head="napi", allow_direct=self.sim.pp_direct_ok())
+            self.free_skb(skb, head="napi", allow_direct=self.signals.pp_direct_ok())
             return
         rec.call(KFREE_SKB, 0, "skb#%s", skb.id)
         self.free_skb(skb, head="slab", allow_direct=False)
@@ -466,7 +469,7 @@ class Stack:
             return 0
         rec = self.rec
         rec.call(DEFER_FLUSH, -1, "|%s skb(s) the reader freed", len(batch))
-        direct = self.sim.pp_direct_ok()
+        direct = self.signals.pp_direct_ok()
         free_skb = self.free_skb
         cnt = rec.cnt
         for skb in batch:
@@ -478,22 +481,22 @@ class Stack:
 
     # -- ACKs and TX -------------------------------------------------------------------
     def send_ack(self) -> None:
-        if self.sim.torn_down:      # ifdown stopped the TX queue first: nothing is sent
+        if self.signals.queue_stopped():      # ifdown stopped the TX queue first: nothing is sent
             self.unacked = 0
             return
         rec = self.rec
         self.unacked = 0
         self.delack_t = -1
         rec.call(TCP_ACK, -1, "|acks %s segments", self.rcv_level)
-        self.sim.wire.on_ack(rec.t, self.rcv_level)
-        head = self.sim.heads.alloc_skb()          # alloc_skb() in __tcp_send_ack()
+        self.wire.on_ack(rec.t, self.rcv_level)
+        head = self.heads.alloc_skb()          # alloc_skb() in __tcp_send_ack()
         data = self.ack_slab.alloc()
         rec.call(XMIT, -1, "head#%s|%s bytes", head.id, ACK_BYTES)
         self.acks += 1
         tx = Tracked(TXBUF, f"ack#{self.acks}")
         tx.go(rec, E_XMIT)
-        self.sim.link.xmit(tx, head, data, ACK_BYTES)
-        self.sim.device_wake()
+        self.link.xmit(tx, head, data, ACK_BYTES)
+        self.signals.device_wake()
 
     def tx_posted(self, tx: Tracked, head: Head, data: int, m: Mapping) -> None:
         """The ACK is mapped and on the TX ring; the device is done with it TX_LATENCY later."""
@@ -504,7 +507,7 @@ class Stack:
     def tx_dropped(self, tx: Tracked, head: Head, data: int) -> None:
         """dma_mapping_error() on the ACK: the driver drops the frame."""
         tx.go(self.rec, E_DEV_KFREE)
-        self.sim.heads.free(head, in_napi=False)
+        self.heads.free(head, in_napi=False)
         self.ack_slab.free(data)
 
     def ack_written(self, obj: tuple[Tracked, Head, int]) -> None:
@@ -513,15 +516,16 @@ class Stack:
         tx.go(self.rec, E_SDIO_WRITE)
         self.rec.call(CONSUME, 0, "head#%s", head.id)
         tx.go(self.rec, E_CONSUME)
-        self.sim.heads.free(head, in_napi=False)
+        self.heads.free(head, in_napi=False)
         self.ack_slab.free(data)
 
     def xdp_tx(self, buf: Buf, length: int) -> None:
         rec = self.rec
         rec.call(XDP_TX, -1, "buf#%s", buf.id)
         assert buf.map is not None
-        self.sim.dma.sync_for_device(buf.map, buf.offset, length)
-        go(rec, buf, E_XDP_TX)
+        self.dma.sync_for_device(buf.map, buf.offset, length)
+        assert buf.m is not None            # an XDP_TX frame is a page_pool fragment
+        move(rec, buf.m, buf, E_XDP_TX)
         self.tx.append(TxEntry("xdp", None, buf, None, rec.t + TX_LATENCY_PS, 0))
         self.delivered += 1
 
@@ -534,17 +538,18 @@ class Stack:
             done += 1
             self.rec.call(TX_COMPLETE, -1, "%s", e.kind)
             if e.buf is not None:           # an XDP_TX frame: a page_pool fragment
-                go(self.rec, e.buf, E_TX_COMPLETE if not everything else E_RING_DEINIT)
-                self.sim.strategy.free_buf(e.buf, not everything)     # xdp_return_frame_rx_napi in the poll
+                assert e.buf.m is not None
+                move(self.rec, e.buf.m, e.buf, E_TX_COMPLETE if not everything else E_RING_DEINIT)
+                self.rx_buffers.free_buf(e.buf, not everything)     # xdp_return_frame_rx_napi in the poll
                 continue
             tx_obj, head = e.obj, e.skb
             assert tx_obj is not None and head is not None and e.map is not None
             tx_obj.go(self.rec, E_TX_COMPLETE)
-            self.sim.dma.unmap(e.map, ACK_BYTES, TO_DEVICE, UNMAP_SINGLE)
+            self.dma.unmap(e.map, ACK_BYTES, TO_DEVICE, UNMAP_SINGLE)
             tx_obj.go(self.rec, E_UNMAP)
             in_napi = self.tx_napi_consume and not everything
             self.rec.call(NAPI_CONSUME if in_napi else DEV_KFREE, 0, "head#%s", head.id)
             tx_obj.go(self.rec, E_NAPI_CONSUME if in_napi else E_DEV_KFREE)
-            self.sim.heads.free(head, in_napi=in_napi)
+            self.heads.free(head, in_napi=in_napi)
             self.ack_slab.free(e.data)
         return done

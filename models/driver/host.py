@@ -18,14 +18,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..calls import CALL_ID as C
-from ..lifecycle import DST
 from ..lifecycle import EDGE_ID as E
+from ..lifecycle import move as lifecycle_move
 from ..memory import Slab
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dma import Mapping
     from ..page_pool import PagePool
-    from ..rxpath import Buf, FlipPage
+    from ..rx_buffer import Buf, FlipPage
     from ..sim import Sim
 
 DMA_MAPPING_ERROR = (1 << 64) - 1      # include/linux/dma-mapping.h: (~(dma_addr_t)0)
@@ -125,16 +125,10 @@ def move(obj: Any, edge: int) -> None:
     m = obj.m
     if m is None:
         return
-    tid = m.tid[obj.st][edge]
-    if tid < 0:
+    if m.tid[obj.st][edge] < 0:
         return
     rec = this_cpu().rec
-    if rec.tracing:
-        label = getattr(obj, "label", None) or f"{'page' if m.name == 'flip_page' else 'buf'}#{obj.id}"
-        m.go(rec, obj, edge, label)
-    else:
-        obj.st = DST[tid]
-        rec.moves[tid] += 1
+    lifecycle_move(rec, m, obj, edge, getattr(obj, "label", "") if rec.tracing else "")
 
 
 def count(call: str, cost: int | None = None, fmt: str = "", *args: object) -> None:

@@ -21,7 +21,7 @@ from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import MACHINE
 from ..page_pool import Page
-from ..rxpath import Buf
+from ..rx_buffer import Buf
 from ..skb import Skb
 from .host import DriverBug, move, this_cpu
 
@@ -136,15 +136,15 @@ class RxRing:
         if sim.processed >= sim.stop_at:
             raise Suspend
         rec = h.rec
-        link = sim.link
-        if link.wire.next_t <= rec.t:
-            link.advance(rec.t)
+        if sim.wire.next_t <= rec.t:
+            sim.link.advance(rec.t)
         hw = self.hw
         i = hw.clean_idx
         if not hw.done[i]:
             return None
-        rec.extra[NAPI_POLL] += link.driver_rx
-        rec.t += link.driver_rx
+        driver_rx = sim.costs.driver_rx
+        rec.extra[NAPI_POLL] += driver_rx
+        rec.t += driver_rx
         if hw.eop[i]:
             hw.clean_idx = (i + 1) % hw.size
             length = hw.lens[i]

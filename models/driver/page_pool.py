@@ -65,8 +65,9 @@ def page_pool_create(params: PagePoolParams) -> PagePool:
     sync_dev = bool(params.flags & PP_FLAG_DMA_SYNC_DEV)
     if sync_dev and not params.max_len:
         raise DriverBug("page_pool_create(): PP_FLAG_DMA_SYNC_DEV needs max_len (-EINVAL)")
-    pool = PagePool(h.sim, params.order, params.pool_size, params.dma_dir, params.max_len, sync_dev=sync_dev,
-                    napi=params.napi is not None and h.sim.napi_polled)
+    sim = h.sim
+    pool = PagePool(sim.rec, sim.costs, sim.dma, sim.mem, params.order, params.pool_size, params.dma_dir,
+                    params.max_len, sync_dev=sync_dev, napi=params.napi is not None and sim.napi_polled)
     h.pools.append(pool)
     return pool
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
-from ..rxpath import Strategy
+from ..rx_strategy import Strategy
 from ..sim import Sim
 from .dma_mapping import Device
 from .host import Host, _current
@@ -33,7 +33,7 @@ from .netdev import NetDriver
 if TYPE_CHECKING:  # pragma: no cover
     from ..page_pool import PagePool
     from ..ring import Ring
-    from ..rxpath import Buf
+    from ..rx_buffer import Buf
 
 NAPI_POLL = C["napi_poll"]
 E_POLL, E_EXHAUSTED, E_RING_DEINIT = E["napi_poll"], E["repoll"], E["ring_deinit"]
@@ -71,7 +71,7 @@ class OwnAttributes:
 
 
 class DriverStrategy(OwnAttributes, Strategy):
-    """Sits where the model's RX strategy sits (models/rxpath.py) and hands each duty to the driver.
+    """Sits where the model's RX strategy sits (models/rx_strategy.py) and hands each duty to the driver.
     It does not run Strategy.__init__: it is a Strategy for the ring's calls only."""
 
     sim: DriverSim

@@ -18,7 +18,8 @@ from typing import Any
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import MACHINE
-from ..rxpath import HEADERS, SHINFO, Buf
+from ..rx_buffer import Buf
+from ..rx_strategy import HEADERS, SHINFO
 from ..scenario import Costs
 from ..skb import Skb
 from .host import DriverBug, count, move, this_cpu

@@ -57,10 +57,10 @@ def test_a_source_edited_after_the_compile_sends_it_back_to_pure_python(tmp_path
     models = _copy(tmp_path, None)
     (models / "_compiled").mkdir()
     (models / "_compiled" / "manifest.json").write_text(json.dumps(_manifest(models)))
-    with (models / "rxpath.py").open("a") as f:
+    with (models / "rx_strategy.py").open("a") as f:
         f.write("\n# an edit after the compile\n")
     mode, reason, sim_file = _probe(tmp_path)
-    assert mode == "pure" and "models/rxpath.py changed since it was compiled" in reason
+    assert mode == "pure" and "models/rx_strategy.py changed since it was compiled" in reason
     assert sim_file.endswith("sim.py")
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from models import lifecycle
-from models.lifecycle import MACHINES, IllegalTransition
+from models.lifecycle import DST, EDGE_ID, MACHINE, MACHINES
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("textual", "rich", "viz", "networkx")
@@ -101,16 +101,15 @@ def test_transition_table_is_deterministic_and_enforced(machine):
     _, initial, edges = MACHINES[machine]
     keys = [(s, c) for s, c, _ in edges]
     assert len(keys) == len(set(keys)), "one (state, call) pair leads to two states"
-    table = lifecycle.TRANSITIONS[machine]
+    m = MACHINE[machine]
+    table = {(s, c): d for s, c, d in edges}
     for src, call, dst in edges:
-        assert lifecycle.step(machine, src, call) == dst == table[(src, call)]
-    states = {s for s, _, _ in edges} | {d for _, _, d in edges}
-    calls = {c for _, c, _ in edges}
-    missing = [(s, c) for s in sorted(states) for c in sorted(calls) if (s, c) not in table]
-    if missing:
-        s, c = missing[0]
-        with pytest.raises(IllegalTransition, match=f"{machine}: no edge {s} --{c}-->"):
-            lifecycle.step(machine, s, c, "obj#1")
+        assert m.states[DST[m.tid[m.sid[src]][EDGE_ID[call]]]] == dst
+    # every other (state, call) pair of the machine is no edge in its integer table: move() refuses it
+    for s in m.states:
+        for c in {c for _, c, _ in edges}:
+            if (s, c) not in table:
+                assert m.tid[m.sid[s]][EDGE_ID[c]] == -1
 
 
 @pytest.mark.parametrize("machine", sorted(MACHINES))
@@ -132,22 +131,21 @@ def test_exports_name_every_call(machine):
 
 @pytest.mark.parametrize("tracing", [False, True])
 def test_the_model_checks_the_machines_it_draws(tracing):
-    from models.lifecycle import EDGE_ID, MACHINE
-    from models.rxpath import Buf, go
+    from models.lifecycle import move
+    from models.rx_buffer import Buf
     from models.trace import Recorder
 
+    rx = MACHINE["rx_buffer"]
     rec = Recorder(trace=100 if tracing else 0)
-    buf = Buf(1, 0x1000, 2048, MACHINE["rx_buffer"], MACHINE["rx_buffer"].sid["free"], "kmalloc")
-    go(rec, buf, EDGE_ID["kmalloc"])
-    go(rec, buf, EDGE_ID["dma_map_single"])
+    buf = Buf(1, 0x1000, 2048, rx, rx.sid["free"], "kmalloc")
+    assert move(rec, rx, buf, EDGE_ID["kmalloc"]) and move(rec, rx, buf, EDGE_ID["dma_map_single"])
     assert buf.state == "mapped" and not rec.violations
-    go(rec, buf, EDGE_ID["build_skb"])           # an skb around a buffer the device still owns
-    assert buf.state == "mapped"
+    assert sum(rec.moves) == 2                   # each move counted on its edge, traced or not
+    assert not move(rec, rx, buf, EDGE_ID["build_skb"])     # an skb around a buffer the device still owns
+    assert buf.state == "mapped" and sum(rec.moves) == 2
     [v] = rec.violations
     assert v.name == "illegal-transition"
     assert "rx_buffer: no edge mapped --build_skb--> for buf#1" in v.message
-    with pytest.raises(IllegalTransition):
-        lifecycle.step("rx_buffer", "mapped", "build_skb")
 
 
 @pytest.mark.parametrize("lesson,variant", [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from models.ring import Ring
-from models.rxpath import Buf
+from models.rx_buffer import Buf
 from models.sim import Sim
 from models.trace import Recorder
 
