@@ -36,6 +36,10 @@ class HostSignals:
         """The driver re-enabled its RX interrupt (with its own call, already recorded)."""
         raise NotImplementedError
 
+    def frame_taken(self) -> None:
+        """The driver took one frame off the ring or the bus (counted before the stack sees it)."""
+        raise NotImplementedError
+
     def schedule_rx(self) -> None:
         """The hard IRQ handler hands over to the driver's bottom half (NAPI, tasklet or workqueue)."""
         raise NotImplementedError

@@ -159,6 +159,7 @@ class PcieRing(Link):
             descs = ring.take_frame()
             length = sum(ring.lens[j] for j in descs)
         got, xdp = self.strategy.receive(descs)
+        self.signals.frame_taken()
         if got is None:
             self.dropped += 1
             return True

@@ -234,6 +234,7 @@ class SdioMailbox(Link):
         buf, length = q.popleft()
         rec = self.rec
         rec.charge(NAPI_POLL, self.driver_rx)
+        self.signals.frame_taken()
         stack = self._stack()
         stack.rx(stack.build(buf, [], length, in_napi, False), in_napi)
         return True

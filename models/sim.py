@@ -141,7 +141,7 @@ class Sim(HostSignals):
         self.proc_q: deque[Work] = deque()
         self.proc_reader_queued = False
         self.work = 0
-        self.processed = 0       # frames the driver took off the ring / the bus (each rx_one that took one)
+        self.processed = 0       # frames the driver took off the ring / the bus (frame_taken)
         self.polls = 0
         self.poll_work: deque[int] = deque(maxlen=64)
         self.proc_rx_queued = False
@@ -378,7 +378,6 @@ class Sim(HostSignals):
                 return self._suspend(self._poll)
             if not link.rx_one(True):
                 break
-            self.processed += 1
             self.work += 1
         self.poll_work.append(self.work)
         if self.work < budget:
@@ -414,7 +413,6 @@ class Sim(HostSignals):
                 return self._suspend(self._tasklet)
             if not link.rx_one(False):
                 break
-            self.processed += 1
             self.work += 1
         self.poll_work.append(self.work)
         rec.call(C[NICS[self.sc.platform].irq_unmask or "irq_unmask"], 0,
@@ -423,6 +421,9 @@ class Sim(HostSignals):
         self.irq_on = True
         self.device_wake()
         return True
+
+    def frame_taken(self) -> None:
+        self.processed += 1
 
     def fault_hit(self, name: str) -> None:
         """An injected fault just changed what the driver did (see fault_hits)."""
@@ -451,7 +452,6 @@ class Sim(HostSignals):
                 return self._suspend(self.proc_rx_unit)
             if not link.rx_one(False):
                 break
-            self.processed += 1
         self.proc_rx_queued = False
         self.link.rearm()
         return True
