@@ -337,10 +337,11 @@ class DmaApi:
 
     # -- sync --------------------------------------------------------------------
     def _check_range(self, m: Mapping, offset: int, length: int) -> None:
+        """A sync that runs past its mapping's end: check_sync() looks for an entry that contains the
+        whole synced range (bucket_find_contain()), finds none, and reports what it looks up."""
         self.debug_error("sync-beyond-mapping",
-                         f"DMA-API: device driver syncs DMA memory outside allocated range "
-                         f"[device address={m.dma:#018x}] [allocation size={m.size} bytes] "
-                         f"[sync offset+size={offset + length}]", f"map#{m.id}")
+                         f"DMA-API: device driver tries to sync DMA memory it has not allocated "
+                         f"[device address={m.dma + offset:#018x}] [size={length} bytes]", f"map#{m.id}")
 
     def _sync_unmapped(self, m: Mapping, length: int) -> None:
         """A sync of a mapping already unmapped: check_sync() finds no entry. Nothing is copied:
@@ -365,12 +366,12 @@ class DmaApi:
             self._sync_unmapped(m, length)
             return
         if offset + length > m.size:
-            self._check_range(m, offset, length)
+            self._check_range(m, offset, length)    # no entry found: check_sync() checks nothing more
         # check_sync() accepts any direction on a BIDIRECTIONAL mapping
-        if dir is not None and dir != m.dir and m.dir != BIDIRECTIONAL:
+        elif dir is not None and dir != m.dir and m.dir != BIDIRECTIONAL:
             self.debug_error("wrong-direction",
                              f"DMA-API: device driver syncs DMA memory with different direction "
-                             f"[device address={m.dma:#018x}] [size={m.size} bytes] "
+                             f"[device address={m.dma + offset:#018x}] [size={m.size} bytes] "
                              f"[mapped with {dir_name(m.dir)}] [synced with {dir_name(dir)}]", f"map#{m.id}")
         if m.slot >= 0 and (dir or m.dir) != TO_DEVICE:
             self._bounce(m, length, True)

@@ -623,7 +623,7 @@ class Sim(HostSignals):
                 self.engine.at(rec.t + DEFER_TIME_PS, self._pool_retry, None)
         self.cpu_free = rec.t
         self.engine.run_until(rec.t + wait_ns * PS)
-        audit(self.accounting(), self.dma, self.pool, budgeted)
+        audit(self.accounting(), self.dma, self.pool, budgeted, self.kernel.at_least(6, 18))
 
     def _pool_retry(self, _: Any) -> None:
         """page_pool_release_retry(): every second until the pool's pages are back."""

@@ -28,9 +28,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .stack import Stack
 
 
-def audit(acc: dict[str, int], dma: DmaApi, pool: PagePool | None, budgeted: bool) -> None:
+def audit(acc: dict[str, int], dma: DmaApi, pool: PagePool | None, budgeted: bool, phys: bool) -> None:
     """dma_debug_device_change() at BUS_NOTIFY_UNBOUND_DRIVER: mappings still live are leaks (the
-    pool's in-flight pages aside, which its delayed release still waits for)."""
+    pool's in-flight pages aside, which its delayed release still waits for). `phys`: the kernel
+    records dma_map_single()/dma_map_page() through debug_dma_map_phys() (6.18 on), so an entry
+    reads "mapped as phy" where older kernels said "single"."""
     pool_pages = acc["pool_inflight"]
     leaked = acc["live_mappings"] - pool_pages
     if leaked > 0:
@@ -39,7 +41,7 @@ def audit(acc: dict[str, int], dma: DmaApi, pool: PagePool | None, budgeted: boo
         m = next((m for m in reversed(dma.live.values()) if id(m) not in held), None)
         entry = ("" if m is None else
                  f" One of leaked entries details: [device address={m.dma:#018x}] [size={m.size} bytes] "
-                 f"[mapped with {dir_name(m.dir)}] [mapped as single]")
+                 f"[mapped with {dir_name(m.dir)}] [mapped as {'phy' if phys else 'single'}]")
         dma.debug_error("leak-at-teardown",
                         f"DMA-API: device driver has pending DMA allocations while released from device "
                         f"[count={leaked}]{entry}"

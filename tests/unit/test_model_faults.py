@@ -241,7 +241,18 @@ def test_syncs_past_a_mapping_are_reported():
     sim.dma.sync_for_device(m, 2000, 100)
     got = [v for v in sim.rec.violations if v.name == "sync-beyond-mapping"]
     assert len(got) == 2
-    assert "[allocation size=2048 bytes] [sync offset+size=2524]" in got[0].message
+    # check_sync() finds no entry holding [dma+1024, dma+2524): what it reports is the range it looked up
+    assert ("tries to sync DMA memory it has not allocated [device address=0x0000000100000400] "
+            "[size=1500 bytes]") in got[0].message
+
+
+def test_a_sync_in_the_wrong_direction_names_the_address_synced():
+    sim = Sim({"traffic": "udp"})
+    m = sim.dma.map(0x1_0000_0000, 2048, "from_device")
+    sim.dma.sync_for_cpu(m, 512, 256, "to_device")
+    got = [v for v in sim.rec.violations if v.name == "wrong-direction"]
+    assert len(got) == 1
+    assert "[device address=0x0000000100000200] [size=2048 bytes]" in got[0].message
 
 
 @pytest.mark.parametrize("params", [
