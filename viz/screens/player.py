@@ -156,9 +156,11 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         yield Footer(compact=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Keys typed in a burst keep coming while the app shuts down (`q`, then the rest of a word):
-        # the screen's widgets are gone by then, and an action would have nothing to act on.
-        return bool(self.children)
+        # Keys typed in a burst keep coming while the app shuts down (`q`, then the rest of a word) or
+        # while this screen is taken down for the lesson list: its widgets go one by one (the status
+        # line before the body), and an action would reach for one already gone. Only the four
+        # top-level children are looked at: this runs for every key and every footer refresh.
+        return any(isinstance(child, StatusLine) for child in self.children)
 
     def on_mount(self) -> None:
         self.query_one(AskPanel).display = False
