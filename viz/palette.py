@@ -10,12 +10,21 @@ taken down, and what the worker touches afterwards is skipped once its parts are
 
 from __future__ import annotations
 
+from textual import work
 from textual.command import CommandList, CommandPalette
 
 
 class SafePalette(CommandPalette):
     def _parts_gone(self) -> bool:
         return not self.is_attached or not self.query(CommandList)
+
+    # The search worker itself may start after the palette's parts are gone (ctrl+p then escape in
+    # one burst): its first act is to look up the option list. The worker Textual declares is kept
+    # (same group, exclusive); its body runs only while the parts are there.
+    @work(exclusive=True, group=CommandPalette._GATHER_COMMANDS_GROUP)
+    async def _gather_commands(self, search_value: str) -> None:
+        if not self._parts_gone():
+            await CommandPalette._gather_commands.__wrapped__(self, search_value)  # type: ignore[attr-defined]
 
     def _watch__list_visible(self) -> None:
         if not self._parts_gone():

@@ -86,3 +86,22 @@ def test_keys_after_the_last_screen_closed_are_dropped():
 def test_typing_words_over_the_blank_screen():
     """The case that was found by hand: `b`, then a word typed at once."""
     asyncio.run(drive(LESSONS[0], [["b"], list("hello"), ["b", "w", "o", "r", "l", "d"]]))
+
+
+@pytest.mark.slow
+def test_reset_while_the_player_is_rebuilt_is_no_traceback():
+    """Found by the test above: `r` reached the player while it had no status line (a glossary and a
+    zoom earlier in the bursts)."""
+    rx_basics = next(p for p in LESSONS if p.endswith("rx-basics.yaml"))
+    asyncio.run(drive(rx_basics, [["w", "r"], ["v", "z"], ["down", "a", "x", "p", "left_square_bracket", "down"],
+                                  ["y", "n", "a", "a", "a", "a"], ["w", "r"]]))
+
+
+@pytest.mark.slow
+def test_the_palette_gone_before_its_search_starts_is_no_traceback():
+    """Found by the test above (in CI): escape, ctrl+p and more keys in one burst; the palette's search
+    worker started after the palette had left, and its first lookup failed (viz/palette.py)."""
+    ath11k = next(p for p in LESSONS if p.endswith("ath11k-36bit-dma-mask.yaml"))
+    asyncio.run(drive(ath11k, [["u", "t", "b", "i", "g", "space"], ["x", "k", "d", "n", "r", "k"],
+                               ["h", "j", "d", "h", "b"], ["escape", "ctrl+p", "tab", "f"],
+                               ["b", "b", "h", "escape", "left"]]))
