@@ -7,6 +7,10 @@ answer instead of predicting it. `rxviz check` reports each such question
 with the step's line in the file, so the author can reword the title or hide
 the line.
 
+The figures a question keeps back (`hide_counts`) are kept back at every step
+of its variant before it too: an earlier step that asks the learner to watch
+one of them is reported as well.
+
 What "names" means, kept simple and strict so that it rarely fires by
 chance: a choice's distinctive words are those no other choice and not the
 question uses (function words left out, plural and past tense folded:
@@ -79,4 +83,11 @@ def spoilers(lesson: Lesson) -> list[tuple[Step, str]]:
             if hit and not any(_names(line, w) for w in wrong):
                 out.append((step, f"pseudocode.{step.show} line {n} names the answer ({', '.join(sorted(hit))}) "
                                   f"while the question waits: add {n} to hide_code or reword the line"))
+        # The views keep hide_counts back from the question's variant until it is answered, at every
+        # step before it too: an earlier step of that variant cannot point at one of them.
+        for before in lesson.steps[:step.index]:
+            kept = [n for n in before.watch if n in ask.hide_counts] if before.show == step.show else []
+            if kept:
+                out.append((step, f"step {before.index + 1} watches {', '.join(kept)}, which this question keeps "
+                                  f"back until it is answered: leave it out of that step's watch or of hide_counts"))
     return out

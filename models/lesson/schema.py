@@ -177,12 +177,15 @@ class Ask:
     `hide_code`: lines of the step's variant's pseudocode that would give the
     answer away; the player blanks them until the question is answered (or
     revealed), at this step and every step before it.
+    `hide_counts`: counters and kernel calls (models.calls names) whose figures
+    would give the answer away; every view keeps them back over the same span.
     """
     question: str
     choices: tuple[str, ...]
     answer: int
     explain: str
     hide_code: tuple[int, ...] = ()
+    hide_counts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

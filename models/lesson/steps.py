@@ -36,24 +36,30 @@ def step(v: V, i: int, node: Node, variants: dict[str, Any], pseudocode: dict[st
     if "reveal" in s and ask is None and "ask" not in s:
         v.record(v.error(s.keys["reveal"], s.where, "'reveal' is said after a question is answered: this step asks "
                          "none (put it in 'say')"))
-    watch: list[str] = []
-    for j, n in enumerate(v.keep(v.seq, s.opt("watch"), s.at("watch"), 1, 12, default=[])):
-        name = v.keep(v.choice, n, f"{s.at('watch')}[{j}]", _WATCHABLE, "counter or metric")
-        if name in watch:
-            v.record(v.error(n, f"{s.at('watch')}[{j}]", f"{name!r} is listed twice"))
-        elif name is not None:
-            watch.append(name)
+    watch = _names(v, s, "watch")
     run = v.keep(_run, v, s.vals["run"], s.at("run")) if "run" in s else None
     step = Step(i, s.take("title", "text", bad=""), s.take("say", "text", bad=""), show,
                 s.take("focus", "choice", calls.VIEWS, "view", default=""), code or 0,
                 run, ask, node.start_mark.line + 1,
-                reveal=s.take("reveal", "text", default=""), watch=tuple(watch),
+                reveal=s.take("reveal", "text", default=""), watch=watch,
                 notes=s.take("notes", "text", default=""), payoff=s.take("payoff", "boolean", default=False))
     return step
 
 
+def _names(v: V, s: Map, key: str) -> tuple[str, ...]:
+    """`key`'s list of counters and metrics (models.calls names), each once."""
+    out: list[str] = []
+    for j, n in enumerate(v.keep(v.seq, s.opt(key), s.at(key), 1, 12, default=[])):
+        name = v.keep(v.choice, n, f"{s.at(key)}[{j}]", _WATCHABLE, "counter or metric")
+        if name in out:
+            v.record(v.error(n, f"{s.at(key)}[{j}]", f"{name!r} is listed twice"))
+        elif name is not None:
+            out.append(name)
+    return tuple(out)
+
+
 def _ask(v: V, s: Map, show: str, pseudocode: dict[str, tuple[str, ...]]) -> Ask:
-    a = Map(v, s.vals["ask"], s.at("ask"), ("question", "choices", "answer", "explain"), ("hide_code",))
+    a = Map(v, s.vals["ask"], s.at("ask"), ("question", "choices", "answer", "explain"), ("hide_code", "hide_counts"))
     items = v.keep(v.seq, a.get("choices", "node"), a.at("choices"), 2, 6, default=[])
     choices = tuple(c for j, n in enumerate(items) if (c := v.keep(v.text, n, f"{a.at('choices')}[{j}]")) is not None)
     lines = len(pseudocode.get(show, ()))
@@ -65,7 +71,7 @@ def _ask(v: V, s: Map, show: str, pseudocode: dict[str, tuple[str, ...]]) -> Ask
     return Ask(a.take("question", "text", bad=""), choices,
                a.take("answer", "integer", 0, max(0, len(choices) - 1), bad=0,
                       why=f"the index of one of its {len(choices)} choices, from 0"),
-               a.take("explain", "text", bad=""), tuple(h for h in hide if h is not None))
+               a.take("explain", "text", bad=""), tuple(h for h in hide if h is not None), _names(v, a, "hide_counts"))
 
 
 def _run(v: V, node: Node, where: str) -> Run:

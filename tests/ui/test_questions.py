@@ -183,3 +183,29 @@ async def test_a_question_holds_the_previous_screen_and_names_no_answer(lesson, 
             await settle(app, pilot)
             assert not screen.holding()
             assert screen.query_one(ViewDeck)._state.sim is screen.frame.sims[screen.frame.shown]
+
+
+async def test_the_figures_a_question_keeps_back_are_on_no_view_until_it_is_answered():
+    """atlantic step 8 asks which way the pool's pages come back: while it waits, the recycle split
+    (the pool's statistics, the counters, the log's records of the two calls, the machine's counts
+    on their arrows) is kept back, at the step before as well; answering shows it."""
+    lesson, step = "atlantic-page-pool", 8
+    kept = ("page_pool_recycle_in_cache", "page_pool_recycle_in_ring")
+    app = make_app(lesson=lesson, step=step, remember=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.holding() and screen.lesson.steps[step - 1].ask.hide_counts == kept
+        views = await screen_views(app)
+        assert any("recycle: kept back until you answer" in line for line in views["v-pool"])
+        for key in ("v-pool", "v-counters", "v-log"):
+            text = "\n".join(views[key])
+            assert "recycle: cached" not in text and not any(k in text for k in kept), key
+        screen.query_one("#v-machine", ModelView).machine = "pp_page"
+        machine = "\n".join((await screen_views(app))["v-machine"])
+        assert not re.search(r"recycle_in_(cache|ring) [\d,]+", machine), machine
+        await pilot.press(str(screen.lesson.steps[step - 1].ask.answer + 1))
+        await settle(app, pilot)
+        views = await screen_views(app)
+        assert any("recycle: cached" in line for line in views["v-pool"])
+        assert re.search(r"recycle_in_cache [\d,]+", "\n".join(views["v-machine"])), views["v-machine"]

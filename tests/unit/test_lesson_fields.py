@@ -41,6 +41,7 @@ STEP = """\
       answer: ANSWER
       explain: "because"
       hide_code: [2]
+      hide_counts: [rx_dropped]
 """
 
 
@@ -53,6 +54,7 @@ def test_the_new_fields_load():
     step = x.steps[0]
     assert step.say == "before" and step.reveal == "after" and step.notes == "for the speaker"
     assert step.watch == ("tcp_send_ack", "cpu_percent") and step.ask.hide_code == (2,)
+    assert step.ask.hide_counts == ("rx_dropped",)
     assert step.text(False) == "before" and step.text(True) == "before\n\nafter"
     assert x.inject == {"b": ("no-sync-for-cpu",)} and x.faults_for("b", ["double-unmap"]) == \
         ("no-sync-for-cpu", "double-unmap")
@@ -62,11 +64,13 @@ def test_the_new_fields_load():
 @pytest.mark.parametrize("change,field,message", [
     ("watch: [tcp_send_ack, cpu_percent]", "steps[0].watch[0]", "unknown counter or metric 'tcpack'"),
     ("hide_code: [2]", "steps[0].ask.hide_code[0]", "between 1 and 3"),
+    ("hide_counts: [rx_dropped]", "steps[0].ask.hide_counts[0]", "unknown counter or metric 'rx_drop'"),
     ("reveal: \"after\"\n    ask:", "steps[0]", "'reveal' is said after a question"),
 ])
 def test_bad_values_are_refused_at_the_spot(change, field, message):
     bad = {"watch: [tcp_send_ack, cpu_percent]": "watch: [tcpack, cpu_percent]",
            "hide_code: [2]": "hide_code: [7]",
+           "hide_counts: [rx_dropped]": "hide_counts: [rx_drop]",
            "reveal: \"after\"\n    ask:": "reveal: \"after\"\n    xask:"}[change]
     text = BASE + STEP.replace("ANSWER", "1").replace(change, bad)
     if "xask" in bad:           # a reveal with no question: drop the question

@@ -67,6 +67,16 @@ def test_a_line_that_names_every_choice_favours_none():
     assert not spoilers(load_lesson_text(text.replace("{title}", "Where").replace("{hide}", "      hide_code: [2]")))
 
 
+def test_an_earlier_step_cannot_watch_what_a_question_keeps_back():
+    text = ASKING.replace("{title}", "Keep going").replace("{hide}", "      hide_code: [2]\n"
+                                                            "      hide_counts: [rx_dropped]")
+    text = text.replace("steps:\n", "steps:\n  - {title: First, say: hi, watch: [rx_dropped]}\n")
+    assert [why for _, why in spoilers(load_lesson_text(text))] == [
+        "step 1 watches rx_dropped, which this question keeps back until it is answered: leave it out of "
+        "that step's watch or of hide_counts"]
+    assert not spoilers(load_lesson_text(text.replace("watch: [rx_dropped]", "watch: [tcp_send_ack]")))
+
+
 @pytest.mark.parametrize("lesson_", LESSONS, ids=[x.id for x in LESSONS])
 def test_no_shipped_question_is_given_away_by_its_title_or_code(lesson_):
     assert spoilers(lesson_) == []

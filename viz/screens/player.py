@@ -289,6 +289,11 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         (`revealing`: as they will be once that step's outcome is shown)."""
         return frozenset(n for ask in self._asked_ahead(variant, step, revealing) for n in ask.hide_code)
 
+    def hidden_counts(self, variant: str, step: int, revealing: int = 0) -> frozenset[str]:
+        """Counters and calls of `variant` kept back at `step`: those a question still ahead names
+        in `hide_counts` (its answer is in their figures), over the same span as `hidden_code`."""
+        return frozenset(n for ask in self._asked_ahead(variant, step, revealing) for n in ask.hide_counts)
+
     def _show(self, frame: Frame, keep: bool = False) -> None:
         """Show `frame`; `keep`: it was reached by call (`]`, `[`), so the view the learner chose stays."""
         if self._busy_timer is not None:
@@ -360,6 +365,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         spec = self.lesson.steps[frame.step - 1] if frame.step else None
         prev = frame.prev_counts.get(variant, {})
         hidden = self.hidden_code(variant, frame.step, revealing)
+        kept = self.hidden_counts(variant, frame.step, revealing)
         # A question about this variant waits at this step or the next: the views keep back what explains
         # the variant (the NAPI view's "nothing polls this NAPI"), on the held screen and on the step
         # before it alike, so the held screen is the one before. (Only those two: a state that changes
@@ -370,7 +376,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         # Stopped inside the step by `]`/`[` (not where it lands, nor at its end: the same moment as its
         # landing, which must look the same however it is reached): the code view lights the call's line.
         at_call = frame.cursor is not None and not frame.landing
-        key = (id(frame.sims[variant]), variant, frame.step, frame.code_line, id(prev), hidden, self.follow,
+        key = (id(frame.sims[variant]), variant, frame.step, frame.code_line, id(prev), hidden, kept, self.follow,
                id(earlier), at_call, asking)
         state = self._states.pop(key, None) if reuse else None
         if state is not None:
@@ -379,8 +385,8 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
             state = ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
                               code_line=frame.code_line, prev_counts=dict(prev),
                               watch=spec.watch if spec is not None else (),
-                              hidden_code=hidden, follow=self.follow, earlier=earlier, at_call=at_call,
-                              asking=asking)
+                              hidden_code=hidden, hidden_counts=kept, follow=self.follow, earlier=earlier,
+                              at_call=at_call, asking=asking)
             if reuse:
                 self._states[key] = state
                 if len(self._states) > STATES_KEPT:

@@ -60,9 +60,10 @@ def _canonical(name: str) -> tuple[int, int, str]:
 
 
 def step_counts(st: ViewState) -> dict[str, tuple[int, int]]:
-    """Each counter's total and what the last step added (the bounce byte count has no step delta)."""
-    counts, prev = st.read.counts(), st.prev_counts
-    return {k: (v, v - prev.get(k, 0) if k in counts else 0) for k, v in st.read.counters().items()}
+    """Each counter's total and what the last step added (the bounce byte count has no step delta),
+    but those a question still ahead keeps back (its answer is in their figures)."""
+    counts, prev, kept = st.read.counts(), st.prev_counts, st.hidden_counts
+    return {k: (v, v - prev.get(k, 0) if k in counts else 0) for k, v in st.read.counters().items() if k not in kept}
 
 
 def rank_counters(mine: dict[str, tuple[int, int]],
@@ -189,7 +190,7 @@ class CountersView(ModelView):
 
     def _watched_metrics(self, m: dict[str, Any], width: int) -> list[Text]:
         """The watched metrics the headline row does not carry, on one row (as many as fit)."""
-        names = [k for k in self.st.watch if k in METRICS and k not in HEAD_METRICS]
+        names = [k for k in self.st.watch if k in METRICS and k not in HEAD_METRICS and k not in self.st.hidden_counts]
         if not names:
             return []
         line = self._text()

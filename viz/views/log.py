@@ -93,8 +93,10 @@ class LogView(ModelView):
             fresh -= events[first_fresh].call not in ("VIOLATION", "WARNING")
         out: list[Text] = []
         setup = st.read.setup_seq
+        kept = st.hidden_counts         # calls whose record would answer a question still ahead
         for i, e in enumerate(events):
-            out += self._event(e, width, i < first_fresh, e.seq <= setup)
+            if e.call not in kept:
+                out += self._event(e, width, i < first_fresh, e.seq <= setup)
         out = out[-rows:] if rows else []
         pad = [Text("")] * (rows - len(out))
         return pad + out + [legend]

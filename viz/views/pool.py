@@ -31,6 +31,8 @@ STATES = {"alloc-cache": ("A", "cache"), "ptr_ring": ("R", "ring"), "carving": (
 CURRENT = Style(reverse=True)
 MAX_CELLS = 4        # a page with more fragments than this shows a count instead of cells
 ALWAYS = ("fast", "cached", "ring", "waive", "released_refcnt")     # statistics shown even at 0
+# The calls that count recycle_cached and recycle_ring: a question that keeps either back keeps the line back.
+RECYCLE_CALLS = frozenset({"page_pool_recycle_in_cache", "page_pool_recycle_in_ring"})
 
 
 def bar(n: int, total: int, width: int) -> tuple[str, str]:
@@ -110,6 +112,10 @@ class PoolView(ModelView):
         stats = []
         for top, names in (("alloc", ("fast", "slow", "slow_high_order", "refill", "empty", "waive")),
                            ("recycle", ("cached", "ring", "ring_full", "cache_full", "released_refcnt"))):
+            if top == "recycle" and self.st.hidden_counts & RECYCLE_CALLS:
+                # which way pages come back is what a question still ahead asks
+                stats.append(Text("recycle: ", self._s("muted")).append("kept back until you answer", self._s("muted")))
+                continue
             shown = [n for n in names if st[f"{top}_{n}"] or n in ALWAYS]
             parts = [Text(f"{top}:" if not i else "").append(f"{' ' if not i else ''}{n} {st[f'{top}_{n}']:,}")
                      for i, n in enumerate(shown)]
@@ -166,18 +172,23 @@ class PoolView(ModelView):
             if touch is None:
                 continue
             pages = [m for m in touch.moves if m.machine == "pp_page"]
+            secret = False
             frags = [m for m in touch.moves if m.machine == "pp_frag" and m.dst == "returned"]
             if pages:
                 # the page move named by the call itself (page_pool_dma_map: mapped fresh), else the last one
                 m = next((x for x in pages if x.edge == touch.call), pages[-1])
                 words, style = self.EVENTS.get(m.edge, (f"page#{{p}}: {m.src} → {m.dst}", "muted"))
+                secret = m.edge in self.st.hidden_counts or touch.call in self.st.hidden_counts
+                if secret:      # the call's own name says which way the page came back
+                    words, style = "page#{p} comes back to the pool (which way: answer first)", "recycled"
                 text = words.format(p=m.obj.split("#")[-1])
             elif frags:
                 text, style = f"{frags[0].obj} returned: its page's pp_ref_count drops by one", "recycled"
             else:
                 continue
             line = Text().append("▶ " if lit else "▷ ", self._s("now" if lit else "muted"))
-            line.append(f"{touch.call}: " if lit else f"a call ago, {touch.call}: ", self._s("muted"))
+            call = "" if secret else f"{touch.call}: "
+            line.append(call if lit else f"a call ago, {call}", self._s("muted"))
             line.append(text, self._s(style if lit else "muted"))
             return line
         return Text().append("▷ this call does not touch the pool", self._s("muted"))

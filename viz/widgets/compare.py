@@ -78,6 +78,8 @@ class DiffLine(Widget):
         seen = {name for name, _, _ in watched}
         rows = [(n, va, vb, True) for n, va, vb in watched]
         rows += [(n, va, vb, False) for n, va, vb in counter_diff(a, b) if n not in seen]
+        kept = a.hidden_counts | b.hidden_counts          # what a question still ahead keeps back
+        rows = [r for r in rows if r[0] not in kept]
         for name, va, vb, mark in rows:
             t = Text()
             t.append(("▸" if mark else "") + name, self._s("name"))

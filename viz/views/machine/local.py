@@ -20,7 +20,7 @@ for the move the current call made, "-was" for one made a call ago.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from models.read import MACHINES, MachineState
 
@@ -40,6 +40,14 @@ class Part:
 
 def fmt(n: int | None) -> str:
     return "" if n is None else f"{n:,}".replace(",", " ")
+
+
+def kept_back(ms: MachineState, calls: frozenset[str]) -> MachineState:
+    """`ms` without the counts of `calls`, which a question still ahead asks about: their arrows are
+    drawn as not counted (and drawn at all, since an arrow left out as never taken would answer too)."""
+    if not calls or not any(call in calls for _, call, _ in ms.counts):
+        return ms
+    return replace(ms, counts={e: n for e, n in ms.counts.items() if e[1] not in calls})
 
 
 def next_edge(ms: MachineState) -> tuple[str, str] | None:

@@ -17,7 +17,7 @@ from rich.text import Text
 from models.read import MACHINES, MachineState
 
 from ..base import ModelView
-from .local import draw
+from .local import draw, kept_back
 from .view import MachineView
 
 
@@ -63,7 +63,7 @@ class MachineStrip(MachineView, can_focus=False):
         st = self.state
         if st is None:
             return []
-        ms = st.read.rx(st.follow, None, st.earlier).machine
+        ms = kept_back(st.read.rx(st.follow, None, st.earlier).machine, st.hidden_counts)
         head = Text(no_wrap=True, end="")
         for text, role in header(ms):
             if head.cell_len + len(text) > width:

@@ -137,7 +137,7 @@ class MachineView(ModelView):
 
     # -- content ----------------------------------------------------------------------
     def build_lines(self, width: int, height: int) -> list[Text]:
-        ms = self.data().machine
+        ms = local.kept_back(self.data().machine, self.st.hidden_counts)
         top = self._header(ms, width)
         room = height - len(top) - 1
         picked = self.drawing(ms, width, room - 1)
