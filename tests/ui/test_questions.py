@@ -185,6 +185,7 @@ async def test_a_question_holds_the_previous_screen_and_names_no_answer(lesson, 
             assert screen.query_one(ViewDeck)._state.sim is screen.frame.sims[screen.frame.shown]
 
 
+@pytest.mark.slow
 async def test_the_figures_a_question_keeps_back_are_on_no_view_until_it_is_answered():
     """atlantic step 8 asks which way the pool's pages come back: while it waits, the recycle split
     (the pool's statistics, the counters, the log's records of the two calls, the machine's counts
