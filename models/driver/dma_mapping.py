@@ -19,7 +19,8 @@ from typing import Any
 
 from ..dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE, Mapping
 from ..lifecycle import EDGE_ID as E
-from .host import DMA_MAPPING_ERROR, DriverBug, move, this_cpu
+from ..rx_buffer import Buf
+from .host import CPU, DMA_MAPPING_ERROR, DriverBug, move
 
 DMA_TO_DEVICE, DMA_FROM_DEVICE, DMA_BIDIRECTIONAL = TO_DEVICE, FROM_DEVICE, BIDIRECTIONAL
 _DIRS = (DMA_TO_DEVICE, DMA_FROM_DEVICE, DMA_BIDIRECTIONAL)
@@ -106,21 +107,21 @@ def dma_map_single(dev: Device, ptr: Any, size: int, dir: str, offset: int = 0) 
     full or the IOMMU has no IOVA left. `offset` stands for the pointer arithmetic a C driver does
     (bgmac: buf + BGMAC_RX_BUF_OFFSET).
     """
-    h = this_cpu()
-    buf = _data(ptr)
+    h = CPU.host
+    buf = ptr if type(ptr) is Buf else _data(ptr)
     if buf is not ptr:                     # an skb: skb->data is past its NET_SKB_PAD of headroom
         offset += max(32, h.cacheline)
-    m = h.dma.map(buf.phys + offset, size, _check_dir(dir), MAP_SINGLE)
+    m = h.dma.map(buf.phys + offset, size, dir if dir in _DIRS else _check_dir(dir), MAP_SINGLE)
     if m is None:
         return DMA_MAPPING_ERROR
     buf.map = m
-    move(buf, E_MAP_SINGLE)
+    move(buf, E_MAP_SINGLE, h.rec)
     return h.remember(m, buf)
 
 
 def dma_map_page(dev: Device, page: Any, offset: int, size: int, dir: str) -> int:
     """include/linux/dma-mapping.h dma_map_page(): map a page (or part of it) for the device."""
-    h = this_cpu()
+    h = CPU.host
     m = h.dma.map(page.phys + offset, size, _check_dir(dir), MAP_PAGE)
     if m is None:
         return DMA_MAPPING_ERROR
@@ -139,7 +140,7 @@ def _entry(dma_addr: Any, size: int, what: str, exact: bool = False) -> Mapping:
     if not isinstance(dma_addr, int):
         raise DriverBug(f"{what}(): dma_addr must be the integer dma_map_single() returned, "
                         f"not {type(dma_addr).__name__}")
-    h = this_cpu()
+    h = CPU.host
     m = h.find(dma_addr, max(1, size), exact)
     if m is None:
         m = Mapping(0, dma_addr, 0, size, "", -1, 0, "single")
@@ -148,13 +149,16 @@ def _entry(dma_addr: Any, size: int, what: str, exact: bool = False) -> Mapping:
 
 
 def _unmap(dev: Device, dma_addr: int, size: int, dir: str, call: int, edge: int, what: str) -> None:
-    h = this_cpu()
-    m = _entry(dma_addr, size, what, exact=True)
+    h = CPU.host
+    # check_unmap()'s exact lookup; _entry() says what is wrong when it finds nothing
+    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
+    if m is None:
+        m = _entry(dma_addr, size, what, exact=True)
     was_live = m.live
-    h.dma.unmap(m, size, _check_dir(dir), call)
+    h.dma.unmap(m, size, dir if dir in _DIRS else _check_dir(dir), call)
     owner = h.owner.get(m.id)
     if was_live and owner is not None:
-        move(owner, edge)
+        move(owner, edge, h.rec)
 
 
 def dma_unmap_single(dev: Device, dma_addr: int, size: int, dir: str) -> None:
@@ -171,14 +175,17 @@ def dma_unmap_page(dev: Device, dma_addr: int, size: int, dir: str) -> None:
 def dma_sync_single_range_for_cpu(dev: Device, dma_addr: int, offset: int, size: int, dir: str) -> None:
     """include/linux/dma-mapping.h: give [offset, offset+size) of a mapping to the CPU (bounce it back,
     invalidate the cache lines) before reading what the device wrote."""
-    h = this_cpu()
-    m = _entry(dma_addr, size, "dma_sync_single_for_cpu")
+    h = CPU.host
+    # the common case first: the address a map returned (page_pool_get_dma_addr() of a pool page)
+    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
+    if m is None:
+        m = _entry(dma_addr, size, "dma_sync_single_for_cpu")
     off = offset + (dma_addr - m.dma if m.live else 0)
-    h.dma.sync_for_cpu(m, off, size, _check_dir(dir))
+    h.dma.sync_for_cpu(m, off, size, dir if dir in _DIRS else _check_dir(dir))
     if m.live:
         owner = h.frags.get((m.id, off)) or h.owner.get(m.id)
         if owner is not None:
-            move(owner, E_SYNC_CPU)
+            move(owner, E_SYNC_CPU, h.rec)
 
 
 def dma_sync_single_for_cpu(dev: Device, dma_addr: int, size: int, dir: str) -> None:
@@ -188,9 +195,12 @@ def dma_sync_single_for_cpu(dev: Device, dma_addr: int, size: int, dir: str) -> 
 
 def dma_sync_single_range_for_device(dev: Device, dma_addr: int, offset: int, size: int, dir: str) -> None:
     """include/linux/dma-mapping.h: give [offset, offset+size) back to the device before it writes again."""
-    _check_dir(dir)
-    h = this_cpu()
-    m = _entry(dma_addr, size, "dma_sync_single_for_device")
+    if dir not in _DIRS:
+        _check_dir(dir)
+    h = CPU.host
+    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
+    if m is None:
+        m = _entry(dma_addr, size, "dma_sync_single_for_device")
     h.dma.sync_for_device(m, offset + (dma_addr - m.dma if m.live else 0), size)
 
 

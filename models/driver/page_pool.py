@@ -18,7 +18,7 @@ from typing import Any
 
 from ..dma import BIDIRECTIONAL, FROM_DEVICE
 from ..page_pool import Page, PagePool
-from .host import DriverBug, this_cpu
+from .host import CPU, DriverBug
 
 PP_FLAG_DMA_MAP = 1 << 0          # include/net/page_pool/types.h
 PP_FLAG_DMA_SYNC_DEV = 1 << 1
@@ -51,7 +51,7 @@ def page_pool_create(params: PagePoolParams) -> PagePool:
     without PP_FLAG_DMA_MAP or without max_len. The model's pool always maps (every pool in the lessons
     does): creating one without PP_FLAG_DMA_MAP is refused here with a clear message.
     """
-    h = this_cpu()
+    h = CPU.host
     if not isinstance(params, PagePoolParams):
         raise DriverBug("page_pool_create() takes a PagePoolParams")
     if params.flags & ~PP_FLAG_ALL:
@@ -75,7 +75,7 @@ def page_pool_create(params: PagePoolParams) -> PagePool:
 def page_pool_dev_alloc_frag(pool: PagePool, size: int) -> tuple[Page | None, int]:
     """include/net/page_pool/helpers.h page_pool_dev_alloc_frag(): (page, offset) of a size-byte fragment,
     or (None, 0); the size is rounded up to dma_get_cache_alignment() as page_pool_alloc_frag() does."""
-    h = this_cpu()
+    h = CPU.host
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_dev_alloc_frag(): the first argument is the pool page_pool_create() made")
     align = 1 if h.coherent else h.cacheline
@@ -91,7 +91,7 @@ def page_pool_get_dma_addr(page: Page) -> int:
     if not isinstance(page, Page) or page.map is None:
         raise DriverBug("page_pool_get_dma_addr(): not a page_pool page")
     m = page.map
-    h = this_cpu()
+    h = CPU.host
     if h.maps.get(m.dma) is not m:
         h.maps[m.dma] = m
     return m.dma
@@ -113,8 +113,8 @@ def page_pool_destroy(pool: PagePool) -> None:
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_destroy(): not a page_pool")
     if pool.destroyed:
-        this_cpu().rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
+        CPU.host.rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
                                f"pool#{pool.id}")
         return
     pool.destroy()
-    pool_destroyed(this_cpu(), pool)
+    pool_destroyed(CPU.host, pool)
