@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
+from mypy_extensions import mypyc_attr
+
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import move as lifecycle_move
@@ -40,36 +42,9 @@ _current: list[Host] = []
 NO_CPU = "the driver API was called outside a driver hook (no CPU runs your driver now)"
 
 
+@mypyc_attr(native_class=False)
 class DriverBug(Exception):
     """A call the kernel would refuse outright (a BUG_ON or an oops), raised at the driver's line."""
-
-
-class _Outside:
-    """The CPU when none runs a driver: any use of it is the driver's mistake, reported as such."""
-
-    def __getattr__(self, name: str) -> Any:
-        raise DriverBug(NO_CPU)
-
-
-OUTSIDE: Any = _Outside()
-
-
-class Cpu:
-    """Which host runs the driver now: `host`, kept current by `enter`/`leave` (runtime.running())."""
-
-    def __init__(self) -> None:
-        self.host: Host = OUTSIDE
-
-    def enter(self, host: Host) -> None:
-        _current.append(host)
-        self.host = host
-
-    def leave(self) -> None:
-        _current.pop()
-        self.host = _current[-1] if _current else OUTSIDE
-
-
-CPU: Final = Cpu()
 
 
 def this_cpu() -> Host:
@@ -79,6 +54,7 @@ def this_cpu() -> Host:
     return _current[-1]
 
 
+@mypyc_attr(native_class=False)
 class Slabs:
     """The page_frag / kmalloc caches a driver allocated from, by size; in_use sums them (teardown audit)."""
 
@@ -90,6 +66,7 @@ class Slabs:
         return sum(s.in_use for s in self.by_size.values())
 
 
+@mypyc_attr(native_class=False)
 class Host:
     """One simulation as the driver API sees it: memory, DMA API, skb heads, the stack and NAPI."""
 
@@ -154,6 +131,39 @@ class Host:
             if m.dma <= addr and addr + size <= m.dma + m.size:
                 return m
         return None
+
+
+@mypyc_attr(native_class=False)
+class _Outside(Host):
+    """The CPU when none runs a driver: any use of it is the driver's mistake, reported as such
+    (a Host that was never built: every attribute it is asked for raises)."""
+
+    def __init__(self) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        raise DriverBug(NO_CPU)
+
+
+OUTSIDE: Final = _Outside()
+
+
+class Cpu:
+    """Which host runs the driver now: `host`, kept current by `enter`/`leave` (runtime.running())."""
+
+    def __init__(self) -> None:
+        self.host: Host = OUTSIDE
+
+    def enter(self, host: Host) -> None:
+        _current.append(host)
+        self.host = host
+
+    def leave(self) -> None:
+        _current.pop()
+        self.host = _current[-1] if _current else OUTSIDE
+
+
+CPU: Final = Cpu()
 
 
 def move(obj: Any, edge: int, rec: Recorder | None = None) -> None:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import MACHINE
@@ -38,11 +40,13 @@ E_POST, E_COMPLETE = E["post"], E["napi_complete_done"]
 E_TX_COMPLETE, E_NAPI_CONSUME, E_DEV_KFREE = E["tx_complete"], E["napi_consume_skb"], E["dev_kfree_skb"]
 
 
+@mypyc_attr(native_class=False)
 class Suspend(BaseException):
     """The model stops between two frames (a lesson step ends there); the poll is called again later
     with the budget it has left. A BaseException, so a driver's `except Exception` lets it through."""
 
 
+@mypyc_attr(native_class=False)
 class Napi:
     """struct napi_struct as the poll sees it (the model's NAPI instance is the host's)."""
 
@@ -65,6 +69,7 @@ class TxDesc(NamedTuple):
     len: int
 
 
+@mypyc_attr(native_class=False)
 class TxSkb:
     """An skb on the TX ring (one of TCP's ACKs), as the completion handler frees it."""
     __slots__ = ("obj", "head", "data", "freed")
@@ -79,6 +84,7 @@ class TxSkb:
         return f"<sk_buff {self.obj.label}>"
 
 
+@mypyc_attr(native_class=False)
 class RxRing:
     """The RX descriptor ring: `size` descriptors the device writes frames into, in order."""
 
@@ -162,6 +168,7 @@ class RxRing:
         return bool(self.hw.done[i])
 
 
+@mypyc_attr(native_class=False)
 class TxRing:
     """The TX ring the stack's skbs (TCP's ACKs) go out on; the driver reclaims what the device sent."""
 
@@ -223,7 +230,7 @@ def dev_kfree_skb_any(skb: Any) -> None:
         skb_free_frag(skb)
 
 
-def napi_gro_receive(napi: Napi, skb: Skb) -> None:
+def napi_gro_receive(napi: Napi, skb: Any) -> None:
     """include/linux/netdevice.h napi_gro_receive() -> net/core/gro.c gro_receive_skb(): hand a received skb
     to GRO, which merges it with the flow's held segments or queues it for the stack."""
     if not isinstance(skb, Skb) or not skb.id:
@@ -233,7 +240,7 @@ def napi_gro_receive(napi: Napi, skb: Skb) -> None:
     CPU.host.sim.stack.napi_gro_receive(skb, True)
 
 
-def ieee80211_rx_napi(napi: Napi, skb: Skb) -> None:
+def ieee80211_rx_napi(napi: Napi, skb: Any) -> None:
     """net/mac80211/rx.c ieee80211_rx_napi(): a Wi-Fi driver's frame goes through mac80211 (802.11 to
     Ethernet, the station's state), which hands it to napi_gro_receive(). The kernel's takes
     (hw, sta, skb, napi); the model keeps only the napi and the skb."""
@@ -245,7 +252,7 @@ def ieee80211_rx_napi(napi: Napi, skb: Skb) -> None:
     sim.stack.rx(skb, True)
 
 
-def netif_receive_skb(skb: Skb) -> None:
+def netif_receive_skb(skb: Any) -> None:
     """net/core/dev.c netif_receive_skb(): hand a received skb to the stack at once, without GRO."""
     if not isinstance(skb, Skb) or not skb.id:
         raise DriverBug(f"netif_receive_skb(): {type(skb).__name__} is no received sk_buff")

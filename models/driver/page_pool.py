@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from ..dma import BIDIRECTIONAL, FROM_DEVICE
 from ..page_pool import Page, PagePool
 from .host import CPU, DriverBug
@@ -29,6 +31,7 @@ PP_FLAG_ALL = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV | PP_FLAG_SYSTEM_POOL
 EINVAL = 22
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class PagePoolParams:
     """struct page_pool_params: the fields a driver fills before page_pool_create()."""
@@ -43,7 +46,7 @@ class PagePoolParams:
     offset: int = 0
 
 
-def page_pool_create(params: PagePoolParams) -> PagePool:
+def page_pool_create(params: Any) -> PagePool:
     """net/core/page_pool.c page_pool_create(): a pool for one RX queue.
 
     As page_pool_init() does, it refuses what the kernel refuses (ERR_PTR(-EINVAL)): unknown flags, a
@@ -72,7 +75,7 @@ def page_pool_create(params: PagePoolParams) -> PagePool:
     return pool
 
 
-def page_pool_dev_alloc_frag(pool: PagePool, size: int) -> tuple[Page | None, int]:
+def page_pool_dev_alloc_frag(pool: Any, size: int) -> tuple[Page | None, int]:
     """include/net/page_pool/helpers.h page_pool_dev_alloc_frag(): (page, offset) of a size-byte fragment,
     or (None, 0); the size is rounded up to dma_get_cache_alignment() as page_pool_alloc_frag() does."""
     h = CPU.host
@@ -86,7 +89,7 @@ def page_pool_dev_alloc_frag(pool: PagePool, size: int) -> tuple[Page | None, in
     return got
 
 
-def page_pool_get_dma_addr(page: Page) -> int:
+def page_pool_get_dma_addr(page: Any) -> int:
     """include/net/page_pool/helpers.h page_pool_get_dma_addr(): the bus address the pool mapped the page at."""
     if not isinstance(page, Page) or page.map is None:
         raise DriverBug("page_pool_get_dma_addr(): not a page_pool page")
@@ -97,7 +100,7 @@ def page_pool_get_dma_addr(page: Page) -> int:
     return m.dma
 
 
-def page_pool_put_full_page(pool: PagePool, page: Page, allow_direct: bool) -> None:
+def page_pool_put_full_page(pool: Any, page: Any, allow_direct: bool) -> None:
     """include/net/page_pool/helpers.h page_pool_put_full_page(): give back a fragment the driver owns
     (never one an skb holds: that one comes back when the skb is freed)."""
     if not isinstance(page, Page):
@@ -105,7 +108,7 @@ def page_pool_put_full_page(pool: PagePool, page: Page, allow_direct: bool) -> N
     pool.put_frag(page, allow_direct)
 
 
-def page_pool_destroy(pool: PagePool) -> None:
+def page_pool_destroy(pool: Any) -> None:
     """net/core/page_pool.c page_pool_destroy(): free what the pool holds; pages still in flight keep it
     alive: page_pool_release_retry() tries again every second and, for a pool no live netdev shows,
     warns "stalled pool shutdown" every 60 s until they come back."""

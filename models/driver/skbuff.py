@@ -46,7 +46,7 @@ def SKB_DATA_ALIGN(x: int) -> int:
 SKB_SHINFO_SIZE = SHINFO        # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on 64-bit
 
 
-def _alloc(kind: str, size: int, call: str) -> Buf:
+def _alloc(kind: str, size: Any, call: str) -> Buf:
     h = CPU.host
     if not isinstance(size, int) or size <= 0:
         raise DriverBug(f"{call}({size!r}): the size must be a positive number of bytes")
@@ -56,7 +56,7 @@ def _alloc(kind: str, size: int, call: str) -> Buf:
     return buf
 
 
-def netdev_alloc_frag(fragsz: int) -> Buf:
+def netdev_alloc_frag(fragsz: Any) -> Buf:
     """include/linux/skbuff.h netdev_alloc_frag() -> net/core/skbuff.c __netdev_alloc_frag_align(): fragsz
     bytes from this CPU's page_frag cache (data only: the skb is built around it when the frame has arrived)."""
     buf = _alloc("frag", fragsz, "netdev_alloc_frag")
@@ -65,7 +65,7 @@ def netdev_alloc_frag(fragsz: int) -> Buf:
     return buf
 
 
-def kmalloc(size: int) -> Buf:
+def kmalloc(size: Any) -> Buf:
     """include/linux/slab.h kmalloc(): a slab buffer (its skb comes from slab_build_skb: no head_frag)."""
     buf = _alloc("kmalloc", size, "kmalloc")
     count("kmalloc", None, "buf#%s|%s bytes at %#x", buf.id, size, buf.phys)
@@ -157,7 +157,7 @@ def napi_build_skb(data: Any, frag_size: int) -> Skb:
     return _new_skb(buf, CPU.host.heads.alloc_napi(), NAPI_BUILD, E_NAPI_BUILD, frag_size)
 
 
-def skb_put(skb: Skb, length: int) -> None:
+def skb_put(skb: Any, length: int) -> None:
     """net/core/skbuff.c skb_put(): the frame's length; for an skb from netdev_alloc_skb() this is
     the moment its data becomes the received frame (the model counts it there)."""
     if not isinstance(skb, Skb):
@@ -194,7 +194,7 @@ def napi_alloc_skb(napi: Any, length: int) -> Skb:
     return Skb(h.heads._skb_ids, head, hdr, [], 0, rec.t)
 
 
-def skb_add_rx_frag(skb: Skb, i: int, page: Any, off: int, size: int, truesize: int) -> None:
+def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: int) -> None:
     """include/linux/skbuff.h skb_add_rx_frag(): attach [off, off+size) of a page as frag i."""
     h = CPU.host
     if not isinstance(skb, Skb):
@@ -210,7 +210,7 @@ def skb_add_rx_frag(skb: Skb, i: int, page: Any, off: int, size: int, truesize: 
     skb.len += size
 
 
-def skb_mark_for_recycle(skb: Skb) -> None:
+def skb_mark_for_recycle(skb: Any) -> None:
     """include/linux/skbuff.h skb_mark_for_recycle(): skb->pp_recycle = 1, so freeing the skb returns its
     page_pool pages to their pool (napi_pp_put_page) instead of put_page()."""
     rec = CPU.host.rec
