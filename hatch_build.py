@@ -36,6 +36,9 @@ HOT = (
     "calls", "dma", "engine", "gro", "host_signals", "iommu", "lifecycle", "link", "memory", "metrics",
     "page_flip", "page_pool", "page_pool_frag", "pcie", "per_frame", "ring", "rx_buffer", "rx_strategy", "sdio",
     "sim", "skb", "skb_head", "stack", "swiotlb", "teardown", "trace", "wire",
+    # the driver API's functions (a driver of the API calls about fifteen a frame); its classes are
+    # ordinary Python classes (mypyc_attr(native_class=False)): the runtime and the learner's code make them
+    "driver/dma_mapping", "driver/host", "driver/napi", "driver/page_pool", "driver/skbuff",
 )
 
 BUILD = """
@@ -85,8 +88,10 @@ def compile_model(out: Path = MODELS / "_compiled", verbose: bool = False) -> tu
             return False, "rxviz: compiling the model failed (models/_compiled.log says why): it runs as pure Python"
         new = Path(tmp) / "_compiled"
         new.mkdir()
-        for so in src.glob(f"*{native.abi()}"):
-            shutil.copy2(so, new / so.name)
+        for so in src.rglob(f"*{native.abi()}"):      # models.driver's land in _compiled/driver/
+            dest = new / so.relative_to(src)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(so, dest)
         # The digests of the copy that was compiled, not of the checkout (which may have moved on since).
         manifest = {"abi": native.abi(), "modules": list(HOT), "sources": native.sources(src)}
         (new / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")

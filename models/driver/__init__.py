@@ -8,6 +8,12 @@ file and function it stands for. `from models.driver import *` is what a
 driver file starts with.
 """
 
+from .. import native as _native
+
+if _native.MODE == "compiled" and (_native.COMPILED / "driver").is_dir():
+    # the compiled build of the API's functions (hatch_build.py HOT), as models/__init__.py does for models
+    __path__ = [str(_native.COMPILED / "driver"), *__path__]
+
 from .dma_mapping import (
     DMA_BIDIRECTIONAL,
     DMA_BIT_MASK,

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from ..dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE, Mapping
 from ..lifecycle import EDGE_ID as E
-from .host import DMA_MAPPING_ERROR, DriverBug, move, this_cpu
+from ..rx_buffer import Buf
+from .host import CPU, DMA_MAPPING_ERROR, DriverBug, move
 
 DMA_TO_DEVICE, DMA_FROM_DEVICE, DMA_BIDIRECTIONAL = TO_DEVICE, FROM_DEVICE, BIDIRECTIONAL
 _DIRS = (DMA_TO_DEVICE, DMA_FROM_DEVICE, DMA_BIDIRECTIONAL)
@@ -44,6 +47,7 @@ def _check_dir(dir: Any) -> str:
     return str(dir)
 
 
+@mypyc_attr(native_class=False)
 class Device:
     """struct device as the DMA API sees it: the streaming and coherent masks the driver set."""
 
@@ -64,7 +68,7 @@ def _supported(mask: int) -> bool:
     return mask >= DMA_BIT_MASK(24)
 
 
-def dma_set_mask(dev: Device, mask: int) -> int:
+def dma_set_mask(dev: Device, mask: Any) -> int:
     """kernel/dma/mapping.c dma_set_mask(): the streaming mask, 0 or -EIO when dma_supported() says no."""
     if not isinstance(mask, int) or not _supported(mask):
         return -EIO
@@ -73,7 +77,7 @@ def dma_set_mask(dev: Device, mask: int) -> int:
     return 0
 
 
-def dma_set_coherent_mask(dev: Device, mask: int) -> int:
+def dma_set_coherent_mask(dev: Device, mask: Any) -> int:
     """kernel/dma/mapping.c dma_set_coherent_mask(): the mask for dma_alloc_coherent() memory (the rings)."""
     if not isinstance(mask, int) or not _supported(mask):
         return -EIO
@@ -82,7 +86,7 @@ def dma_set_coherent_mask(dev: Device, mask: int) -> int:
     return 0
 
 
-def dma_set_mask_and_coherent(dev: Device, mask: int) -> int:
+def dma_set_mask_and_coherent(dev: Device, mask: Any) -> int:
     """include/linux/dma-mapping.h: both masks to the same value (the coherent one only if the first worked)."""
     rc = dma_set_mask(dev, mask)
     if rc == 0:
@@ -99,28 +103,28 @@ def _data(ptr: Any) -> Any:
     return data
 
 
-def dma_map_single(dev: Device, ptr: Any, size: int, dir: str, offset: int = 0) -> int:
+def dma_map_single(dev: Device, ptr: Any, size: int, dir: Any, offset: int = 0) -> int:
     """include/linux/dma-mapping.h dma_map_single(): map size bytes at ptr+offset for the device.
 
     Returns the bus address, or DMA_MAPPING_ERROR (test it with dma_mapping_error()) when SWIOTLB is
     full or the IOMMU has no IOVA left. `offset` stands for the pointer arithmetic a C driver does
     (bgmac: buf + BGMAC_RX_BUF_OFFSET).
     """
-    h = this_cpu()
-    buf = _data(ptr)
+    h = CPU.host
+    buf = ptr if type(ptr) is Buf else _data(ptr)
     if buf is not ptr:                     # an skb: skb->data is past its NET_SKB_PAD of headroom
         offset += max(32, h.cacheline)
-    m = h.dma.map(buf.phys + offset, size, _check_dir(dir), MAP_SINGLE)
+    m = h.dma.map(buf.phys + offset, size, dir if dir in _DIRS else _check_dir(dir), MAP_SINGLE)
     if m is None:
         return DMA_MAPPING_ERROR
     buf.map = m
-    move(buf, E_MAP_SINGLE)
+    move(buf, E_MAP_SINGLE, h.rec)
     return h.remember(m, buf)
 
 
-def dma_map_page(dev: Device, page: Any, offset: int, size: int, dir: str) -> int:
+def dma_map_page(dev: Device, page: Any, offset: int, size: int, dir: Any) -> int:
     """include/linux/dma-mapping.h dma_map_page(): map a page (or part of it) for the device."""
-    h = this_cpu()
+    h = CPU.host
     m = h.dma.map(page.phys + offset, size, _check_dir(dir), MAP_PAGE)
     if m is None:
         return DMA_MAPPING_ERROR
@@ -129,7 +133,7 @@ def dma_map_page(dev: Device, page: Any, offset: int, size: int, dir: str) -> in
     return h.remember(m, page)
 
 
-def dma_mapping_error(dev: Device, dma_addr: int) -> int:
+def dma_mapping_error(dev: Device, dma_addr: Any) -> int:
     """include/linux/dma-mapping.h dma_mapping_error(): -ENOMEM for the error address, else 0."""
     return -ENOMEM if dma_addr == DMA_MAPPING_ERROR else 0
 
@@ -139,7 +143,7 @@ def _entry(dma_addr: Any, size: int, what: str, exact: bool = False) -> Mapping:
     if not isinstance(dma_addr, int):
         raise DriverBug(f"{what}(): dma_addr must be the integer dma_map_single() returned, "
                         f"not {type(dma_addr).__name__}")
-    h = this_cpu()
+    h = CPU.host
     m = h.find(dma_addr, max(1, size), exact)
     if m is None:
         m = Mapping(0, dma_addr, 0, size, "", -1, 0, "single")
@@ -147,53 +151,62 @@ def _entry(dma_addr: Any, size: int, what: str, exact: bool = False) -> Mapping:
     return m
 
 
-def _unmap(dev: Device, dma_addr: int, size: int, dir: str, call: int, edge: int, what: str) -> None:
-    h = this_cpu()
-    m = _entry(dma_addr, size, what, exact=True)
+def _unmap(dev: Device, dma_addr: Any, size: int, dir: Any, call: int, edge: int, what: str) -> None:
+    h = CPU.host
+    # check_unmap()'s exact lookup; _entry() says what is wrong when it finds nothing
+    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
+    if m is None:
+        m = _entry(dma_addr, size, what, exact=True)
     was_live = m.live
-    h.dma.unmap(m, size, _check_dir(dir), call)
+    h.dma.unmap(m, size, dir if dir in _DIRS else _check_dir(dir), call)
     owner = h.owner.get(m.id)
     if was_live and owner is not None:
-        move(owner, edge)
+        move(owner, edge, h.rec)
 
 
-def dma_unmap_single(dev: Device, dma_addr: int, size: int, dir: str) -> None:
+def dma_unmap_single(dev: Device, dma_addr: Any, size: int, dir: Any) -> None:
     """include/linux/dma-mapping.h dma_unmap_single(): the buffer is the CPU's again; size and dir must be
     those of the map (check_unmap() reports any difference, and an address not mapped)."""
     _unmap(dev, dma_addr, size, dir, UNMAP_SINGLE, E_UNMAP_SINGLE, "dma_unmap_single")
 
 
-def dma_unmap_page(dev: Device, dma_addr: int, size: int, dir: str) -> None:
+def dma_unmap_page(dev: Device, dma_addr: Any, size: int, dir: Any) -> None:
     """include/linux/dma-mapping.h dma_unmap_page()."""
     _unmap(dev, dma_addr, size, dir, UNMAP_PAGE, E_UNMAP_PAGE, "dma_unmap_page")
 
 
-def dma_sync_single_range_for_cpu(dev: Device, dma_addr: int, offset: int, size: int, dir: str) -> None:
+def dma_sync_single_range_for_cpu(dev: Device, dma_addr: Any, offset: int, size: int, dir: Any) -> None:
     """include/linux/dma-mapping.h: give [offset, offset+size) of a mapping to the CPU (bounce it back,
     invalidate the cache lines) before reading what the device wrote."""
-    h = this_cpu()
-    m = _entry(dma_addr, size, "dma_sync_single_for_cpu")
+    h = CPU.host
+    # the common case first: the address a map returned (page_pool_get_dma_addr() of a pool page)
+    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
+    if m is None:
+        m = _entry(dma_addr, size, "dma_sync_single_for_cpu")
     off = offset + (dma_addr - m.dma if m.live else 0)
-    h.dma.sync_for_cpu(m, off, size, _check_dir(dir))
+    h.dma.sync_for_cpu(m, off, size, dir if dir in _DIRS else _check_dir(dir))
     if m.live:
         owner = h.frags.get((m.id, off)) or h.owner.get(m.id)
         if owner is not None:
-            move(owner, E_SYNC_CPU)
+            move(owner, E_SYNC_CPU, h.rec)
 
 
-def dma_sync_single_for_cpu(dev: Device, dma_addr: int, size: int, dir: str) -> None:
+def dma_sync_single_for_cpu(dev: Device, dma_addr: Any, size: int, dir: Any) -> None:
     """include/linux/dma-mapping.h dma_sync_single_for_cpu()."""
     dma_sync_single_range_for_cpu(dev, dma_addr, 0, size, dir)
 
 
-def dma_sync_single_range_for_device(dev: Device, dma_addr: int, offset: int, size: int, dir: str) -> None:
+def dma_sync_single_range_for_device(dev: Device, dma_addr: Any, offset: int, size: int, dir: Any) -> None:
     """include/linux/dma-mapping.h: give [offset, offset+size) back to the device before it writes again."""
-    _check_dir(dir)
-    h = this_cpu()
-    m = _entry(dma_addr, size, "dma_sync_single_for_device")
+    if dir not in _DIRS:
+        _check_dir(dir)
+    h = CPU.host
+    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
+    if m is None:
+        m = _entry(dma_addr, size, "dma_sync_single_for_device")
     h.dma.sync_for_device(m, offset + (dma_addr - m.dma if m.live else 0), size)
 
 
-def dma_sync_single_for_device(dev: Device, dma_addr: int, size: int, dir: str) -> None:
+def dma_sync_single_for_device(dev: Device, dma_addr: Any, size: int, dir: Any) -> None:
     """include/linux/dma-mapping.h dma_sync_single_for_device()."""
     dma_sync_single_range_for_device(dev, dma_addr, 0, size, dir)

@@ -3,8 +3,11 @@
 The kernel's API keeps per-CPU state the caller never names: netdev_alloc_frag()
 takes this CPU's page_frag cache, napi_build_skb() this CPU's NAPI skb cache.
 The model's equivalent is the `Host` of the simulation a driver runs on;
-`this_cpu()` returns it, and the runtime (models/driver/runtime.py) makes it
-current before it calls any of the driver's hooks.
+the runtime (models/driver/runtime.py) makes it current before it calls any of
+the driver's hooks. The API's functions read it as `CPU.host`, an attribute
+and not a call (a frame makes about fifteen API calls); outside a hook it is
+`OUTSIDE`, which answers any question with the DriverBug that says so.
+`this_cpu()` is the same for code that prefers a call.
 
 The Host also keeps what CONFIG_DMA_API_DEBUG keeps: every mapping by its
 device address (dma_addr_t), live or already unmapped, so that an unmap or a
@@ -15,24 +18,31 @@ contains the synced range), and reports the kernel's words when it does not.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+
+from mypy_extensions import mypyc_attr
 
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import move as lifecycle_move
 from ..memory import Slab
+from ..rx_strategy import HEADERS
+from ..scenario import Costs
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dma import Mapping
     from ..page_pool import PagePool
     from ..rx_buffer import Buf, FlipPage
     from ..sim import Sim
+    from ..trace import Recorder
 
 DMA_MAPPING_ERROR = (1 << 64) - 1      # include/linux/dma-mapping.h: (~(dma_addr_t)0)
 
 _current: list[Host] = []
+NO_CPU = "the driver API was called outside a driver hook (no CPU runs your driver now)"
 
 
+@mypyc_attr(native_class=False)
 class DriverBug(Exception):
     """A call the kernel would refuse outright (a BUG_ON or an oops), raised at the driver's line."""
 
@@ -40,10 +50,11 @@ class DriverBug(Exception):
 def this_cpu() -> Host:
     """The host whose CPU runs the driver now (the kernel's per-CPU context)."""
     if not _current:
-        raise DriverBug("the driver API was called outside a driver hook (no CPU runs your driver now)")
+        raise DriverBug(NO_CPU)
     return _current[-1]
 
 
+@mypyc_attr(native_class=False)
 class Slabs:
     """The page_frag / kmalloc caches a driver allocated from, by size; in_use sums them (teardown audit)."""
 
@@ -55,6 +66,7 @@ class Slabs:
         return sum(s.in_use for s in self.by_size.values())
 
 
+@mypyc_attr(native_class=False)
 class Host:
     """One simulation as the driver API sees it: memory, DMA API, skb heads, the stack and NAPI."""
 
@@ -75,6 +87,8 @@ class Host:
         self.ids = 0
         self.napi: Any = None                          # the driver's napi_struct (models/driver/napi.py)
         self.frag = 0                                  # the size of the last page_pool fragment taken
+        # napi_alloc_skb(): the head and the copy of the protocol headers, the same for every frame
+        self.hdr_cost = sim.costs.kmalloc + Costs.copy(HEADERS, sim.costs.memcpy_gbs)
 
     def new_id(self) -> int:
         self.ids += 1
@@ -119,21 +133,54 @@ class Host:
         return None
 
 
-def move(obj: Any, edge: int) -> None:
+@mypyc_attr(native_class=False)
+class _Outside(Host):
+    """The CPU when none runs a driver: any use of it is the driver's mistake, reported as such
+    (a Host that was never built: every attribute it is asked for raises)."""
+
+    def __init__(self) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        raise DriverBug(NO_CPU)
+
+
+OUTSIDE: Final = _Outside()
+
+
+class Cpu:
+    """Which host runs the driver now: `host`, kept current by `enter`/`leave` (runtime.running())."""
+
+    def __init__(self) -> None:
+        self.host: Host = OUTSIDE
+
+    def enter(self, host: Host) -> None:
+        _current.append(host)
+        self.host = host
+
+    def leave(self) -> None:
+        _current.pop()
+        self.host = _current[-1] if _current else OUTSIDE
+
+
+CPU: Final = Cpu()
+
+
+def move(obj: Any, edge: int, rec: Recorder | None = None) -> None:
     """Move a buffer or page along `edge` when its machine has the edge; a driver's mistake that
-    makes the move illegal is reported by the DMA-API checker, not as a second, model-level error."""
+    makes the move illegal is reported by the DMA-API checker, not as a second, model-level error.
+    `rec` is this CPU's recorder when the caller holds it already."""
     m = obj.m
-    if m is None:
+    if m is None or m.tid[obj.st][edge] < 0:
         return
-    if m.tid[obj.st][edge] < 0:
-        return
-    rec = this_cpu().rec
+    if rec is None:
+        rec = CPU.host.rec
     lifecycle_move(rec, m, obj, edge, getattr(obj, "label", "") if rec.tracing else "")
 
 
 def count(call: str, cost: int | None = None, fmt: str = "", *args: object) -> None:
     """Account one kernel call on this CPU (its unit cost unless `cost` is given)."""
-    rec = this_cpu().rec
+    rec = CPU.host.rec
     cid = C[call]
     if cost is None:
         rec.cnt[cid] += 1
@@ -144,4 +191,4 @@ def count(call: str, cost: int | None = None, fmt: str = "", *args: object) -> N
         rec.call(cid, cost, fmt, *args)
 
 
-__all__ = ["DMA_MAPPING_ERROR", "DriverBug", "Host", "this_cpu", "move", "count", "E"]
+__all__ = ["CPU", "DMA_MAPPING_ERROR", "DriverBug", "Host", "this_cpu", "move", "count", "E"]

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import MACHINE
 from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..skb import Skb
-from .host import DriverBug, move, this_cpu
+from .host import CPU, DriverBug, move
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..lifecycle import Tracked
@@ -38,11 +40,13 @@ E_POST, E_COMPLETE = E["post"], E["napi_complete_done"]
 E_TX_COMPLETE, E_NAPI_CONSUME, E_DEV_KFREE = E["tx_complete"], E["napi_consume_skb"], E["dev_kfree_skb"]
 
 
+@mypyc_attr(native_class=False)
 class Suspend(BaseException):
     """The model stops between two frames (a lesson step ends there); the poll is called again later
     with the budget it has left. A BaseException, so a driver's `except Exception` lets it through."""
 
 
+@mypyc_attr(native_class=False)
 class Napi:
     """struct napi_struct as the poll sees it (the model's NAPI instance is the host's)."""
 
@@ -65,6 +69,7 @@ class TxDesc(NamedTuple):
     len: int
 
 
+@mypyc_attr(native_class=False)
 class TxSkb:
     """An skb on the TX ring (one of TCP's ACKs), as the completion handler frees it."""
     __slots__ = ("obj", "head", "data", "freed")
@@ -79,6 +84,7 @@ class TxSkb:
         return f"<sk_buff {self.obj.label}>"
 
 
+@mypyc_attr(native_class=False)
 class RxRing:
     """The RX descriptor ring: `size` descriptors the device writes frames into, in order."""
 
@@ -107,7 +113,8 @@ class RxRing:
             if not 0 <= off < pm.size:
                 raise DriverBug(f"post(): bus address {dma_addr:#x} is not inside page#{data.id}'s mapping "
                                 f"(page_pool_get_dma_addr(page) + offset)")
-            buf = Buf(h.new_id(), data.phys + off, length, PP_FRAG, FRAG_CARVED, "pp")
+            h.ids += 1
+            buf = Buf(h.ids, data.phys + off, length, PP_FRAG, FRAG_CARVED, "pp")
             buf.page = data
             buf.offset = off
             buf.map = pm
@@ -125,7 +132,7 @@ class RxRing:
                 if m is None or not m.live:
                     buf.map = None
             buf.size = length
-        move(buf, E_POST)
+        move(buf, E_POST, h.rec)
         hw.post(i, buf)
 
     def next_rx(self, napi: Napi) -> tuple[int, int] | None:
@@ -161,6 +168,7 @@ class RxRing:
         return bool(self.hw.done[i])
 
 
+@mypyc_attr(native_class=False)
 class TxRing:
     """The TX ring the stack's skbs (TCP's ACKs) go out on; the driver reclaims what the device sent."""
 
@@ -186,7 +194,7 @@ class TxRing:
 
 
 def _free_tx(skb: TxSkb, in_napi: bool) -> None:
-    h = this_cpu()
+    h = CPU.host
     if skb.freed:
         h.rec.violate("use-after-free", f"{skb.obj.label}: the TX skb was freed twice (kfree_skb of a freed skb)",
                       skb.obj.label)
@@ -206,7 +214,7 @@ def napi_consume_skb(skb: Any, budget: int) -> None:
         _free_tx(skb, budget != 0)
         return
     if isinstance(skb, Skb) and skb.id:
-        this_cpu().sim.stack.free_skb(skb, head="napi" if budget else "slab", allow_direct=bool(budget))
+        CPU.host.sim.stack.free_skb(skb, head="napi" if budget else "slab", allow_direct=bool(budget))
         return
     raise DriverBug(f"napi_consume_skb(): {type(skb).__name__} is no sk_buff the stack gave you")
 
@@ -217,38 +225,38 @@ def dev_kfree_skb_any(skb: Any) -> None:
     if isinstance(skb, TxSkb):
         _free_tx(skb, False)
     elif isinstance(skb, Skb) and skb.id:
-        this_cpu().sim.stack.free_skb(skb, head="slab", allow_direct=False)
+        CPU.host.sim.stack.free_skb(skb, head="slab", allow_direct=False)
     else:
         skb_free_frag(skb)
 
 
-def napi_gro_receive(napi: Napi, skb: Skb) -> None:
+def napi_gro_receive(napi: Napi, skb: Any) -> None:
     """include/linux/netdevice.h napi_gro_receive() -> net/core/gro.c gro_receive_skb(): hand a received skb
     to GRO, which merges it with the flow's held segments or queues it for the stack."""
     if not isinstance(skb, Skb) or not skb.id:
         raise DriverBug(f"napi_gro_receive(): {type(skb).__name__} is no received sk_buff "
                         f"(build one with build_skb()/napi_build_skb() and skb_put(), or skb_put() the skb "
                         f"from netdev_alloc_skb())")
-    this_cpu().sim.stack.napi_gro_receive(skb, True)
+    CPU.host.sim.stack.napi_gro_receive(skb, True)
 
 
-def ieee80211_rx_napi(napi: Napi, skb: Skb) -> None:
+def ieee80211_rx_napi(napi: Napi, skb: Any) -> None:
     """net/mac80211/rx.c ieee80211_rx_napi(): a Wi-Fi driver's frame goes through mac80211 (802.11 to
     Ethernet, the station's state), which hands it to napi_gro_receive(). The kernel's takes
     (hw, sta, skb, napi); the model keeps only the napi and the skb."""
     if not isinstance(skb, Skb) or not skb.id:
         raise DriverBug(f"ieee80211_rx_napi(): {type(skb).__name__} is no received sk_buff")
-    sim = this_cpu().sim
+    sim = CPU.host.sim
     if not sim.sc.wifi:
         raise DriverBug("ieee80211_rx_napi(): this device is no Wi-Fi device (use napi_gro_receive())")
     sim.stack.rx(skb, True)
 
 
-def netif_receive_skb(skb: Skb) -> None:
+def netif_receive_skb(skb: Any) -> None:
     """net/core/dev.c netif_receive_skb(): hand a received skb to the stack at once, without GRO."""
     if not isinstance(skb, Skb) or not skb.id:
         raise DriverBug(f"netif_receive_skb(): {type(skb).__name__} is no received sk_buff")
-    this_cpu().sim.stack.netif_receive_skb(skb)
+    CPU.host.sim.stack.netif_receive_skb(skb)
 
 
 def napi_complete_done(napi: Napi, work_done: int) -> bool:
@@ -257,7 +265,7 @@ def napi_complete_done(napi: Napi, work_done: int) -> bool:
     also returns false under busy polling, or when an interrupt came during the poll and NAPI_STATE_MISSED
     reschedules it; the model has neither.) Called a second time in one poll the kernel warns once
     (WARN_ON_ONCE on NAPIF_STATE_SCHED) and goes on; the model reports it and refuses the second call."""
-    h = this_cpu()
+    h = CPU.host
     sim = h.sim
     rec = h.rec
     napi.complete_calls += 1
@@ -278,5 +286,5 @@ def napi_complete_done(napi: Napi, work_done: int) -> bool:
 def driver_irq_enable(napi: Napi) -> None:
     """The driver unmasks its RX interrupt (a register write of its own: bgmac_chip_intrs_on(), atlantic's
     hw_atl_b0_hw_irq_enable(), ...), after napi_complete_done() returned true."""
-    h = this_cpu()
+    h = CPU.host
     h.sim.link.rearm()

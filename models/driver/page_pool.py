@@ -16,9 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from ..dma import BIDIRECTIONAL, FROM_DEVICE
 from ..page_pool import Page, PagePool
-from .host import DriverBug, this_cpu
+from .host import CPU, DriverBug
 
 PP_FLAG_DMA_MAP = 1 << 0          # include/net/page_pool/types.h
 PP_FLAG_DMA_SYNC_DEV = 1 << 1
@@ -29,6 +31,7 @@ PP_FLAG_ALL = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV | PP_FLAG_SYSTEM_POOL
 EINVAL = 22
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class PagePoolParams:
     """struct page_pool_params: the fields a driver fills before page_pool_create()."""
@@ -43,7 +46,7 @@ class PagePoolParams:
     offset: int = 0
 
 
-def page_pool_create(params: PagePoolParams) -> PagePool:
+def page_pool_create(params: Any) -> PagePool:
     """net/core/page_pool.c page_pool_create(): a pool for one RX queue.
 
     As page_pool_init() does, it refuses what the kernel refuses (ERR_PTR(-EINVAL)): unknown flags, a
@@ -51,7 +54,7 @@ def page_pool_create(params: PagePoolParams) -> PagePool:
     without PP_FLAG_DMA_MAP or without max_len. The model's pool always maps (every pool in the lessons
     does): creating one without PP_FLAG_DMA_MAP is refused here with a clear message.
     """
-    h = this_cpu()
+    h = CPU.host
     if not isinstance(params, PagePoolParams):
         raise DriverBug("page_pool_create() takes a PagePoolParams")
     if params.flags & ~PP_FLAG_ALL:
@@ -72,10 +75,10 @@ def page_pool_create(params: PagePoolParams) -> PagePool:
     return pool
 
 
-def page_pool_dev_alloc_frag(pool: PagePool, size: int) -> tuple[Page | None, int]:
+def page_pool_dev_alloc_frag(pool: Any, size: int) -> tuple[Page | None, int]:
     """include/net/page_pool/helpers.h page_pool_dev_alloc_frag(): (page, offset) of a size-byte fragment,
     or (None, 0); the size is rounded up to dma_get_cache_alignment() as page_pool_alloc_frag() does."""
-    h = this_cpu()
+    h = CPU.host
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_dev_alloc_frag(): the first argument is the pool page_pool_create() made")
     align = 1 if h.coherent else h.cacheline
@@ -86,18 +89,18 @@ def page_pool_dev_alloc_frag(pool: PagePool, size: int) -> tuple[Page | None, in
     return got
 
 
-def page_pool_get_dma_addr(page: Page) -> int:
+def page_pool_get_dma_addr(page: Any) -> int:
     """include/net/page_pool/helpers.h page_pool_get_dma_addr(): the bus address the pool mapped the page at."""
     if not isinstance(page, Page) or page.map is None:
         raise DriverBug("page_pool_get_dma_addr(): not a page_pool page")
     m = page.map
-    h = this_cpu()
+    h = CPU.host
     if h.maps.get(m.dma) is not m:
         h.maps[m.dma] = m
     return m.dma
 
 
-def page_pool_put_full_page(pool: PagePool, page: Page, allow_direct: bool) -> None:
+def page_pool_put_full_page(pool: Any, page: Any, allow_direct: bool) -> None:
     """include/net/page_pool/helpers.h page_pool_put_full_page(): give back a fragment the driver owns
     (never one an skb holds: that one comes back when the skb is freed)."""
     if not isinstance(page, Page):
@@ -105,7 +108,7 @@ def page_pool_put_full_page(pool: PagePool, page: Page, allow_direct: bool) -> N
     pool.put_frag(page, allow_direct)
 
 
-def page_pool_destroy(pool: PagePool) -> None:
+def page_pool_destroy(pool: Any) -> None:
     """net/core/page_pool.c page_pool_destroy(): free what the pool holds; pages still in flight keep it
     alive: page_pool_release_retry() tries again every second and, for a pool no live netdev shows,
     warns "stalled pool shutdown" every 60 s until they come back."""
@@ -113,8 +116,8 @@ def page_pool_destroy(pool: PagePool) -> None:
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_destroy(): not a page_pool")
     if pool.destroyed:
-        this_cpu().rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
+        CPU.host.rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
                                f"pool#{pool.id}")
         return
     pool.destroy()
-    pool_destroyed(this_cpu(), pool)
+    pool_destroyed(CPU.host, pool)

@@ -26,7 +26,7 @@ from ..lifecycle import EDGE_ID as E
 from ..rx_strategy import Strategy
 from ..sim import Sim
 from .dma_mapping import Device
-from .host import Host, _current
+from .host import CPU, Host
 from .napi import Napi, RxRing, Suspend, TxRing
 from .netdev import NetDriver
 
@@ -41,12 +41,12 @@ E_POLL, E_EXHAUSTED, E_RING_DEINIT = E["napi_poll"], E["repoll"], E["ring_deinit
 
 @contextmanager
 def running(host: Host) -> Iterator[None]:
-    """The driver's code runs on this host's CPU (this_cpu())."""
-    _current.append(host)
+    """The driver's code runs on this host's CPU (CPU.host, this_cpu())."""
+    CPU.enter(host)
     try:
         yield
     finally:
-        _current.pop()
+        CPU.leave()
 
 
 class OwnAttributes:

@@ -20,12 +20,11 @@ from ..lifecycle import EDGE_ID as E
 from ..lifecycle import MACHINE
 from ..rx_buffer import Buf
 from ..rx_strategy import HEADERS, SHINFO
-from ..scenario import Costs
 from ..skb import Skb
-from .host import DriverBug, count, move, this_cpu
+from .host import CPU, DriverBug, count, move
 
-RX_BUFFER = MACHINE["rx_buffer"]
-RX_FREE = RX_BUFFER.sid["free"]
+RX_BUFFER, PP_FRAG = MACHINE["rx_buffer"], MACHINE["pp_frag"]
+RX_FREE, FRAG_FILLED = RX_BUFFER.sid["free"], PP_FRAG.sid["filled"]
 SKB_PUT, NAPI_ALLOC_SKB, MARK = C["skb_put"], C["napi_alloc_skb"], C["skb_mark_for_recycle"]
 BUILD, NAPI_BUILD, SLAB_BUILD = C["build_skb"], C["napi_build_skb"], C["slab_build_skb"]
 E_SKB_PUT, E_BUILD, E_NAPI_BUILD, E_SLAB_BUILD, E_ADD_FRAG = (E["skb_put"], E["build_skb"], E["napi_build_skb"],
@@ -35,20 +34,20 @@ E_RX_DROPPED = E["rx_dropped"]
 
 def NET_SKB_PAD() -> int:
     """include/linux/skbuff.h: max(32, L1_CACHE_BYTES) of headroom in front of received data."""
-    return max(32, this_cpu().cacheline)
+    return max(32, CPU.host.cacheline)
 
 
 def SKB_DATA_ALIGN(x: int) -> int:
     """include/linux/skbuff.h: x rounded up to SMP_CACHE_BYTES."""
-    a = this_cpu().cacheline
+    a = CPU.host.cacheline
     return (x + a - 1) // a * a
 
 
 SKB_SHINFO_SIZE = SHINFO        # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on 64-bit
 
 
-def _alloc(kind: str, size: int, call: str) -> Buf:
-    h = this_cpu()
+def _alloc(kind: str, size: Any, call: str) -> Buf:
+    h = CPU.host
     if not isinstance(size, int) or size <= 0:
         raise DriverBug(f"{call}({size!r}): the size must be a positive number of bytes")
     slab = h.slab(size)
@@ -57,7 +56,7 @@ def _alloc(kind: str, size: int, call: str) -> Buf:
     return buf
 
 
-def netdev_alloc_frag(fragsz: int) -> Buf:
+def netdev_alloc_frag(fragsz: Any) -> Buf:
     """include/linux/skbuff.h netdev_alloc_frag() -> net/core/skbuff.c __netdev_alloc_frag_align(): fragsz
     bytes from this CPU's page_frag cache (data only: the skb is built around it when the frame has arrived)."""
     buf = _alloc("frag", fragsz, "netdev_alloc_frag")
@@ -66,7 +65,7 @@ def netdev_alloc_frag(fragsz: int) -> Buf:
     return buf
 
 
-def kmalloc(size: int) -> Buf:
+def kmalloc(size: Any) -> Buf:
     """include/linux/slab.h kmalloc(): a slab buffer (its skb comes from slab_build_skb: no head_frag)."""
     buf = _alloc("kmalloc", size, "kmalloc")
     count("kmalloc", None, "buf#%s|%s bytes at %#x", buf.id, size, buf.phys)
@@ -77,7 +76,7 @@ def kmalloc(size: int) -> Buf:
 def netdev_alloc_skb(dev: Any, length: int) -> Skb:
     """net/core/skbuff.c __netdev_alloc_skb(): an sk_buff and a data area of NET_SKB_PAD + length bytes
     (plus skb_shared_info), skb->data after the headroom. dma_map_single(dev, skb, ...) maps skb->data."""
-    h = this_cpu()
+    h = CPU.host
     size = SKB_DATA_ALIGN(NET_SKB_PAD() + length) + SKB_SHINFO_SIZE
     buf = _alloc("skb", size, "netdev_alloc_skb")
     buf.head = h.heads.alloc_slab()
@@ -89,7 +88,7 @@ def netdev_alloc_skb(dev: Any, length: int) -> Skb:
 def skb_free_frag(data: Any) -> None:
     """include/linux/skbuff.h skb_free_frag() (page_frag_free), or kfree() / kfree_skb() for the other kinds:
     a data area that never carried a frame goes back (a failed map, the ring freed at stop)."""
-    h = this_cpu()
+    h = CPU.host
     skb = data if isinstance(data, Skb) else None
     buf = data.data if skb is not None else data
     if not isinstance(buf, Buf) or buf.kind not in ("frag", "skb", "kmalloc"):
@@ -110,7 +109,7 @@ dev_kfree_skb_any = skb_free_frag
 def cpu_reads(h: Any, buf: Buf) -> None:
     """The CPU is about to read what the device wrote: the checker wants the buffer synced or unmapped."""
     if buf.kind == "pp":          # a fragment shares its page's mapping: its own state says if it was synced
-        if buf.state == "filled":
+        if buf.m is PP_FRAG and buf.st == FRAG_FILLED:
             page = buf.page
             h.rec.violate("no-sync-for-cpu", f"CPU reads fragment buf#{buf.id} of page#{getattr(page, 'id', '?')} "
                           f"without dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
@@ -122,7 +121,7 @@ def cpu_reads(h: Any, buf: Buf) -> None:
 
 
 def _new_skb(data: Buf, head: Any, call: int, edge: int, frag_size: int) -> Skb:
-    h = this_cpu()
+    h = CPU.host
     cpu_reads(h, data)
     rec = h.rec
     rec.cnt[call] += 1
@@ -130,7 +129,7 @@ def _new_skb(data: Buf, head: Any, call: int, edge: int, frag_size: int) -> Skb:
     if rec.tracing:
         rec.emit(call, rec.unit[call], "buf#%s|head#%s from the %s",
                  (data.id, head.id, "NAPI cache" if call == NAPI_BUILD else "slab"))
-    move(data, edge)
+    move(data, edge, rec)
     h.heads._skb_ids += 1
     return Skb(h.heads._skb_ids, head, data, [], 0, rec.t)
 
@@ -147,25 +146,25 @@ def build_skb(data: Any, frag_size: int) -> Skb:
     with frag_size 0 still works but warns once); the model takes this call as that one."""
     buf = _received(data, "build_skb")
     if buf.kind == "kmalloc":
-        return _new_skb(buf, this_cpu().heads.alloc_slab(), SLAB_BUILD, E_SLAB_BUILD, frag_size)
-    return _new_skb(buf, this_cpu().heads.alloc_slab(), BUILD, E_BUILD, frag_size)
+        return _new_skb(buf, CPU.host.heads.alloc_slab(), SLAB_BUILD, E_SLAB_BUILD, frag_size)
+    return _new_skb(buf, CPU.host.heads.alloc_slab(), BUILD, E_BUILD, frag_size)
 
 
 def napi_build_skb(data: Any, frag_size: int) -> Skb:
     """net/core/skbuff.c napi_build_skb(): as build_skb(), the sk_buff popped from this CPU's NAPI cache
     (napi_skb_cache_get(), refilled in bulk). Only in NAPI context: from the poll."""
     buf = _received(data, "napi_build_skb")
-    return _new_skb(buf, this_cpu().heads.alloc_napi(), NAPI_BUILD, E_NAPI_BUILD, frag_size)
+    return _new_skb(buf, CPU.host.heads.alloc_napi(), NAPI_BUILD, E_NAPI_BUILD, frag_size)
 
 
-def skb_put(skb: Skb, length: int) -> None:
+def skb_put(skb: Any, length: int) -> None:
     """net/core/skbuff.c skb_put(): the frame's length; for an skb from netdev_alloc_skb() this is
     the moment its data becomes the received frame (the model counts it there)."""
     if not isinstance(skb, Skb):
         raise DriverBug(f"skb_put(): {type(skb).__name__} is no sk_buff")
     skb.len += length
     if skb.id == 0:
-        h = this_cpu()
+        h = CPU.host
         rec = h.rec
         data = skb.data
         cpu_reads(h, data)
@@ -180,11 +179,12 @@ def skb_put(skb: Skb, length: int) -> None:
 def napi_alloc_skb(napi: Any, length: int) -> Skb:
     """net/core/skbuff.c napi_alloc_skb(): a small skb in NAPI context for the headers the driver copies
     (atlantic's __aq_ring_rx_clean()); the model's cost includes that copy of the protocol headers."""
-    h = this_cpu()
+    h = CPU.host
     rec = h.rec
-    hdr = Buf(h.new_id(), -1, length, None, 0, "hdr")
+    h.ids += 1
+    hdr = Buf(h.ids, -1, length, None, 0, "hdr")
     head = h.heads.alloc_napi(via="napi_alloc_skb")
-    cost = h.sim.costs.kmalloc + Costs.copy(HEADERS, h.sim.costs.memcpy_gbs)
+    cost = h.hdr_cost
     rec.cnt[NAPI_ALLOC_SKB] += 1
     rec.extra[NAPI_ALLOC_SKB] += cost
     rec.t += cost
@@ -194,9 +194,9 @@ def napi_alloc_skb(napi: Any, length: int) -> Skb:
     return Skb(h.heads._skb_ids, head, hdr, [], 0, rec.t)
 
 
-def skb_add_rx_frag(skb: Skb, i: int, page: Any, off: int, size: int, truesize: int) -> None:
+def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: int) -> None:
     """include/linux/skbuff.h skb_add_rx_frag(): attach [off, off+size) of a page as frag i."""
-    h = this_cpu()
+    h = CPU.host
     if not isinstance(skb, Skb):
         raise DriverBug(f"skb_add_rx_frag(): {type(skb).__name__} is no sk_buff")
     pm = getattr(page, "map", None)
@@ -205,15 +205,15 @@ def skb_add_rx_frag(skb: Skb, i: int, page: Any, off: int, size: int, truesize: 
         raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
                         f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
     cpu_reads(h, buf)
-    move(buf, E_ADD_FRAG)
+    move(buf, E_ADD_FRAG, h.rec)
     skb.frags.append(buf)
     skb.len += size
 
 
-def skb_mark_for_recycle(skb: Skb) -> None:
+def skb_mark_for_recycle(skb: Any) -> None:
     """include/linux/skbuff.h skb_mark_for_recycle(): skb->pp_recycle = 1, so freeing the skb returns its
     page_pool pages to their pool (napi_pp_put_page) instead of put_page()."""
-    rec = this_cpu().rec
+    rec = CPU.host.rec
     rec.cnt[MARK] += 1
     if rec.tracing:
         rec.emit(MARK, 0, "head#%s", (skb.head.id,))
@@ -221,7 +221,7 @@ def skb_mark_for_recycle(skb: Skb) -> None:
 
 def netdev_rx_dropped(dev: Any, data: Any) -> None:
     """The driver had no replacement buffer: netdev stats rx_dropped++, and the same buffer goes back."""
-    h = this_cpu()
+    h = CPU.host
     buf = data.data if isinstance(data, Skb) else data
     h.rec.call(C["rx_dropped"], 0, "buf#%s|no replacement buffer: the frame is dropped", buf.id)
     move(buf, E_RX_DROPPED)

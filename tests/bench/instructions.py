@@ -1,6 +1,6 @@
 """Model cost as instructions per frame, counted by valgrind: the same figure whatever else the machine does.
 
-    python tests/bench/instructions.py [--frames N] [--build pure|compiled|both] [LESSON:VARIANT ... | all]
+    python tests/bench/instructions.py [--frames N] [--build pure|compiled|both] [--driver] [LESSON:VARIANT ... | all]
 
 CPU time on a shared machine moves with the neighbours (cache, frequency, a
 hypervisor's steal); callgrind counts the instructions the process executed,
@@ -9,6 +9,9 @@ two runs of the same process, with N frames and with none, over N: start-up,
 imports and the Sim's construction cancel out. Frames/s on a quiet core is
 roughly the machine's instructions per second over this figure, so it is the
 number to watch between two versions of the model on a busy machine.
+
+`--driver` also counts the variant's reference driver of the driver API (the exercise's,
+viz/exercises/solutions, through models.driver.runtime.DriverSim) on the same scenario.
 
 Needs valgrind (Debian's package). Not a test: nothing here asserts.
 """
@@ -36,10 +39,23 @@ sim.run_frames(2000)                  # the ring filled and the pools warm, as i
 sim.run_frames(int(sys.argv[3]))
 """
 
+DRIVER = """
+import sys
+from importlib import import_module
+from models.lesson import find_lesson
+from models.driver.runtime import DriverSim
+from viz.exercises.catalog import EXERCISES
+ex = next(e for e in EXERCISES if (e.lesson, e.variant) == (sys.argv[1], sys.argv[2]))
+driver = import_module("viz.exercises.solutions." + ex.solution).Driver()
+sim = DriverSim(driver, find_lesson(sys.argv[1]).params_for(sys.argv[2]))
+sim.run_frames(2000)
+sim.run_frames(int(sys.argv[3]))
+"""
 
-def count(lesson: str, variant: str, frames: int, build: str) -> int:
+
+def count(lesson: str, variant: str, frames: int, build: str, code: str = RUN) -> int:
     env = {**os.environ, "RXVIZ_MODEL": build}
-    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", RUN,
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", code,
                         lesson, variant, str(frames)], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     refs = re.search(r"refs:\s+([\d,]+)", p.stderr)
     assert refs, p.stderr[-500:]
@@ -57,17 +73,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=20_000)
     ap.add_argument("--build", choices=["pure", "compiled", "both"], default="both")
+    ap.add_argument("--driver", action="store_true",
+                    help="also count the variant's reference driver (the exercise's) on the driver API")
     ap.add_argument("names", nargs="*", default=["atlantic-page-pool:after"])
     args = ap.parse_args()
     if not shutil.which("valgrind"):
         sys.exit("instructions.py: valgrind is not installed (apt-get install valgrind)")
     builds = ["pure", "compiled"] if args.build == "both" else [args.build]
     for lesson, variant in targets(args.names):
-        row = []
-        for build in builds:
-            per = (count(lesson, variant, args.frames, build) - count(lesson, variant, 0, build)) / args.frames
-            row.append(f"{build} {per:>9,.0f}")
-        print(f"{lesson}:{variant:<18} instructions/frame: {'   '.join(row)}", flush=True)
+        for label, code in (("", RUN), *([(" driver", DRIVER)] if args.driver else [])):
+            row = []
+            for build in builds:
+                per = (count(lesson, variant, args.frames, build, code)
+                       - count(lesson, variant, 0, build, code)) / args.frames
+                row.append(f"{build} {per:>9,.0f}")
+            print(f"{lesson}:{variant + label:<18} instructions/frame: {'   '.join(row)}", flush=True)
 
 
 if __name__ == "__main__":
