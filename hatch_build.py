@@ -34,8 +34,9 @@ MODELS = ROOT / "models"
 # command or per step and stays interpreted: compiling it would cost build time for nothing.
 HOT = (
     "calls", "dma", "engine", "gro", "host_signals", "iommu", "lifecycle", "link", "memory", "metrics",
-    "page_flip", "page_pool", "page_pool_frag", "pcie", "per_frame", "ring", "rx_buffer", "rx_strategy", "sdio",
-    "sim", "skb", "skb_head", "stack", "swiotlb", "teardown", "trace", "wire",
+    "netif_receive", "page_flip", "page_pool", "page_pool_frag", "pcie", "per_frame", "reader", "ring", "rx_buffer",
+    "rx_strategy", "sdio", "sim", "skb", "skb_build", "skb_free", "skb_head", "sock", "stack", "swiotlb", "teardown",
+    "trace", "tx", "wire",
 )
 
 BUILD = """

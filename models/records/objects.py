@@ -33,7 +33,7 @@ _STRATEGY_MACHINE = {"per-frame": "rx_buffer", "page-flip": "flip_page", "page-p
 def default_machine(sim: Any) -> str:
     if sim.bus == "pcie" and sim.strategy is not None:
         return _STRATEGY_MACHINE.get(sim.strategy.name, "rx_buffer")
-    return "gro_flow" if sim.napi_api and sim.stack.gro_on else "napi"
+    return "gro_flow" if sim.napi_api and sim.sc.gro else "napi"
 
 
 class _Obj:
@@ -80,15 +80,16 @@ def _index(sim: Any) -> dict[str, _Obj]:
         for i in range(ring.size):
             add_buf(ring.buf(i), f"at desc {i}")
     st = sim.stack
-    if st.held is not None:
-        add_skb(st.held, "held by GRO")
-    for skb in st.rx_list:
+    gro = st.gro
+    if gro.held is not None:
+        add_skb(gro.held, "held by GRO")
+    for skb in gro.rx_list:
         add_skb(skb, "on napi->rx_list")
-    for skb in st.sockq:
+    for skb in st.sock.sockq:
         add_skb(skb, "in the socket queue")
-    for skb in st.defer:
+    for skb in st.reader.defer:
         add_skb(skb, "on the defer list")
-    for e in st.tx:
+    for e in st.tx.ring:
         if e.buf is not None:
             add_buf(e.buf, "on the TX ring (XDP_TX)")
     if sim.pool is not None:
@@ -112,13 +113,13 @@ def _index(sim: Any) -> dict[str, _Obj]:
             out.setdefault(m.iova.label, _Obj(m.iova.label, "iova", m.iova, f"maps map#{m.id}"))
     for iova in sim.dma.fq:
         out.setdefault(iova.label, _Obj(iova.label, "iova", iova, "in the IOMMU flush queue"))
-    for e in st.tx:
+    for e in st.tx.ring:
         if e.obj is not None:
             out.setdefault(e.obj.label, _Obj(e.obj.label, "tx_buffer", e.obj, "on the TX ring"))
     out["napi"] = _Obj("napi", "napi", sim.napi, "")
     out["rx tasklet"] = _Obj("rx tasklet", "tasklet", sim.tasklet, "")
-    held = st.held
-    out["flow"] = _Obj("flow", "gro_flow", st.gro,
+    held = gro.held
+    out["flow"] = _Obj("flow", "gro_flow", gro,
                        f"{held.segs} segment(s) held in skb#{held.id}" if held else "")
     return out
 
