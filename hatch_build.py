@@ -34,8 +34,9 @@ MODELS = ROOT / "models"
 # command or per step and stays interpreted: compiling it would cost build time for nothing.
 HOT = (
     "calls", "dma", "engine", "gro", "host_signals", "iommu", "lifecycle", "link", "memory", "metrics",
-    "page_flip", "page_pool", "page_pool_frag", "pcie", "per_frame", "ring", "rx_buffer", "rx_strategy", "sdio",
-    "sim", "skb", "skb_head", "stack", "swiotlb", "teardown", "trace", "wire",
+    "netif_receive", "page_flip", "page_pool", "page_pool_frag", "pcie", "per_frame", "reader", "ring", "rx_buffer",
+    "rx_strategy", "sdio", "sim", "skb", "skb_build", "skb_free", "skb_head", "sock", "stack", "swiotlb", "teardown",
+    "trace", "tx", "wire",
     # the driver API's functions (a driver of the API calls about fifteen a frame); its classes are
     # ordinary Python classes (mypyc_attr(native_class=False)): the runtime and the learner's code make them
     "driver/dma_mapping", "driver/host", "driver/napi", "driver/page_pool", "driver/skbuff",

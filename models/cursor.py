@@ -129,7 +129,8 @@ class _Where:
                     ring.setdefault(b.id, i)
                     bufs.setdefault(b.id, b)
         st = sim.stack
-        skbs = [*(s for s in (st.held,) if s is not None), *st.rx_list, *st.sockq, *st.defer]
+        gro = st.gro
+        skbs = [*(s for s in (gro.held,) if s is not None), *gro.rx_list, *st.sock.sockq, *st.reader.defer]
         for skb in skbs:
             self._skbs[skb.id] = skb
             for b in skb.buffers():          # its frag_list members' too

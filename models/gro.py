@@ -1,4 +1,16 @@
-"""GRO (net/core/gro.c): one held chain per TCP flow, built as skb_gro_receive() builds it.
+"""GRO (net/core/gro.c): how a NAPI driver's skbs go up, and the held chain skb_gro_receive() builds.
+
+- napi_gro_receive(): a TCP segment is merged into its flow's held chain (below);
+  with GRO off (netif_elide_gro) or not TCP it is queued alone (GRO_NORMAL).
+- A completed chain (napi_gro_complete), and every GRO_NORMAL skb, is queued
+  by gro_normal_one() on napi->rx_list and handed to the stack
+  (netif_receive_skb_list_internal) by gro_normal_list() once
+  gro_normal_batch (8) segments wait, and at napi_complete_done() or the end
+  of a full poll, after napi_gro_flush(). Since v6.15 the held lists and
+  rx_list are one struct gro_node; here, one `Gro`.
+- A driver without NAPI (a tasklet or a work) hands its skbs to
+  netif_receive_skb() directly; a Wi-Fi driver through mac80211 first
+  (ieee80211_rx_napi, ieee80211_rx or ieee80211_rx_ni).
 
 The held skb `p` collects the flow's segments until the next would make it
 reach GRO_LEGACY_MAX_SIZE (64 KiB, counted from the network header). Each
@@ -27,9 +39,13 @@ from typing import TYPE_CHECKING, Final
 from mypy_extensions import mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .host_signals import HostSignals
     from .kernel import Kernel
+    from .netif_receive import NetifReceive
+    from .scenario import Scenario
     from .skb import Skb, SkbHeads
-    from .stack import Stack
+    from .skb_free import SkbFree
+    from .trace import Recorder
 
 from .calls import CALL_ID as C
 from .lifecycle import EDGE_ID as E
@@ -41,6 +57,13 @@ ETH_HLEN: Final = 14
 NAPI_KFREE: Final = C["__napi_kfree_skb"]
 KFREE: Final = C["__kfree_skb"]
 STOLEN: Final = C["napi_skb_free_stolen_head"]
+RX_NAPI: Final = C["ieee80211_rx_napi"]
+RX_TASKLET: Final = C["ieee80211_rx"]
+RX_NI: Final = C["ieee80211_rx_ni"]
+GRO_RECEIVE: Final = C["napi_gro_receive"]
+GRO_COMPLETE: Final = C["napi_gro_complete"]
+GRO_FLUSH: Final = C["napi_gro_flush"]
+NORMAL_LIST: Final = C["gro_normal_list"]
 FLOW: Final = MACHINE["gro_flow"]
 EMPTY = FLOW.sid["empty"]
 E_RECEIVE: Final = E["napi_gro_receive"]
@@ -50,20 +73,34 @@ E_FLUSH: Final = E["napi_gro_flush"]
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Gro(Stateful):
-    """The GRO state of one NAPI instance: at most one held flow (the model has one flow).
-
-    The flow is an object of the gro_flow machine (`st`), labelled "flow".
+    """The GRO state of one NAPI instance (struct gro_node): at most one held flow (the model has
+    one flow) and napi->rx_list. The flow is an object of the gro_flow machine (`st`), labelled "flow".
     """
     label = "flow"
 
-    def __init__(self, stack: Stack, heads: SkbHeads, kernel: Kernel, hdrs: int) -> None:
-        self.stack = stack
-        self.rec = stack.rec
+    def __init__(self, sc: Scenario, rec: Recorder, heads: SkbHeads, kernel: Kernel, hdrs: int,
+                 netif: NetifReceive, free: SkbFree, signals: HostSignals) -> None:
+        self.rec = rec
         self.heads = heads
+        self.netif = netif            # where rx_list goes up (netif_receive_skb)
+        self.free = free              # a merged segment's header goes back here
+        self.signals = signals
         self.stolen_to_cache = kernel.stolen_heads_to_napi_cache
         self.held: Skb | None = None
         self.hdrs = hdrs          # IP + TCP headers of each segment
         self.st = EMPTY
+        # How the driver hands frames up (the scenario's delivery): through GRO (napi_gro_receive),
+        # from a tasklet or a work; a napi_struct never added (netif_napi_add) has no GRO lists.
+        self.napi_api = sc.napi_api
+        self.tasklet = sc.delivery == "tasklet"
+        self.napi_added = sc.napi_added
+        self.wifi = sc.wifi
+        self.merge = sc.gro and sc.traffic == "tcp"     # GRO merges only TCP, and only when on
+        self.batch = sc.gro_normal_batch
+        self.rx_list: list[Skb] = []       # napi->rx_list: skbs gro_normal_one() queued
+        self.rx_count = 0             # segments on it (counted in segments since v5.11)
+        self.jiffy = 10**12 // sc.cost.hz
+        self.gro_warned = False
 
     @property
     def state(self) -> str:
@@ -71,6 +108,47 @@ class Gro(Stateful):
 
     def tag(self) -> str:
         return self.label
+
+    def rx(self, skb: Skb, in_napi: bool) -> None:
+        """Hand one skb up: mac80211 for Wi-Fi, then GRO, or straight to the stack."""
+        if self.wifi:
+            if self.napi_api:
+                call = RX_NAPI
+            else:
+                call = RX_TASKLET if self.tasklet else RX_NI
+            self.rec.call(call, -1, "skb#%s", skb.id)
+        if self.napi_api:
+            self.napi_gro_receive(skb, in_napi)
+        else:
+            self.netif.netif_receive_skb(skb)
+
+    def napi_gro_receive(self, skb: Skb, in_napi: bool) -> None:
+        rec = self.rec
+        rec.cnt[GRO_RECEIVE] += 1
+        rec.t += rec.unit[GRO_RECEIVE]
+        if rec.tracing:
+            held = self.held
+            rec.emit(GRO_RECEIVE, rec.unit[GRO_RECEIVE], "skb#%s|%s segment(s) of the flow held before it",
+                     (skb.id, held.segs if held else 0))
+        if not self.napi_added:
+            # The napi_struct was never set up: its GRO lists are zeroed memory, and walking one
+            # (gro_list_prepare) dereferences NULL. The RX worker dies with the skb in hand.
+            rec.warn("rx-outside-softirq", "WARNING in ieee80211_rx_napi(): WARN_ON_ONCE(softirq_count() == 0)",
+                     f"skb#{skb.id}")
+            rec.violate("napi-not-added",
+                        "BUG: kernel NULL pointer dereference in gro_list_prepare(): napi_gro_receive() on a "
+                        "napi_struct netif_napi_add() never initialised; the RX worker dies", f"skb#{skb.id}")
+            self.signals.rx_oops()
+            return
+        if not in_napi and not self.gro_warned:
+            self.gro_warned = True
+            rec.violate("gro-outside-napi",
+                        "napi_gro_receive() called from process context: GRO state belongs to the NAPI poll, is "
+                        "unlocked outside it, and nothing flushes what it holds", f"skb#{skb.id}")
+        if not self.merge:
+            self.gro_normal_one(skb)      # GRO_NORMAL: queued alone (netif_elide_gro, or not TCP)
+            return
+        self.receive(skb, in_napi)
 
     def receive(self, skb: Skb, in_napi: bool) -> None:
         """dev_gro_receive() -> tcp_gro_receive() -> skb_gro_receive() for one TCP segment."""
@@ -84,7 +162,7 @@ class Gro(Stateful):
         # p->len counts from the network header: the Ethernet header was pulled.
         if held.len - ETH_HLEN + payload >= GRO_LEGACY_MAX_SIZE:
             self.held = skb                # -E2BIG: complete the chain, the segment starts a new one
-            self.stack.gro_complete(held)
+            self.gro_complete(held)
             move(rec, FLOW, self, E_COMPLETE)
             return
         lp = held.last or held
@@ -99,7 +177,7 @@ class Gro(Stateful):
                 rec.cnt[cid] += 1
                 if rec.tracing:
                     rec.emit(cid, 0, "skb#%s|frags moved into skb#%s", (skb.id, lp.id))
-                self.stack.free_data(data, in_napi)
+                self.free.free_data(data, in_napi)
                 self.heads.free(skb.head, stolen)
                 held.len += payload
                 held.segs += 1
@@ -133,9 +211,37 @@ class Gro(Stateful):
         if lp is not held:
             lp.len += payload
 
-    def flush(self) -> Skb | None:
-        """napi_gro_flush(): hand back the held chain (or None)."""
-        held, self.held = self.held, None
-        if held is not None:
-            move(self.rec, FLOW, self, E_FLUSH)
-        return held
+    def gro_complete(self, skb: Skb) -> None:
+        """napi_gro_complete(): the finished chain goes onto rx_list like any other skb."""
+        self.rec.call(GRO_COMPLETE, 0, "skb#%s|%s segment(s), %s bytes, %s frags, %s on frag_list",
+                      skb.id, skb.segs, skb.len, len(skb.frags), len(skb.frag_list))
+        self.gro_normal_one(skb)
+
+    def gro_flush(self, old_only: bool = False) -> None:
+        """napi_gro_flush(): the held chain is completed (with old_only, only one a jiffy old)."""
+        held = self.held
+        if held is None:
+            return
+        if old_only and self.rec.t - held.t_rx < self.jiffy:
+            return
+        self.rec.call(GRO_FLUSH, 0, "skb#%s|%s segment(s), %s bytes", held.id, held.segs, held.len)
+        self.held = None
+        move(self.rec, FLOW, self, E_FLUSH)
+        self.gro_complete(held)
+
+    def gro_normal_one(self, skb: Skb) -> None:
+        """Queue on napi->rx_list; at gro_normal_batch segments the list goes up."""
+        self.rx_list.append(skb)
+        self.rx_count += skb.segs
+        if self.rx_count >= self.batch:
+            self.gro_normal_list()
+
+    def gro_normal_list(self) -> None:
+        """netif_receive_skb_list_internal() for what rx_list holds."""
+        if not self.rx_list:
+            return
+        batch, self.rx_list, self.rx_count = self.rx_list, [], 0
+        self.rec.call(NORMAL_LIST, -1, "|%s skb(s) to netif_receive_skb_list_internal", len(batch))
+        netif = self.netif
+        for skb in batch:
+            netif.netif_receive_skb(skb)

@@ -167,9 +167,9 @@ class PcieRing(Link):
         stack = self.stack
         assert stack is not None
         if xdp:
-            stack.xdp_tx(data, length)
+            stack.tx.xdp_tx(data, length)
             return True
-        stack.rx(stack.build(data, frags, length, in_napi, self.pool is not None), in_napi)
+        stack.gro.rx(stack.builder.build(data, frags, length, in_napi, self.pool is not None), in_napi)
         return True
 
     # -- TX -------------------------------------------------------------------------------
@@ -179,9 +179,9 @@ class PcieRing(Link):
         assert stack is not None
         m = self.dma.map(data, nbytes, TO_DEVICE, MAP_SINGLE)
         if m is None:           # dma_mapping_error(): the driver drops the frame
-            stack.tx_dropped(tx, head, data)
+            stack.tx.dropped(tx, head, data)
         else:
-            stack.tx_posted(tx, head, data, m)
+            stack.tx.posted(tx, head, data, m)
 
     # -- ifdown ------------------------------------------------------------------------------
     def deinit(self) -> None:

@@ -170,7 +170,7 @@ class SdioMailbox(Link):
     def _write_done(self, obj: Any) -> None:
         """The CMD53 finished: the HIF's TX completion frees the skb on the host CPU (process context)."""
         self.rec.device(SDIO_WRITE, self.engine.now, "|ACK written")
-        self.signals.in_process(self._stack().ack_written, obj)
+        self.signals.in_process(self._stack().tx.ack_written, obj)
 
     def _irq_thread(self) -> None:
         """ath10k_sdio_irq_handler: read the mailbox status, then the bundle it announces."""
@@ -236,7 +236,7 @@ class SdioMailbox(Link):
         rec.charge(NAPI_POLL, self.driver_rx)
         self.signals.frame_taken()
         stack = self._stack()
-        stack.rx(stack.build(buf, [], length, in_napi, False), in_napi)
+        stack.gro.rx(stack.builder.build(buf, [], length, in_napi, False), in_napi)
         return True
 
     # -- ifdown ----------------------------------------------------------------------------------

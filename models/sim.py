@@ -334,7 +334,7 @@ class Sim(HostSignals):
             # net_rx_action() with no NAPI to poll: only skb_defer_free_flush() runs
             self.defer_kick = False
             rec.begin("softirq", t)
-            self.stack.defer_flush()
+            self.stack.reader.defer_flush()
         elif self.proc_q:
             rec.begin("process", t)
             if self.proc_q.popleft()() is False:
@@ -364,14 +364,16 @@ class Sim(HostSignals):
         if napi.state == "scheduled":
             # net_rx_action() flushes the skbs other CPUs freed back to this one before each poll
             self.defer_kick = False
-            if stack.defer:
-                stack.defer_flush()
+            reader = stack.reader
+            if reader.defer:
+                reader.defer_flush()
             self.polls += 1
             self.work = 0
             rec.call(NAPI_POLL, -1, "napi|budget %s", budget)
             napi.go(rec, E_POLL)
-            if stack.tx:
-                stack.tx_clean(budget, rec.t)
+            tx = stack.tx
+            if tx.ring:
+                tx.clean(budget, rec.t)
         link = self.link
         while self.work < budget:
             if self.processed >= self.stop_at:
@@ -381,8 +383,9 @@ class Sim(HostSignals):
             self.work += 1
         self.poll_work.append(self.work)
         if self.work < budget:
-            stack.gro_flush()
-            stack.gro_normal_list()
+            gro = stack.gro
+            gro.gro_flush()
+            gro.gro_normal_list()
             rec.call(NAPI_COMPLETE, 0, "napi|work %s < budget %s: GRO flushed, NAPI_STATE_SCHED cleared",
                      self.work, budget)
             napi.go(rec, E_COMPLETE)
@@ -390,8 +393,9 @@ class Sim(HostSignals):
         else:
             napi.go(rec, E_EXHAUSTED)
             # __napi_poll(): with HZ >= 1000 only packets a jiffy old, otherwise everything
-            stack.gro_flush(old_only=self.platform.hz >= 1000)
-            stack.gro_normal_list()
+            gro = stack.gro
+            gro.gro_flush(old_only=self.platform.hz >= 1000)
+            gro.gro_normal_list()
         return True
 
     def _tasklet(self) -> bool:
@@ -502,26 +506,26 @@ class Sim(HostSignals):
 
     def _reader_unit(self) -> None:
         self.proc_reader_queued = False
-        if self.stack.read_one() and self.stack.sockq:
+        if self.stack.reader.read_one() and self.stack.sock.sockq:
             self.wake_reader()
 
     def _app(self, _: Any) -> None:
         self.app_queued = False
         rec = self.rec
         rec.begin("app", max(self.engine.now, self.app_free))
-        self.stack.read_one()
+        self.stack.reader.read_one()
         self.app_free = rec.t
-        if self.stack.sockq:
+        if self.stack.sock.sockq:
             self.wake_reader()
 
     # ------------------------------------------------------------------ timers
     def delack_timer(self, _: Any) -> None:
         st = self.stack
-        if self.torn_down or st.delack_t < 0 or self.engine.now < st.delack_t:
+        if self.torn_down or st.sock.delack_t < 0 or self.engine.now < st.sock.delack_t:
             return
         rec = self.rec
         rec.begin("softirq", max(self.engine.now, self.cpu_free))
-        st.send_ack()
+        st.tx.send_ack()
         self.cpu_free = rec.t
 
     def fq_timer(self, _: Any) -> None:
@@ -598,23 +602,24 @@ class Sim(HostSignals):
             rec.call(NAPI_DISABLE, 0, "napi")
             self.napi.go(rec, E_NAPI_DISABLE)
         st = self.stack
-        st.gro_flush()
+        st.gro.gro_flush()
         budgeted = self.sc.tx_clean == "budgeted" or "leak-at-teardown" in self.faults
         rec.call(RING_DEINIT, 0, "tx|%s", "one budgeted pass" if budgeted else "free every buffer")
         if budgeted:
-            st.tx_clean(self.budget, rec.t)
-            if st.tx and self.sc.tx_clean != "budgeted" and "leak-at-teardown" in self.faults:
+            st.tx.clean(self.budget, rec.t)
+            if st.tx.ring and self.sc.tx_clean != "budgeted" and "leak-at-teardown" in self.faults:
                 self.fault_hit("leak-at-teardown")      # the fault stranded what a full clean would free
         else:
-            st.tx_clean(1 << 30, rec.t, everything=True)
+            st.tx.clean(1 << 30, rec.t, everything=True)
         self.link.deinit()                  # the RX ring's buffers, or what the SDIO RX work still holds
-        st.gro_normal_list()                # what napi_disable() left on rx_list goes up first
-        st.egress_tx_complete()             # the egress NIC sends and completes the forwarded frames it holds
-        while st.sockq:                     # the socket is closed: unread skbs are freed
-            skb = st.sockq.popleft()
+        st.gro.gro_normal_list()            # what napi_disable() left on rx_list goes up first
+        st.netif.egress_tx_complete()       # the egress NIC sends and completes the forwarded frames it holds
+        sockq = st.sock.sockq
+        while sockq:                        # the socket is closed: unread skbs are freed
+            skb = sockq.popleft()
             rec.call(CONSUME, 0, "skb#%s|socket closed", skb.id)
-            st.free_skb(skb, head="slab", allow_direct=False)
-        st.defer_flush()                    # the RX CPU's last net_rx_action takes the deferred frees
+            st.free.free_skb(skb, head="slab", allow_direct=False)
+        st.reader.defer_flush()                    # the RX CPU's last net_rx_action takes the deferred frees
         pool = self.pool
         if pool is not None:
             if not pool.driver_owned:

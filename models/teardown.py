@@ -57,8 +57,8 @@ def accounting(dma: DmaApi, pool: PagePool | None, heads: SkbHeads, stack: Stack
         # A driver's pool it never destroyed is not waited for: its mapped pages are leaks.
         "pool_inflight": pool.inflight() if pool and (pool.destroyed or not pool.driver_owned) else 0,
         "skb_heads_in_use": heads.in_use,
-        "tx_pending": len(stack.tx),
-        "socket_queue": len(stack.sockq),
+        "tx_pending": len(stack.tx.ring),
+        "socket_queue": len(stack.sock.sockq),
         "iommu_mapped_pages": dma.iommu.mapped_pages if dma.iommu else 0,
     }
     slab = getattr(rx_buffers, "slab", None)

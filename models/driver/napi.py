@@ -178,8 +178,7 @@ class TxRing:
     def next_completed(self, napi: Napi) -> TxDesc | None:
         """The oldest TX descriptor the device had finished when the poll began, or None."""
         h = self.host
-        st = h.sim.stack
-        tx = st.tx
+        tx = h.sim.stack.tx.ring
         if napi.resumed or not tx or tx[0].t_done > napi.tx_now:
             return None
         e = tx.popleft()
@@ -203,7 +202,7 @@ def _free_tx(skb: TxSkb, in_napi: bool) -> None:
     h.rec.call(NAPI_CONSUME if in_napi else DEV_KFREE, 0, "head#%s", skb.head.id)
     skb.obj.go(h.rec, E_NAPI_CONSUME if in_napi else E_DEV_KFREE)
     h.heads.free(skb.head, in_napi=in_napi)
-    h.sim.stack.ack_slab.free(skb.data)
+    h.sim.stack.tx.ack_slab.free(skb.data)
 
 
 def napi_consume_skb(skb: Any, budget: int) -> None:
@@ -214,7 +213,7 @@ def napi_consume_skb(skb: Any, budget: int) -> None:
         _free_tx(skb, budget != 0)
         return
     if isinstance(skb, Skb) and skb.id:
-        CPU.host.sim.stack.free_skb(skb, head="napi" if budget else "slab", allow_direct=bool(budget))
+        CPU.host.sim.stack.free.free_skb(skb, head="napi" if budget else "slab", allow_direct=bool(budget))
         return
     raise DriverBug(f"napi_consume_skb(): {type(skb).__name__} is no sk_buff the stack gave you")
 
@@ -225,7 +224,7 @@ def dev_kfree_skb_any(skb: Any) -> None:
     if isinstance(skb, TxSkb):
         _free_tx(skb, False)
     elif isinstance(skb, Skb) and skb.id:
-        CPU.host.sim.stack.free_skb(skb, head="slab", allow_direct=False)
+        CPU.host.sim.stack.free.free_skb(skb, head="slab", allow_direct=False)
     else:
         skb_free_frag(skb)
 
@@ -237,7 +236,7 @@ def napi_gro_receive(napi: Napi, skb: Any) -> None:
         raise DriverBug(f"napi_gro_receive(): {type(skb).__name__} is no received sk_buff "
                         f"(build one with build_skb()/napi_build_skb() and skb_put(), or skb_put() the skb "
                         f"from netdev_alloc_skb())")
-    CPU.host.sim.stack.napi_gro_receive(skb, True)
+    CPU.host.sim.stack.gro.napi_gro_receive(skb, True)
 
 
 def ieee80211_rx_napi(napi: Napi, skb: Any) -> None:
@@ -249,14 +248,14 @@ def ieee80211_rx_napi(napi: Napi, skb: Any) -> None:
     sim = CPU.host.sim
     if not sim.sc.wifi:
         raise DriverBug("ieee80211_rx_napi(): this device is no Wi-Fi device (use napi_gro_receive())")
-    sim.stack.rx(skb, True)
+    sim.stack.gro.rx(skb, True)
 
 
 def netif_receive_skb(skb: Any) -> None:
     """net/core/dev.c netif_receive_skb(): hand a received skb to the stack at once, without GRO."""
     if not isinstance(skb, Skb) or not skb.id:
         raise DriverBug(f"netif_receive_skb(): {type(skb).__name__} is no received sk_buff")
-    CPU.host.sim.stack.netif_receive_skb(skb)
+    CPU.host.sim.stack.netif.netif_receive_skb(skb)
 
 
 def napi_complete_done(napi: Napi, work_done: int) -> bool:
@@ -274,9 +273,9 @@ def napi_complete_done(napi: Napi, work_done: int) -> bool:
                     "WARN_ON_ONCE(!(val & NAPIF_STATE_SCHED)) (napi_complete_done() called twice in one poll)",
                     "napi")
         return False
-    stack = sim.stack
-    stack.gro_flush()
-    stack.gro_normal_list()
+    gro = sim.stack.gro
+    gro.gro_flush()
+    gro.gro_normal_list()
     rec.call(NAPI_COMPLETE, 0, "napi|work %s < budget %s: GRO flushed, NAPI_STATE_SCHED cleared",
              napi.base + work_done, sim.budget)
     sim.napi.go(rec, E_COMPLETE)

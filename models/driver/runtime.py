@@ -191,8 +191,8 @@ class DriverSim(OwnAttributes, Sim):
         api = self.host.napi
         if napi.state == "scheduled":
             self.defer_kick = False
-            if stack.defer:
-                stack.defer_flush()
+            if stack.reader.defer:
+                stack.reader.defer_flush()
             self.polls += 1
             self.work = 0
             rec.call(NAPI_POLL, -1, "napi|budget %s", budget)
@@ -219,8 +219,8 @@ class DriverSim(OwnAttributes, Sim):
             return True
         if work >= budget or self.work >= budget:
             napi.go(rec, E_EXHAUSTED)
-            stack.gro_flush(old_only=self.platform.hz >= 1000)
-            stack.gro_normal_list()
+            stack.gro.gro_flush(old_only=self.platform.hz >= 1000)
+            stack.gro.gro_normal_list()
         else:
             # Fewer than budget and no napi_complete_done(): NAPI_STATE_SCHED stays set, nothing polls it
             # again and the interrupt stays masked. RX stops.

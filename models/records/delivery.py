@@ -51,10 +51,10 @@ class SkbCache:
 
 def napi(sim: Any) -> Napi:
     stack = sim.stack
-    held = stack.held
+    held = stack.gro.held
     return Napi(sim.napi_polled, sim.napi_api, sim.napi_state, sim.irq_on, sim.params["budget"],
-                tuple(sim.poll_work), bool(stack.gro_on), held.segs if held else 0, held.len if held else 0,
-                len(stack.sockq), sim.sc.forward, sim.wire.tcp, sim.delivery, sim.platform.mac80211_ns > 0,
+                tuple(sim.poll_work), bool(sim.sc.gro), held.segs if held else 0, held.len if held else 0,
+                len(stack.sock.sockq), sim.sc.forward, sim.wire.tcp, sim.delivery, sim.platform.mac80211_ns > 0,
                 sim.sc.tasklet_budget)
 
 

@@ -18,6 +18,8 @@ transitions it records. Exact.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from ..cursor import cursor_of
@@ -33,7 +35,7 @@ _STRATEGY_MACHINE = {"per-frame": "rx_buffer", "page-flip": "flip_page", "page-p
 def default_machine(sim: Any) -> str:
     if sim.bus == "pcie" and sim.strategy is not None:
         return _STRATEGY_MACHINE.get(sim.strategy.name, "rx_buffer")
-    return "gro_flow" if sim.napi_api and sim.stack.gro_on else "napi"
+    return "gro_flow" if sim.napi_api and sim.sc.gro else "napi"
 
 
 class _Obj:
@@ -47,83 +49,257 @@ class _Obj:
         return getattr(self.ref, "state", None)
 
 
-def _index(sim: Any) -> dict[str, _Obj]:
-    """Every object the model holds now, by its name in kernel words."""
-    out: dict[str, _Obj] = {}
+# A walk's filter: (kind, object) -> taken? The kind is where the walk met the object: "buf" (an RX
+# buffer or fragment), "page" (a flip page or a pool page), "head", "skb", "map", "slot" (SWIOTLB
+# slots), "iova", "tx" (a TX buffer). None takes everything.
+Want = Callable[[str, Any], bool] | None
+Entry = tuple[str, str, Any, Callable[[], str]]          # kind, machine, the object, where it is (formatted late)
+ALL_KINDS = frozenset(("buf", "page", "head", "skb", "map", "slot", "iova", "tx"))
+_BUF_KINDS = frozenset(("buf", "page", "head"))
+_SKB_KINDS = _BUF_KINDS | {"skb"}
+_DMA_KINDS = frozenset(("slot", "iova"))
+_FIXED = {"napi": "napi", "rx tasklet": "tasklet", "flow": "gro_flow"}      # name: machine
 
-    def add_buf(buf: Any, where: str) -> None:
-        if buf is None:
-            return
-        if buf.machine:
-            name = f"page#{buf.page.id}+{buf.offset}" if buf.machine == "pp_frag" else f"buf#{buf.id}"
-            out.setdefault(name, _Obj(name, buf.machine, buf, where))
-            out.setdefault(f"buf#{buf.id}", out[name])
+
+def _walk(sim: Any, kinds: frozenset[str], want: Want) -> Iterator[Entry]:
+    """Every object of `kinds` the model holds that `want` takes, in the order that decides the
+    place an object is said to be in (the first it is met in): the ring, GRO, rx_list, the socket,
+    the defer list, the TX ring, the pool, the NAPI cache and the slab, the DMA mappings."""
+
+    def takes(kind: str, ref: Any) -> bool:
+        return ref is not None and kind in kinds and (want is None or want(kind, ref))
+
+    def buf_(buf: Any, where: Callable[[], str]) -> Iterator[Entry]:
+        machine = buf.machine
+        if machine and takes("buf", buf):
+            yield "buf", machine, buf, where
         page = buf.page
-        if page is not None and getattr(page, "machine", "") == "flip_page":
-            out.setdefault(f"page#{page.id}", _Obj(f"page#{page.id}", "flip_page", page, where))
-        if buf.head is not None:
-            add_head(buf.head, f"with buf#{buf.id}")
+        if page is not None and getattr(page, "machine", "") == "flip_page" and takes("page", page):
+            yield "page", "flip_page", page, where
+        if takes("head", buf.head):
+            yield "head", "skb_head", buf.head, lambda: f"with buf#{buf.id}"
 
-    def add_head(head: Any, where: str) -> None:
-        out.setdefault(f"head#{head.id}", _Obj(f"head#{head.id}", "skb_head", head, where))
-
-    def add_skb(skb: Any, where: str) -> None:
-        out.setdefault(f"skb#{skb.id}", _Obj(f"skb#{skb.id}", "", skb, where))
-        add_head(skb.head, f"skb#{skb.id} {where}")
-        for buf in skb.buffers():
-            add_buf(buf, f"in skb#{skb.id}, {where}")
+    def skb_(skb: Any, where: str) -> Iterator[Entry]:
+        if takes("skb", skb):
+            yield "skb", "", skb, lambda: where
+        if takes("head", skb.head):
+            yield "head", "skb_head", skb.head, lambda: f"skb#{skb.id} {where}"
+        if kinds & _BUF_KINDS:
+            for buf in skb.buffers():
+                yield from buf_(buf, lambda: f"in skb#{skb.id}, {where}")
         for m in skb.frag_list:
-            add_head(m.head, f"on skb#{skb.id}'s frag_list, {where}")
+            if takes("head", m.head):
+                yield "head", "skb_head", m.head, lambda: f"on skb#{skb.id}'s frag_list, {where}"
 
-    if sim.bus == "pcie":
+    st = sim.stack
+    if sim.bus == "pcie" and kinds & _BUF_KINDS:
         ring = sim.ring
         for i in range(ring.size):
-            add_buf(ring.buf(i), f"at desc {i}")
-    st = sim.stack
-    if st.held is not None:
-        add_skb(st.held, "held by GRO")
-    for skb in st.rx_list:
-        add_skb(skb, "on napi->rx_list")
-    for skb in st.sockq:
-        add_skb(skb, "in the socket queue")
-    for skb in st.defer:
-        add_skb(skb, "on the defer list")
-    for e in st.tx:
-        if e.buf is not None:
-            add_buf(e.buf, "on the TX ring (XDP_TX)")
-    if sim.pool is not None:
-        pool = sim.pool
-        cache, ring = {id(p) for p in pool.cache}, {id(p) for p in pool.ring[pool.ring_head:]}
+            buf = ring.buf(i)
+            # the cheap test first: a ring of 4096 buffers is walked for each name looked up
+            if buf is not None and (takes("buf", buf) or takes("page", buf.page) or takes("head", buf.head)):
+                yield from buf_(buf, _later("at desc {}", i))
+    if kinds & _SKB_KINDS:
+        gro = st.gro
+        if gro.held is not None:
+            yield from skb_(gro.held, "held by GRO")
+        for skb in gro.rx_list:
+            yield from skb_(skb, "on napi->rx_list")
+        for skb in st.sock.sockq:
+            yield from skb_(skb, "in the socket queue")
+        for skb in st.reader.defer:
+            yield from skb_(skb, "on the defer list")
+    if kinds & _BUF_KINDS:
+        for e in st.tx.ring:
+            if e.buf is not None:
+                yield from buf_(e.buf, lambda: "on the TX ring (XDP_TX)")
+    pool = sim.pool
+    if pool is not None and "page" in kinds:
+        held: list[set[int]] = []         # the ids in the alloc cache and in the ptr_ring, once a page is named
         for page in pool.pages.values():
-            where = ("the pool's frag_page" if page is pool.frag_page else "in the alloc cache" if id(page) in cache
-                     else "in the ptr_ring" if id(page) in ring else "")
-            out.setdefault(f"page#{page.id}", _Obj(f"page#{page.id}", "pp_page", page, where))
-    heads = sim.heads
-    for h in heads.cache:
-        add_head(h, "in the NAPI skb cache")
-    for h in heads.slab[-256:]:
-        add_head(h, "free in skbuff_cache")
-    for m in sim.dma.live.values():
-        out.setdefault(f"map#{m.id}", _Obj(f"map#{m.id}", "", m, "live"))
-    for m in sim.dma.live.values():
-        if m.run is not None:
-            out.setdefault(m.run.label, _Obj(m.run.label, "swiotlb_slot", m.run, f"bounce buffer of map#{m.id}"))
-        if m.iova is not None:
-            out.setdefault(m.iova.label, _Obj(m.iova.label, "iova", m.iova, f"maps map#{m.id}"))
-    for iova in sim.dma.fq:
-        out.setdefault(iova.label, _Obj(iova.label, "iova", iova, "in the IOMMU flush queue"))
-    for e in st.tx:
-        if e.obj is not None:
-            out.setdefault(e.obj.label, _Obj(e.obj.label, "tx_buffer", e.obj, "on the TX ring"))
-    out["napi"] = _Obj("napi", "napi", sim.napi, "")
-    out["rx tasklet"] = _Obj("rx tasklet", "tasklet", sim.tasklet, "")
-    held = st.held
-    out["flow"] = _Obj("flow", "gro_flow", st.gro,
-                       f"{held.segs} segment(s) held in skb#{held.id}" if held else "")
-    return out
+            if takes("page", page):
+                yield "page", "pp_page", page, partial(_in_pool, pool, page, held)
+    if "head" in kinds:
+        heads = sim.heads
+        for h in heads.cache:
+            if takes("head", h):
+                yield "head", "skb_head", h, lambda: "in the NAPI skb cache"
+        for h in heads.slab[-256:]:
+            if takes("head", h):
+                yield "head", "skb_head", h, lambda: "free in skbuff_cache"
+    live = sim.dma.live.values()
+    if "map" in kinds:
+        for m in live:
+            if takes("map", m):
+                yield "map", "", m, lambda: "live"
+    if kinds & _DMA_KINDS:
+        for m in live:
+            if takes("slot", m.run):
+                yield "slot", "swiotlb_slot", m.run, _later("bounce buffer of map#{}", m.id)
+            if takes("iova", m.iova):
+                yield "iova", "iova", m.iova, _later("maps map#{}", m.id)
+    if "iova" in kinds:
+        for iova in sim.dma.fq:
+            if takes("iova", iova):
+                yield "iova", "iova", iova, lambda: "in the IOMMU flush queue"
+    if "tx" in kinds:
+        for e in st.tx.ring:
+            if takes("tx", e.obj):
+                yield "tx", "tx_buffer", e.obj, lambda: "on the TX ring"
 
 
-def _owner_of(index: dict[str, _Obj], name: str, machine: str) -> _Obj | None:
+def _later(fmt: str, *args: Any) -> Callable[[], str]:
+    """A place formatted only if the object is named (a loop's variables bound now)."""
+    return lambda: fmt.format(*args)
+
+
+def _in_pool(pool: Any, page: Any, held: list[set[int]]) -> str:
+    if not held:
+        held += [{id(p) for p in pool.cache}, {id(p) for p in pool.ring[pool.ring_head:]}]
+    return ("the pool's frag_page" if page is pool.frag_page else "in the alloc cache" if id(page) in held[0]
+            else "in the ptr_ring" if id(page) in held[1] else "")
+
+
+def _named(kind: str, machine: str, ref: Any, where: Callable[[], str]) -> tuple[str, str, _Obj]:
+    """(name, alias, object): an object's name in kernel words, and a second name it answers to, or ""."""
+    alias = ""
+    if kind == "buf":
+        if machine == "pp_frag":
+            name, alias = f"page#{ref.page.id}+{ref.offset}", f"buf#{ref.id}"
+        else:
+            name = f"buf#{ref.id}"
+    elif kind in ("slot", "iova", "tx"):
+        name = ref.label
+    else:
+        name = f"{kind}#{ref.id}"
+    return name, alias, _Obj(name, machine, ref, where())
+
+
+def _fixed(sim: Any, name: str) -> _Obj:
+    if name == "napi":
+        return _Obj("napi", "napi", sim.napi, "")
+    if name == "rx tasklet":
+        return _Obj("rx tasklet", "tasklet", sim.tasklet, "")
+    gro = sim.stack.gro
+    held = gro.held
+    return _Obj("flow", "gro_flow", gro, f"{held.segs} segment(s) held in skb#{held.id}" if held else "")
+
+
+def _wanted(name: str) -> tuple[frozenset[str], Want]:
+    """The kinds of object a name can stand for, and a test that picks its object by id, unnamed."""
+    kind, _, rest = name.partition("#")
+    if kind in ("buf", "head", "skb", "map") and rest.isdigit():
+        n = int(rest)
+        return frozenset((kind,)), lambda k, ref: ref.id == n
+    if kind == "page":
+        page, plus, off = rest.partition("+")
+        if page.isdigit() and not plus:
+            p = int(page)
+            return frozenset(("page",)), lambda k, ref: ref.id == p
+        if page.isdigit() and off.isdigit():          # a page_pool fragment: page#<page>+<offset>
+            p, o = int(page), int(off)
+            return frozenset(("buf",)), lambda k, ref: ref.page is not None and ref.page.id == p and ref.offset == o
+    return frozenset(("slot", "iova", "tx")), lambda k, ref: ref.label == name      # "slot 12", "iova 0x…", "ack#3"
+
+
+LOOKUPS = 8            # names found by a walk of their own; past that the whole index is built once
+
+
+class _Index:
+    """Every object the model holds now, by its name in kernel words, found as it is asked for.
+
+    Naming every object (a ring of 4096 buffers, their mappings and bounce slots) cost tens of
+    milliseconds a step, and a step shows one object and one machine's population. A name is
+    found by a walk of the places its kind of object can be, comparing ids; a population is
+    counted by a walk of the machine's objects, unnamed. What needs every object (`values`), or a
+    run of lookups, builds the whole index once, from the same walk: the same names, the same places.
+    """
+
+    def __init__(self, sim: Any) -> None:
+        self.sim = sim
+        self._all: dict[str, _Obj] | None = None
+        self._found: dict[str, _Obj | None] = {}
+        self._extra: dict[str, _Obj] = {}
+
+    def _build(self) -> dict[str, _Obj]:
+        if self._all is None:
+            out: dict[str, _Obj] = {}
+            for entry in _walk(self.sim, ALL_KINDS, None):
+                name, alias, obj = _named(*entry)
+                o = out.setdefault(name, obj)
+                if alias:
+                    out.setdefault(alias, o)
+            for name in _FIXED:
+                out[name] = _fixed(self.sim, name)
+            self._all = out
+        return self._all
+
+    def get(self, name: str) -> _Obj | None:
+        o = self._extra.get(name)
+        if o is not None:
+            return o
+        if self._all is not None:
+            return self._all.get(name)
+        if name in self._found:
+            return self._found[name]
+        if len(self._found) >= LOOKUPS:
+            return self._build().get(name)
+        self._found[name] = o = self._find(name)
+        return o
+
+    def _find(self, name: str) -> _Obj | None:
+        if name in _FIXED:
+            return _fixed(self.sim, name)
+        kinds, want = _wanted(name)
+        for entry in _walk(self.sim, kinds, want):
+            key, alias, obj = _named(*entry)
+            if key == name or alias == name:
+                return obj
+        return None
+
+    def __contains__(self, name: str) -> bool:
+        return self.get(name) is not None
+
+    def __getitem__(self, name: str) -> _Obj:
+        o = self.get(name)
+        if o is None:
+            raise KeyError(name)
+        return o
+
+    def __setitem__(self, name: str, o: _Obj) -> None:
+        self._extra[name] = o
+
+    def first(self, machine: str, want: Callable[[Any], bool]) -> _Obj | None:
+        """The first object of `machine` (in the walk's order) that `want` takes."""
+        for kind, m, ref, where in _walk(self.sim, ALL_KINDS, lambda k, ref: want(ref)):
+            if m == machine:
+                return _named(kind, m, ref, where)[2]
+        return None
+
+    def population(self, machine: str) -> dict[str, int]:
+        """Objects of `machine` in each state, counted without naming them."""
+        if machine in _FIXED.values():
+            refs: Iterable[Any] = [_fixed(self.sim, next(n for n, m in _FIXED.items() if m == machine)).ref]
+        else:
+            kinds = _POPULATION_KINDS.get(machine, ALL_KINDS)
+            refs = (ref for _, m, ref, _ in _walk(self.sim, kinds, None) if m == machine)
+        seen: set[int] = set()
+        pop: Counter[str] = Counter()
+        for ref in refs:
+            state = getattr(ref, "state", None)
+            if id(ref) not in seen and state:
+                seen.add(id(ref))
+                pop[state] += 1
+        return dict(pop)
+
+
+# Where a machine's objects can be met (the SWIOTLB slots and skb heads are counted by their owners).
+_POPULATION_KINDS = {"rx_buffer": frozenset(("buf",)), "pp_frag": frozenset(("buf",)),
+                     "flip_page": frozenset(("page",)), "pp_page": frozenset(("page",)),
+                     "iova": frozenset(("iova",)), "tx_buffer": frozenset(("tx",))}
+
+
+def _owner_of(index: _Index, name: str, machine: str) -> _Obj | None:
     """The object of `machine` an event's name stands for (a mapping stands for what it maps)."""
     o = index.get(name)
     if o is None:
@@ -131,10 +307,10 @@ def _owner_of(index: dict[str, _Obj], name: str, machine: str) -> _Obj | None:
     if o.machine == machine:
         return o
     if o.name.startswith("map#"):
-        for other in index.values():
-            ref = other.ref
-            if other.machine == machine and getattr(ref, "map", None) is o.ref:
-                return other
+        target = o.ref
+        found = index.first(machine, lambda ref: getattr(ref, "map", None) is target)
+        if found is not None:
+            return found
     if o.name.startswith("skb#") and machine in ("rx_buffer", "pp_frag", "flip_page"):
         buf = o.ref.data
         return index.get(f"buf#{buf.id}") if buf.machine == machine else (
@@ -190,23 +366,17 @@ def _counts(sim: Any, machine: str) -> dict[tuple[str, str, str], int]:
     return edge_counts(sim.rec.moves, machine)
 
 
-def _population(sim: Any, index: dict[str, _Obj], machine: str) -> dict[str, int]:
+def _population(sim: Any, index: _Index, machine: str) -> dict[str, int]:
     if machine == "swiotlb_slot":
         sw = sim.swiotlb
         return {"free": sw.nslabs - sw.used_slots, "mapped": sw.used_slots} if sw is not None else {}
     if machine == "skb_head":
         heads = sim.heads
         return {"slab": len(heads.slab), "napi-cache": len(heads.cache), "in-use": heads.in_use}
-    seen: set[int] = set()
-    pop: Counter[str] = Counter()
-    for o in index.values():
-        if o.machine == machine and id(o.ref) not in seen and o.state:
-            seen.add(id(o.ref))
-            pop[o.state] += 1
-    return dict(pop)
+    return index.population(machine)
 
 
-def _follow(sim: Any, index: dict[str, _Obj], machine: str, follow: str | None) -> _Obj | None:
+def _follow(sim: Any, index: _Index, machine: str, follow: str | None) -> _Obj | None:
     if follow is not None:
         o = index.get(follow)
         return _owner_of(index, follow, machine) if o is not None and o.machine != machine else o
@@ -228,7 +398,7 @@ def _follow(sim: Any, index: dict[str, _Obj], machine: str, follow: str | None) 
 LOOKBACK = 64          # calls searched back for the latest move when the current call moves nothing
 
 
-def _by_cursor(sim: Any, index: dict[str, _Obj]) -> _Obj | None:
+def _by_cursor(sim: Any, index: _Index) -> _Obj | None:
     """The object the current call moved; if it moved none, the latest call before it that did."""
     now = cursor_of(sim).now
     events = sim.rec.events or ()
@@ -248,7 +418,7 @@ def _by_cursor(sim: Any, index: dict[str, _Obj]) -> _Obj | None:
 
 
 def build(sim: Any, follow: str | None, machine: str | None, earlier: tuple[Event, ...] = ()) -> RxData:
-    index = _index(sim)
+    index = _Index(sim)
     if follow and follow not in index:
         gone = _gone(sim, follow, earlier)
         if gone is not None:

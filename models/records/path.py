@@ -120,5 +120,5 @@ def path_facts(sim: Any) -> PathFacts:
                                           or (sim.iommu is None and sim.mem.max_addr - 1 > dma.mask))
     return PathFacts(bus=sim.bus, iommu=sim.iommu_mode, bounce=bool(bounce), delivery=sim.delivery,
                      polled=sim.napi_polled, napi=sim.napi_api,
-                     gro=bool(prm["gro"]) and sim.napi_api and sim.stack.tcp,
-                     page_pool=sim.pool is not None, xdp=prm["xdp"], socket=not sim.stack.forward)
+                     gro=bool(prm["gro"]) and sim.napi_api and sim.sc.traffic == "tcp",
+                     page_pool=sim.pool is not None, xdp=prm["xdp"], socket=not sim.sc.forward)

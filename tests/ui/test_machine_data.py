@@ -62,8 +62,8 @@ def test_the_followed_buffer_is_the_models():
     ms = from_sim(sim, machine="rx_buffer").machine
     assert ms.obj == f"buf#{ms.obj[4:]}"
     on_ring = {f"buf#{b.id}": b for b in sim.ring.bufs if b is not None}
-    in_skbs = {f"buf#{b.id}": b for skb in list(sim.stack.sockq) + ([sim.stack.held] if sim.stack.held else [])
-               for b in skb.buffers()}
+    held = sim.stack.gro.held
+    in_skbs = {f"buf#{b.id}": b for skb in list(sim.stack.sock.sockq) + ([held] if held else []) for b in skb.buffers()}
     buf = {**in_skbs, **on_ring}[ms.obj]
     assert buf.state == ms.state
     p = from_sim(sim, machine="rx_buffer").passport

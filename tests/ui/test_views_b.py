@@ -77,7 +77,7 @@ async def test_napi_budget_chart_and_gro_hold():
     text = await render(NapiView, st)
     assert f"NAPI {sim.napi_state}" in text
     assert f"budget {sim.params['budget']}" in text
-    held = sim.stack.held
+    held = sim.stack.gro.held
     assert held is not None and f"holds {held.segs} segs {held.len:,} B" in text
     assert f"napi_gro_receive +{delta(st, 'napi_gro_receive')} ({sim.rec.counts['napi_gro_receive']:,})" in text
     assert f"{sim.metrics()['segments_per_skb']:.1f} segments per skb" in text

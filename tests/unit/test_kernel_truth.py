@@ -173,12 +173,12 @@ def test_forwarded_frames_still_go_to_ip_forward():
 
 def test_a_udp_socket_whose_reader_lags_drops_at_its_receive_buffer():
     # a reader 20x slower than the frames: the queue stops at sk_rcvbuf (net.core.rmem_default)
-    from models.stack import UDP_RMEM
+    from models.sock import UDP_RMEM
     sim = Sim({"traffic": "udp", "rate": 10**9, "recv_ns": 250_000})
     sim.run_frames(2000)
     st = sim.stack
-    assert sim.rec.counts["kfree_skb_reason"] == st.udp_drops > 1000
-    assert 0 < st.sock_mem <= UDP_RMEM and len(st.sockq) < 100
+    assert sim.rec.counts["kfree_skb_reason"] == st.netif.udp_drops > 1000
+    assert 0 < st.sock.sock_mem <= UDP_RMEM and len(st.sock.sockq) < 100
 
 
 def test_rx_basics_maps_the_data_area_after_its_headroom_not_the_shared_info_tail():
@@ -205,9 +205,9 @@ def test_forwarded_frames_are_freed_in_batches_so_ath9ks_pool_allocates_mostly_f
 
 def test_ifdown_completes_the_forwarded_frames_before_the_pool_is_destroyed():
     sim = lesson_sim("ath9k-page-pool", "after", 1000)
-    assert sim.stack.egress                     # frames on the egress ring, their pages in flight
+    assert sim.stack.netif.egress                     # frames on the egress ring, their pages in flight
     sim.teardown(wait_ns=2_000_000_000)
-    assert not sim.stack.egress and sim.pool.inflight() == 0
+    assert not sim.stack.netif.egress and sim.pool.inflight() == 0
     assert "leak-at-teardown" not in {v.name for v in sim.rec.violations}
 
 

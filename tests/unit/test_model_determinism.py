@@ -29,7 +29,7 @@ IDS = [",".join(f"{k}={v}" for k, v in p.items()) or "defaults" for p in SCENARI
 def state(sim: Sim) -> tuple:
     rec = sim.rec
     return (dict(rec.counts), sim.engine.now, sim.processed, sim.dropped, rec.bounce_bytes,
-            dict(rec.cpu_ns), sim.cpu_free, rec.t, len(sim.engine), sim.stack.delivered,
+            dict(rec.cpu_ns), sim.cpu_free, rec.t, len(sim.engine), sim.stack.sock.delivered,
             [(v.name, v.t_ns) for v in rec.violations], sim.accounting())
 
 

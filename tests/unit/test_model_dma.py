@@ -116,7 +116,7 @@ def test_per_frame_counts_include_the_tcp_ack_tx_mappings():
     assert acks > 0
     # every ACK is one skb mapped TO_DEVICE on the TX ring
     assert c["dev_queue_xmit"] == acks
-    pending = [e for e in sim.stack.tx if e.kind == "skb"]
+    pending = [e for e in sim.stack.tx.ring if e.kind == "skb"]
     assert c["dma_map_single"] == ring + n + acks
     # each reclaimed TX descriptor unmaps its ACK; the pending ones are still mapped
     assert c["tx_complete"] == acks - len(pending)
@@ -130,8 +130,8 @@ def test_per_frame_delayed_ack_is_one_per_two_segments_without_gro():
     sim = run({"gro": False}, 2000)
     st = sim.stack
     # GRO off still batches: gro_normal_one() holds up to gro_normal_batch - 1 skbs on rx_list
-    assert st.delivered + st.rx_count == 2000 and st.rx_count < 8
-    assert sim.rec.counts["tcp_send_ack"] == st.delivered // 2
+    assert st.sock.delivered + st.gro.rx_count == 2000 and st.gro.rx_count < 8
+    assert sim.rec.counts["tcp_send_ack"] == st.sock.delivered // 2
 
 
 # ---------------------------------------------------------------------------- SWIOTLB

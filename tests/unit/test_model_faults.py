@@ -107,7 +107,7 @@ def test_leak_at_teardown_stalls_the_atlantic_page_pool():
     # XDP_TX frames still on the TX ring hold page_pool fragments; the budgeted deinit
     # strands them, so the pool's release work retries every second and warns at 60 s
     sim = run(ATLANTIC, 1)
-    assert [e.kind for e in sim.stack.tx] == ["xdp"]
+    assert [e.kind for e in sim.stack.tx.ring] == ["xdp"]
     sim.teardown()
     assert [v.name for v in sim.rec.violations] == []          # the fixed driver: clean
     assert sim.accounting() == ZERO
@@ -134,7 +134,7 @@ def test_leak_at_teardown_strands_a_tcp_ack_mapping():
     sim = Sim({"rate": TEN_G, "tx_clean": "budgeted"})
     for _ in range(200):
         sim.run_frames(1)
-        if any(e.t_done > max(sim.engine.now, sim.cpu_free) for e in sim.stack.tx):
+        if any(e.t_done > max(sim.engine.now, sim.cpu_free) for e in sim.stack.tx.ring):
             break
     else:
         pytest.fail("no ACK in flight on the TX ring")
@@ -150,7 +150,7 @@ def test_leak_at_teardown_strands_a_tcp_ack_mapping():
 def test_full_tx_clean_has_no_leak_in_the_same_place():
     sim = Sim({"rate": TEN_G, "tx_clean": "full"})
     sim.run_frames(4)
-    assert sim.stack.tx
+    assert sim.stack.tx.ring
     sim.teardown()
     assert sim.rec.violations == []
     assert sim.accounting() == ZERO
@@ -212,7 +212,7 @@ def test_sdio_and_usb_teardown_returns_every_rx_buffer(params):
 def test_ifdown_puts_nothing_new_on_the_tx_ring():
     sim = Sim({"tx_clean": "budgeted"}, trace=100_000)
     sim.run_frames(300)
-    assert not sim.stack.tx                  # nothing in flight when ifdown starts
+    assert not sim.stack.tx.ring                  # nothing in flight when ifdown starts
     sim.teardown()
     calls = [e.call for e in sim.rec.events]
     after = calls[calls.index("napi_disable"):]

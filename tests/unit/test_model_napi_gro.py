@@ -99,10 +99,10 @@ def test_gro_holds_nothing_after_napi_complete_done(params):
     c = sim.rec.counts
     assert c["napi_gro_flush"] == flushes
     # every TCP segment handed to GRO reaches the stack exactly once (or is still held)
-    held_segs = sim.stack.held.segs if sim.stack.held is not None else 0
-    waiting = sim.stack.rx_count          # completed, on napi->rx_list until gro_normal_list()
-    assert sim.stack.delivered + held_segs + waiting == c["napi_gro_receive"] == sim.processed
-    assert sum(skb_segments(sim)) == sim.stack.delivered
+    held_segs = sim.stack.gro.held.segs if sim.stack.gro.held is not None else 0
+    waiting = sim.stack.gro.rx_count          # completed, on napi->rx_list until gro_normal_list()
+    assert sim.stack.sock.delivered + held_segs + waiting == c["napi_gro_receive"] == sim.processed
+    assert sum(skb_segments(sim)) == sim.stack.sock.delivered
 
 
 def test_gro_flush_count_equals_completes_when_tcp_polls_always_receive():
@@ -116,9 +116,9 @@ def test_gro_flush_count_equals_completes_when_tcp_polls_always_receive():
 def test_udp_is_never_held():
     sim = run({"traffic": "udp", "rate": TEN_G}, 2000)
     c = sim.rec.counts
-    assert c["napi_gro_flush"] == 0 and sim.stack.held is None
+    assert c["napi_gro_flush"] == 0 and sim.stack.gro.held is None
     assert c["napi_gro_receive"] == 2000
-    assert c["netif_receive_skb"] + len(sim.stack.rx_list) == 2000
+    assert c["netif_receive_skb"] + len(sim.stack.gro.rx_list) == 2000
 
 
 def test_gro_off_delivers_every_frame_alone_in_batches_of_8():
@@ -128,7 +128,7 @@ def test_gro_off_delivers_every_frame_alone_in_batches_of_8():
     sim = run({"gro": False, "rate": TEN_G}, 2000, trace=2_000_000)
     c = sim.rec.counts
     assert c["napi_gro_receive"] == 2000 and c["napi_gro_flush"] == 0
-    assert c["netif_receive_skb"] + len(sim.stack.rx_list) == 2000
+    assert c["netif_receive_skb"] + len(sim.stack.gro.rx_list) == 2000
     assert sim.metrics()["segments_per_skb"] == 1.0
     sizes, run_len = [], 0
     for e in sim.rec.events:
@@ -247,7 +247,7 @@ def test_stolen_heads_fill_17_frags_then_chain_a_container():
     full = [f for f in done if f[0] == 45]
     assert full and all(f[1:] == (17, 2) for f in full)
     # one stolen shell per segment that was neither the first of its chain nor chained
-    held = sim.stack.held
+    held = sim.stack.gro.held
     in_held = (held.segs - 1 - len(held.frag_list)) if held is not None else 0
     assert sim.rec.counts["napi_skb_free_stolen_head"] == sum(s - 1 - n for s, _, n in done) + in_held
 

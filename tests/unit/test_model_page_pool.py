@@ -24,9 +24,9 @@ def live_frags(sim: Sim) -> int:
     """Fragments the pool has handed out and not had back: on the ring, in skbs, on the TX ring."""
     st = sim.stack
     n = sum(1 for b in sim.ring.bufs if b is not None)
-    skbs = [*st.sockq, *st.rx_list, *st.defer] + ([st.held] if st.held is not None else [])
+    skbs = [*st.sock.sockq, *st.gro.rx_list, *st.reader.defer] + ([st.gro.held] if st.gro.held is not None else [])
     n += sum(1 for skb in skbs for b in skb.buffers() if b.kind == "pp")
-    n += sum(1 for e in st.tx if e.kind == "xdp")
+    n += sum(1 for e in st.tx.ring if e.kind == "xdp")
     return n
 
 

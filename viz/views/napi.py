@@ -182,7 +182,7 @@ class NapiView(ModelView):
 
     def _delivered_by(self) -> tuple[str, str]:
         """(the call that hands the frames up, where it runs): what the model recorded, else (no frame
-        yet) the call its delivery makes (models.stack: a tasklet's ieee80211_rx, a workqueue's _ni)."""
+        yet) the call its delivery makes (models.gro: a tasklet's ieee80211_rx, a workqueue's _ni)."""
         read = self.read
         napi = read.napi()
         counts = read.counts()
