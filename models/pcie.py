@@ -81,7 +81,7 @@ class PcieRing(Link):
     def fill(self) -> None:
         """ifup: the driver posts a buffer on every descriptor (or as many as it can map)."""
         self.strategy.fill_ring()
-        self.ring.t_post[:] = [0] * self.ring.size    # all of it happens before the NIC starts receiving, at t=0
+        self.ring.posted_at_start()    # all of it happens before the NIC starts receiving, at t=0
 
     # -- the device --------------------------------------------------------------------
     def advance(self, t: int) -> None:
@@ -90,14 +90,16 @@ class PcieRing(Link):
         length = self.frame_len
         while (ta := wire.take_by(t)) is not None:
             self.frames += 1
-            chain = ring.device_fill(length, ta)
-            if chain is None:
+            first = ring.dev_idx
+            k = ring.device_fill(length, ta)
+            if not k:
                 self.dropped += 1
                 wire.on_drop()
                 rec.device(RX_MISSED, ta, "|no free descriptor")
                 continue
-            bufs, lens = ring.bufs, ring.lens
-            for i in chain:
+            bufs, lens, size = ring.bufs, ring.lens, ring.size
+            for j in range(first, first + k):          # the k descriptors the frame took
+                i = j - size if j >= size else j
                 buf = bufs[i]
                 assert buf is not None            # device_fill takes only descriptors with a buffer
                 n = lens[i]
