@@ -294,20 +294,23 @@ class PagePool:
             rec.warn("page-pool-frag-too-big", f"fragment of {size} bytes from {self.page_bytes}-byte pages")
             return None
         page = self.frag_page
-        if page is not None and self.frag_offset + size > self.page_bytes:
-            page = self._drain_frag(page)
-            if page is not None:
-                # every fragment already came back: the page is reused at once
-                self.recycle_cached += 1
-                self.alloc_fast += 1
-                self._start_frag_page(page)
-        if page is None:
-            page = self._get_page()
-            if page is None:
-                return None
-            self._start_frag_page(page)
         off = self.frag_offset
-        self.frag_offset += size
+        if page is None or off + size > self.page_bytes:
+            if page is not None:
+                page = self._drain_frag(page)
+                if page is not None:
+                    # every fragment already came back: the page is reused at once
+                    self.recycle_cached += 1
+                    self.alloc_fast += 1
+            if page is None:
+                page = self._get_page()
+                if page is None:
+                    return None
+            self.frag_page = page             # a fresh page to carve
+            page.pp_ref = BIAS_MAX            # page_pool_fragment_netmem(netmem, BIAS_MAX)
+            page.frag_users = 0
+            off = 0
+        self.frag_offset = off + size
         page.frag_users += 1
         rec.cnt[ALLOC_FRAG] += 1
         rec.t += rec.unit[ALLOC_FRAG]
@@ -315,12 +318,6 @@ class PagePool:
             rec.emit(ALLOC_FRAG, rec.unit[ALLOC_FRAG], "page#%s+%s|%s bytes", (page.id, off, size))
         move(rec, M, page, E_ALLOC_FRAG)
         return page, off
-
-    def _start_frag_page(self, page: Page) -> None:
-        self.frag_page = page
-        self.frag_offset = 0
-        page.pp_ref = BIAS_MAX            # page_pool_fragment_netmem(netmem, BIAS_MAX)
-        page.frag_users = 0
 
     def _drain_frag(self, page: Page) -> Page | None:
         """page_pool_drain_frag(): settle the bias; a page whose fragments all came back is returned for reuse."""

@@ -67,6 +67,7 @@ class PcieRing(Link):
         self.driver_rx = costs.driver_rx
         self.strategy: Strategy = strategy(self.ring)
         self.pool = self.strategy.pool if isinstance(self.strategy, PagePoolFrag) else None
+        self.pp = self.pool is not None         # the skbs it builds are marked for page_pool recycling
         self.stack: Stack | None = None
         # Only a driver that lies about its mask can make the device write beyond its reach.
         self.check_reach = "mask-violation" in faults
@@ -98,8 +99,9 @@ class PcieRing(Link):
                 rec.device(RX_MISSED, ta, "|no free descriptor")
                 continue
             bufs, lens, size = ring.bufs, ring.lens, ring.size
-            for j in range(first, first + k):          # the k descriptors the frame took
-                i = j - size if j >= size else j
+            i = first
+            while k:                                  # the k descriptors the frame took
+                k -= 1
                 buf = bufs[i]
                 assert buf is not None            # device_fill takes only descriptors with a buffer
                 n = lens[i]
@@ -122,6 +124,7 @@ class PcieRing(Link):
                                     f"device writes to bus address {m.dma:#x}, beyond the "
                                     f"{self.device_reach.bit_length()} address bits it drives",
                                     f"desc {i}")
+                i = i + 1 if i + 1 < size else 0
 
     def next_irq(self, now: int) -> int | None:
         """When the next RX interrupt is due: a frame already done, else the next arrival."""
@@ -171,7 +174,7 @@ class PcieRing(Link):
         if xdp:
             stack.xdp_tx(data, length)
             return True
-        stack.rx(stack.build(data, frags, length, in_napi, self.pool is not None), in_napi)
+        stack.rx(stack.build(data, frags, length, in_napi, self.pp), in_napi)
         return True
 
     # -- TX -------------------------------------------------------------------------------
