@@ -139,6 +139,14 @@ def mapping(page: Page) -> Mapping:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PagePool:
+    # Slotted: with its statistics it has more attributes than an instance dict shares keys for
+    # (30 in CPython 3.11), past which every attribute read in the pure-Python model is a dict lookup.
+    __slots__ = ("id", "rec", "cost", "dma", "mem", "order", "page_bytes", "ring_cap", "dma_dir", "max_len",
+                 "sync_dev", "napi", "cache", "ring", "ring_head", "frag_page", "frag_offset", "hold", "release",
+                 "pages", "alloc_fast", "alloc_slow", "alloc_slow_high_order", "alloc_empty", "alloc_refill",
+                 "alloc_waive", "recycle_cached", "recycle_cache_full", "recycle_ring", "recycle_ring_full",
+                 "recycle_released_refcnt", "_ids", "destroyed", "driver_owned", "destroy_t", "last_warn_t")
+
     def __init__(self, rec: Recorder, costs: Costs, dma: DmaApi, mem: PhysMem, order: int, pool_size: int,
                  dma_dir: str, max_len: int, sync_dev: bool, napi: bool = True) -> None:
         self.id = 1                  # one pool per simulated queue; ids are per simulation
@@ -161,7 +169,18 @@ class PagePool:
         self.hold = 0
         self.release = 0
         self.pages: dict[int, Page] = {}      # every page the pool holds or has in flight
-        self.stats = dict.fromkeys(STATS, 0)
+        # struct page_pool_stats as native counters (no dict lookup per page); `stats` reads them by name
+        self.alloc_fast = 0
+        self.alloc_slow = 0
+        self.alloc_slow_high_order = 0
+        self.alloc_empty = 0
+        self.alloc_refill = 0
+        self.alloc_waive = 0          # always 0: one NUMA node (see the module's docstring)
+        self.recycle_cached = 0
+        self.recycle_cache_full = 0
+        self.recycle_ring = 0
+        self.recycle_ring_full = 0
+        self.recycle_released_refcnt = 0    # always 0: page_ref_count is 1 when a page comes back
         self._ids = 0
         self.destroyed = False
         # Created by a driver of the API (models/driver): the driver destroys it in its stop(), or
@@ -172,6 +191,16 @@ class PagePool:
         self.rec.call(CREATE, 0, "pool#%s|order %s, ptr_ring %s, %s", self.id, order, self.ring_cap, dma_dir)
 
     # -- accounting --------------------------------------------------------------
+    @property
+    def stats(self) -> dict[str, int]:
+        """struct page_pool_stats by the kernel's names (STATS order), read from the counters."""
+        return {"alloc_fast": self.alloc_fast, "alloc_slow": self.alloc_slow,
+                "alloc_slow_high_order": self.alloc_slow_high_order, "alloc_empty": self.alloc_empty,
+                "alloc_refill": self.alloc_refill, "alloc_waive": self.alloc_waive,
+                "recycle_cached": self.recycle_cached, "recycle_cache_full": self.recycle_cache_full,
+                "recycle_ring": self.recycle_ring, "recycle_ring_full": self.recycle_ring_full,
+                "recycle_released_refcnt": self.recycle_released_refcnt}
+
     def inflight(self) -> int:
         return self.hold - self.release
 
@@ -208,7 +237,7 @@ class PagePool:
             rec.call(ALLOC_PAGES, self.cost.alloc_pages, "order %s at %#x", self.order, phys)
             page = self._new_page(phys)
             if page is not None:
-                self.stats["alloc_slow_high_order"] += 1
+                self.alloc_slow_high_order += 1
                 move(self.rec, M, page, E_DIRECT)
                 self.cache.append(page)
             return self.cache.pop() if self.cache else None
@@ -223,7 +252,7 @@ class PagePool:
             self.cache.append(page)
         if not self.cache:
             return None
-        self.stats["alloc_slow"] += 1     # once per slow-path call that returns a page
+        self.alloc_slow += 1     # once per slow-path call that returns a page
         return self.cache.pop()           # "Return last page"
 
     def _refill(self) -> Page | None:
@@ -231,7 +260,7 @@ class PagePool:
         rec = self.rec
         avail = self.ring_len()
         if not avail:
-            self.stats["alloc_empty"] += 1
+            self.alloc_empty += 1
             return None
         n = min(PP_ALLOC_CACHE_REFILL, avail)
         # The kernel checks each page's NUMA node here (netmem_is_pref_nid) and waives a remote one
@@ -248,13 +277,13 @@ class PagePool:
         if self.ring_head > 4096:
             del ring[:self.ring_head]
             self.ring_head = 0
-        self.stats["alloc_refill"] += 1
+        self.alloc_refill += 1
         return cache.pop()
 
     def _get_page(self) -> Page | None:
         """page_pool_alloc_netmems(): the alloc cache, else a refill from the ptr_ring, else the slow path."""
         if self.cache:
-            self.stats["alloc_fast"] += 1
+            self.alloc_fast += 1
             return self.cache.pop()
         return self._refill() or self._alloc_slow()
 
@@ -265,20 +294,23 @@ class PagePool:
             rec.warn("page-pool-frag-too-big", f"fragment of {size} bytes from {self.page_bytes}-byte pages")
             return None
         page = self.frag_page
-        if page is not None and self.frag_offset + size > self.page_bytes:
-            page = self._drain_frag(page)
-            if page is not None:
-                # every fragment already came back: the page is reused at once
-                self.stats["recycle_cached"] += 1
-                self.stats["alloc_fast"] += 1
-                self._start_frag_page(page)
-        if page is None:
-            page = self._get_page()
-            if page is None:
-                return None
-            self._start_frag_page(page)
         off = self.frag_offset
-        self.frag_offset += size
+        if page is None or off + size > self.page_bytes:
+            if page is not None:
+                page = self._drain_frag(page)
+                if page is not None:
+                    # every fragment already came back: the page is reused at once
+                    self.recycle_cached += 1
+                    self.alloc_fast += 1
+            if page is None:
+                page = self._get_page()
+                if page is None:
+                    return None
+            self.frag_page = page             # a fresh page to carve
+            page.pp_ref = BIAS_MAX            # page_pool_fragment_netmem(netmem, BIAS_MAX)
+            page.frag_users = 0
+            off = 0
+        self.frag_offset = off + size
         page.frag_users += 1
         rec.cnt[ALLOC_FRAG] += 1
         rec.t += rec.unit[ALLOC_FRAG]
@@ -286,12 +318,6 @@ class PagePool:
             rec.emit(ALLOC_FRAG, rec.unit[ALLOC_FRAG], "page#%s+%s|%s bytes", (page.id, off, size))
         move(rec, M, page, E_ALLOC_FRAG)
         return page, off
-
-    def _start_frag_page(self, page: Page) -> None:
-        self.frag_page = page
-        self.frag_offset = 0
-        page.pp_ref = BIAS_MAX            # page_pool_fragment_netmem(netmem, BIAS_MAX)
-        page.frag_users = 0
 
     def _drain_frag(self, page: Page) -> Page | None:
         """page_pool_drain_frag(): settle the bias; a page whose fragments all came back is returned for reuse."""
@@ -331,7 +357,7 @@ class PagePool:
             cache = self.cache
             if len(cache) < PP_ALLOC_CACHE_SIZE:
                 cache.append(page)
-                self.stats["recycle_cached"] += 1
+                self.recycle_cached += 1
                 rec.cnt[IN_CACHE] += 1
                 rec.t += rec.unit[IN_CACHE]
                 if rec.tracing:
@@ -339,10 +365,10 @@ class PagePool:
                              (page.id, len(cache), PP_ALLOC_CACHE_SIZE))
                 move(rec, M, page, E_DIRECT)
                 return
-            self.stats["recycle_cache_full"] += 1
+            self.recycle_cache_full += 1
         if len(self.ring) - self.ring_head < self.ring_cap:
             self.ring.append(page)
-            self.stats["recycle_ring"] += 1
+            self.recycle_ring += 1
             rec.cnt[IN_RING] += 1
             rec.t += rec.unit[IN_RING]
             if rec.tracing:
@@ -350,7 +376,7 @@ class PagePool:
                          (page.id, self.ring_len(), self.ring_cap))
             move(rec, M, page, E_RING)
             return
-        self.stats["recycle_ring_full"] += 1      # "Cache full, fallback to free pages"
+        self.recycle_ring_full += 1      # "Cache full, fallback to free pages"
         self._release(page)
 
     def _release(self, page: Page) -> None:

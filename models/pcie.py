@@ -67,6 +67,7 @@ class PcieRing(Link):
         self.driver_rx = costs.driver_rx
         self.strategy: Strategy = strategy(self.ring)
         self.pool = self.strategy.pool if isinstance(self.strategy, PagePoolFrag) else None
+        self.pp = self.pool is not None         # the skbs it builds are marked for page_pool recycling
         self.stack: Stack | None = None
         # Only a driver that lies about its mask can make the device write beyond its reach.
         self.check_reach = "mask-violation" in faults
@@ -81,7 +82,7 @@ class PcieRing(Link):
     def fill(self) -> None:
         """ifup: the driver posts a buffer on every descriptor (or as many as it can map)."""
         self.strategy.fill_ring()
-        self.ring.t_post[:] = [0] * self.ring.size    # all of it happens before the NIC starts receiving, at t=0
+        self.ring.posted_at_start()    # all of it happens before the NIC starts receiving, at t=0
 
     # -- the device --------------------------------------------------------------------
     def advance(self, t: int) -> None:
@@ -90,14 +91,17 @@ class PcieRing(Link):
         length = self.frame_len
         while (ta := wire.take_by(t)) is not None:
             self.frames += 1
-            chain = ring.device_fill(length, ta)
-            if chain is None:
+            first = ring.dev_idx
+            k = ring.device_fill(length, ta)
+            if not k:
                 self.dropped += 1
                 wire.on_drop()
                 rec.device(RX_MISSED, ta, "|no free descriptor")
                 continue
-            bufs, lens = ring.bufs, ring.lens
-            for i in chain:
+            bufs, lens, size = ring.bufs, ring.lens, ring.size
+            i = first
+            while k:                                  # the k descriptors the frame took
+                k -= 1
                 buf = bufs[i]
                 assert buf is not None            # device_fill takes only descriptors with a buffer
                 n = lens[i]
@@ -120,6 +124,7 @@ class PcieRing(Link):
                                     f"device writes to bus address {m.dma:#x}, beyond the "
                                     f"{self.device_reach.bit_length()} address bits it drives",
                                     f"desc {i}")
+                i = i + 1 if i + 1 < size else 0
 
     def next_irq(self, now: int) -> int | None:
         """When the next RX interrupt is due: a frame already done, else the next arrival."""
@@ -169,7 +174,7 @@ class PcieRing(Link):
         if xdp:
             stack.tx.xdp_tx(data, length)
             return True
-        stack.gro.rx(stack.builder.build(data, frags, length, in_napi, self.pool is not None), in_napi)
+        stack.gro.rx(stack.builder.build(data, frags, length, in_napi, self.pp), in_napi)
         return True
 
     # -- TX -------------------------------------------------------------------------------

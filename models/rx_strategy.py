@@ -17,7 +17,7 @@ driver attaches the later ones as frags of the first (skb_add_rx_frag).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -39,19 +39,30 @@ if TYPE_CHECKING:  # pragma: no cover
     from .skb import SkbHeads
     from .trace import Recorder
 
-E_POST, E_MAP_SINGLE, E_SYNC_CPU, E_UNMAP_SINGLE = E["post"], E["dma_map_single"], E["dma_sync_single_for_cpu"], E[
-    "dma_unmap_single"]
-E_RING_DEINIT, E_ALLOC_PAGES, E_MAP_PAGE, E_UNMAP_PAGE = E["ring_deinit"], E["alloc_pages"], E["dma_map_page"], E[
-    "dma_unmap_page"]
-E_PAGE_REF_INC, E_PUT_PAGE, E_RX_FRAME = E["page_ref_inc"], E["put_page"], E["rx_frame"]
-E_RX_DROPPED = E["rx_dropped"]
-NAPI_ALLOC_SKB, RX_DROPPED, ALLOC_PAGES, PAGE_REF_INC, PUT_PAGE = (C["napi_alloc_skb"], C["rx_dropped"],
-                                                                  C["alloc_pages"], C["page_ref_inc"], C["put_page"])
-RX_FREE, FRAG_CARVED, FRAG_CPU_SYNCED = RX_BUFFER.sid["free"], PP_FRAG.sid["carved"], PP_FRAG.sid["cpu-synced"]
+E_POST: Final = E["post"]
+E_MAP_SINGLE: Final = E["dma_map_single"]
+E_SYNC_CPU: Final = E["dma_sync_single_for_cpu"]
+E_UNMAP_SINGLE: Final = E["dma_unmap_single"]
+E_RING_DEINIT: Final = E["ring_deinit"]
+E_ALLOC_PAGES: Final = E["alloc_pages"]
+E_MAP_PAGE: Final = E["dma_map_page"]
+E_UNMAP_PAGE: Final = E["dma_unmap_page"]
+E_PAGE_REF_INC: Final = E["page_ref_inc"]
+E_PUT_PAGE: Final = E["put_page"]
+E_RX_FRAME: Final = E["rx_frame"]
+E_RX_DROPPED: Final = E["rx_dropped"]
+NAPI_ALLOC_SKB: Final = C["napi_alloc_skb"]
+RX_DROPPED: Final = C["rx_dropped"]
+ALLOC_PAGES: Final = C["alloc_pages"]
+PAGE_REF_INC: Final = C["page_ref_inc"]
+PUT_PAGE: Final = C["put_page"]
+RX_FREE: Final = RX_BUFFER.sid["free"]
+FRAG_CARVED: Final = PP_FRAG.sid["carved"]
+FRAG_CPU_SYNCED: Final = PP_FRAG.sid["cpu-synced"]
 
-AQ_CFG_RX_HDR_SIZE = 256      # atlantic: napi_alloc_skb() size for the copied headers
-SHINFO = 320                  # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), as on 64-bit
-HEADERS = 14 + 52             # Ethernet + IPv4 + TCP with timestamps: what eth_get_headlen() finds
+AQ_CFG_RX_HDR_SIZE: Final = 256      # atlantic: napi_alloc_skb() size for the copied headers
+SHINFO: Final = 320                  # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), as on 64-bit
+HEADERS: Final = 14 + 52            # Ethernet + IPv4 + TCP with timestamps: what eth_get_headlen() finds
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

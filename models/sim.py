@@ -375,8 +375,9 @@ class Sim(HostSignals):
             if tx.ring:
                 tx.clean(budget, rec.t)
         link = self.link
+        stop_at = self.stop_at          # run_frames() sets it before the CPU runs; nothing in a poll moves it
         while self.work < budget:
-            if self.processed >= self.stop_at:
+            if self.processed >= stop_at:
                 return self._suspend(self._poll)
             if not link.rx_one(True):
                 break
