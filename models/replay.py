@@ -169,7 +169,7 @@ class LessonRun:
             return self.lesson.steps[0].show or self.names[0]
         return self.lesson.steps[k - 1].show or self.names[0]
 
-    def _run_step(self, index: int, sims: dict[str, Sim]) -> StepNote:
+    def _run_step(self, index: int, sims: dict[str, Sim]) -> StepNote:  # noqa: C901 (older than the complexity rule)
         """Step index+1 on `sims`: every variant runs what the step says, the lead deciding `until`."""
         step = self.lesson.steps[index]
         run = step.run

@@ -40,7 +40,7 @@ class ScenarioError(ValueError):
         super().__init__(f"{where}: {text}" if where else text)
 
 
-def check(prm: dict[str, Any], defaults: dict[str, Any]) -> list[tuple[str, str]]:
+def check(prm: dict[str, Any], defaults: dict[str, Any]) -> list[tuple[str, str]]:  # noqa: C901 (older than the complexity rule)
     """Every cross-parameter problem of a full parameter dict, as (parameter, message).
     `defaults`: each parameter's default (models.params passes them; this module does not
     import the parameter table, which imports it)."""

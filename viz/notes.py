@@ -214,7 +214,7 @@ def _others(live: list[dict[str, Any]], mine: str) -> str:
             f"`rxviz notes --session ID` follows one")
 
 
-def follow(session: str | None, out: Callable[[str], None], once: bool = False,
+def follow(session: str | None, out: Callable[[str], None], once: bool = False,  # noqa: C901 (older than the complexity rule)
            directory: Path | None = None, sleep: Callable[[float], None] = time.sleep, limit: float | None = None,
            columns: Callable[[], int] = width) -> Iterator[int]:
     """Print each step's notes as the presenter reaches it; yields after each look (tests stop it).

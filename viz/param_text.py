@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from models.params import Param
 
 
-def spell(param: Param, v: object) -> str:
+def spell(param: Param, v: object) -> str:  # noqa: C901 (older than the complexity rule)
     """A parameter's value written the way a person would type it for --set (the sandbox too).
 
     Sizes, rates and times are stored as plain integers; the candidate

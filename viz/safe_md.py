@@ -74,7 +74,7 @@ def line(s: str) -> str:
     return "\\" + s
 
 
-def _inline(tokens: list[Token]) -> str:
+def _inline(tokens: list[Token]) -> str:  # noqa: C901 (older than the complexity rule)
     out: list[str] = []
     links: list[str | None] = []
     for t in tokens:

@@ -120,7 +120,7 @@ def full_page(limit: int) -> str:
     return (PAGE_DIR / "full.html").read_text(encoding="utf-8").replace("{{ limit }}", str(limit))
 
 
-def make_server(lesson: str | None, host: str, port: int, url: str | None, max_sessions: int = MAX_SESSIONS,
+def make_server(lesson: str | None, host: str, port: int, url: str | None, max_sessions: int = MAX_SESSIONS,  # noqa: C901 (older than the complexity rule)
                 resume: bool = False) -> Server:
     """The textual-serve Server with the classroom's rules (see the module docstring)."""
     import asyncio

@@ -116,7 +116,7 @@ class StepQueue:
             self._ops.clear()
             self.draining = False
 
-    def _run(self, call: Callable[..., None], on_frame: Callable[[Frame], None],
+    def _run(self, call: Callable[..., None], on_frame: Callable[[Frame], None],  # noqa: C901 (older than the complexity rule)
              on_ready: Callable[[Frame], None], cancelled: Callable[[], bool],
              progress: Callable[[int, int], None], on_note: Callable[[str], None] | None = None) -> None:
         session = self.session

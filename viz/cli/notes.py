@@ -12,7 +12,7 @@ import sys
 from ..messages import CliError, err
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:  # noqa: C901 (older than the complexity rule)
     """`rxviz notes [--session ID] [--list] [--once]`: 0, or 1 when `--once` finds no presenter."""
     # Here, not above: the parser imports every command's module, and nothing may import
     # `models` before viz/origin.py has checked it is rxviz's own.

@@ -125,7 +125,7 @@ def print_lessons(lessons: list[Lesson]) -> None:
     _console().print(t)
 
 
-def print_run(result: dict[str, Any], lesson: Lesson) -> None:
+def print_run(result: dict[str, Any], lesson: Lesson) -> None:  # noqa: C901 (older than the complexity rule)
     """The run report: metrics, CPU by category, counters, headline, violations."""
     con = _console()
     names = list(result["variants"])

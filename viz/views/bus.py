@@ -90,7 +90,7 @@ class BusView(ModelView):
         """
         return _nice_ceil(3 * self.read.bus().bundle_ns / 1000) * 1000
 
-    def _timeline(self, width: int) -> list[Text]:
+    def _timeline(self, width: int) -> list[Text]:  # noqa: C901 (older than the complexity rule)
         bus = self.read.bus()
         span = self._span_ns()
         log = list(bus.log)

@@ -197,7 +197,7 @@ class MemoryView(ModelView):
         cuts = sorted(a for a in rules if 0 < a < mem.max_addr)
         return [piece for seg in segs for piece in _split(seg, cuts)], rules, cuts
 
-    def _map(self, mem: MemoryRecord, width: int, budget: int, bits: int, limit: int) -> list[Text]:
+    def _map(self, mem: MemoryRecord, width: int, budget: int, bits: int, limit: int) -> list[Text]:  # noqa: C901 (older than the complexity rule)
         top = mem.max_addr
         segs, rules, cuts = self._layout(mem, bits, limit)
         out, nrules = [], len(cuts)

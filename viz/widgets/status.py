@@ -123,7 +123,7 @@ class StatusLine(Widget):
         out.truncate(max(0, width - len(self.clock) - 4), overflow="ellipsis", pad=True)
         return out.append("  ").append(f" {self.clock} ", self._s("clock"))
 
-    def _parts(self, play: Text, frame: Frame) -> list[tuple[int, str, Text]]:
+    def _parts(self, play: Text, frame: Frame) -> list[tuple[int, str, Text]]:  # noqa: C901 (older than the complexity rule)
         """The line's pieces in order, as (rank, side, text): when the line is too long, the pieces of the
         highest rank go first, so the call the screen is at (rank 0) is the last thing ever shortened."""
         s = self._s

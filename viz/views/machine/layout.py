@@ -69,7 +69,7 @@ class Layers:
 
 
 @cache
-def layers(machine: str) -> Layers:
+def layers(machine: str) -> Layers:  # noqa: C901 (older than the complexity rule)
     """States by layer, the edge groups (back edges marked) and the self-loops of a machine."""
     import networkx as nx
 
@@ -167,7 +167,7 @@ def _bands(lay: Layers, k: int) -> list[list[int]]:
     return bands
 
 
-def _attempt(machine: str, lay: Layers, groups: tuple[Group, ...], arrangement: str, k: int, width: int,
+def _attempt(machine: str, lay: Layers, groups: tuple[Group, ...], arrangement: str, k: int, width: int,  # noqa: C901 (older than the complexity rule)
              height: int, count_w: int, prefix: str, big: bool = False) -> Drawing | None:
     place = _place_column if arrangement == "column" else _place_rows
     boxes = place(lay, k, prefix, count_w, big)

@@ -69,7 +69,7 @@ class PassportView(ModelView):
     def _field(self, label: str, *value: tuple[str, str] | str) -> Text:
         return self._text((f"{label} ", "label"), *value)
 
-    def _passport(self, p: Passport, width: int, height: int) -> list[Text]:
+    def _passport(self, p: Passport, width: int, height: int) -> list[Text]:  # noqa: C901 (older than the complexity rule)
         head = self._text((p.obj, "id"), (f" · {p.kind}", "value"), (f" · {p.machine}", "muted"))
         if head.cell_len > width:
             head = self._text((p.obj, "id"), (f" · {p.kind}", "value"))

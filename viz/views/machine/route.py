@@ -122,7 +122,7 @@ class Grid:
          self.near) = saved
 
     # -- routing ---------------------------------------------------------------------------
-    def route(self, src: str, dst: str, join: str = "may", lean: tuple[int, int, int] | None = None) -> Route | None:
+    def route(self, src: str, dst: str, join: str = "may", lean: tuple[int, int, int] | None = None) -> Route | None:  # noqa: C901 (older than the complexity rule)
         """The cheapest arrow from box src to box dst, or onto an arrow already going into dst.
 
         `join`: "may" (whichever is cheaper), "must" (only onto such an arrow),
@@ -238,7 +238,7 @@ class Grid:
             return self._commit(src, dst, (port % W, port // W), xy, bit, head=(*xy[-1], HEAD[bit]))
         return self._commit(src, dst, (port % W, port // W), xy, bit, join=(joined % W, joined // W))
 
-    def _costs(self, lean: tuple[int, int, int] | None) -> list[int]:
+    def _costs(self, lean: tuple[int, int, int] | None) -> list[int]:  # noqa: C901 (older than the complexity rule)
         """Per cell: -1 blocked, -2 a vertical line, -3 a horizontal one (crossable), else its extra cost."""
         W = self.w
         cm = [v for row in self.near for v in row]
