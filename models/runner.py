@@ -116,7 +116,7 @@ def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
     _run_frames(sim, frames, tick)
     metrics = sim.metrics()
     counters = sim.rec.counters()
-    pp_stats = dict(sim.pool.stats) if sim.pool is not None else None
+    pp_stats = sim.pool.stats if sim.pool is not None else None      # a fresh dict each read
     if teardown:
         sim.teardown()
     return VariantResult(

@@ -70,7 +70,7 @@ def pool_record(sim: Any) -> PoolRecord | None:
     frag = getattr(sim.strategy, "frag", pool.page_bytes)
     fp = pool.frag_page
     return PoolRecord(pool.id, pool.page_bytes, frag, len(pool.cache), pool.ring_len(), pool.ring_cap,
-                      dict(pool.stats), None if fp is None else _page(fp), pool.frag_offset, pool.hold,
+                      pool.stats, None if fp is None else _page(fp), pool.frag_offset, pool.hold,
                       pool.release, pool.destroyed, tuple(_page(p) for p in pool.pages.values()))
 
 
