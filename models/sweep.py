@@ -22,9 +22,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 from .calls import METRICS
@@ -154,15 +157,48 @@ def _execute(jobs: list[_Job], workers: int, progress: Progress | None) -> dict[
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload([__name__])
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_quiet_worker) as pool:
-        futures = [pool.submit(_run, job) for job in jobs]
+        futures: list[Future[tuple[int, dict[str, Any], dict[str, int]]]] = []
         try:
+            # The pool starts a worker inside submit() and only then records it. Ctrl-C or SIGTERM
+            # raised in between would leave a worker the pool never knew of, waiting for work
+            # forever after the sweep is gone; so either waits until every submit has returned.
+            with _interrupts_deferred():
+                futures = [pool.submit(_run, job) for job in jobs]
             for f in as_completed(futures):
                 record(*f.result())
         except BaseException:
             for f in futures:
-                f.cancel()
+                f.cancel()           # the runs started end; no new one starts
             raise
     return done
+
+
+@contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM noted, not acted on, until the block ends; then handled as they would have been.
+
+    Python runs signal handlers in the main thread whichever thread the kernel picked (the progress
+    bar's refresh thread, say), so a signal mask cannot hold them back; swapping the handlers can.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield            # only the main thread may set handlers, and only it receives the signals
+        return
+    caught: list[signal.Signals] = []
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        caught.append(signal.Signals(signum))
+    previous = {s: signal.signal(s, note) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for sig in caught[:1]:           # the first one decides, as it would have at once
+            handler = previous[sig]
+            if callable(handler):
+                handler(sig, None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(sig)
 
 
 @dataclass(frozen=True)

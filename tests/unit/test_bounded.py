@@ -112,6 +112,37 @@ def test_sweep_ends_its_workers_on_sigterm():
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find the workers")
+def test_sigterm_while_the_pool_starts_a_worker_leaves_no_worker_behind(monkeypatch):
+    """The pool starts a worker in submit() and records it after: SIGTERM in between (CI hit it under
+    load) used to leave a worker nobody would end. Here it arrives there every time."""
+    import multiprocessing.context
+
+    from models import sweep as S
+    from models.lesson import find_lesson
+    from viz.cli.common import Terminated, on_sigterm_raise
+    started: list[int] = []
+    real_start = multiprocessing.context.ForkServerProcess.start
+
+    def start_then_sigterm(self: multiprocessing.context.ForkServerProcess) -> None:
+        real_start(self)
+        started.append(self.pid)
+        time.sleep(2)        # the worker has unpickled its queues by then, as it had under CI's load
+        os.kill(os.getpid(), signal.SIGTERM)
+    monkeypatch.setattr(multiprocessing.context.ForkServerProcess, "start", start_then_sigterm)
+    previous = on_sigterm_raise()
+    try:
+        with pytest.raises(Terminated):
+            S.sweep(find_lesson("rx-basics"), "budget", "16,32,64", frames=200, workers=2)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    deadline = time.monotonic() + 30
+    while any(map(_alive, started)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert started and not [w for w in started if _alive(w)]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_output_in_another_encoding_never_exits_70(encoding, monkeypatch):
     """As under LANG=C or PYTHONIOENCODING=ascii: what the encoding lacks is written as an escape."""
