@@ -51,10 +51,11 @@ class CallCursor:
         and gives `first`). Step 0, the set-up, happens before the lesson starts and
         cannot be stopped in (first > last).
         """
-        last = self.run.stored(k).seq[variant]
+        self.run.reach(k, (variant,))          # and so its figures at the step before
+        last = self.run.at(k).seq[variant]
         if k <= 0:
             return 1, 0, 1
-        first = self.run.stored(k - 1).seq[variant] + 1
+        first = self.run.at(k - 1).seq[variant] + 1
         start = self._tail(k, variant)[1] if reachable and self.head_frames(k) else first
         return first, last, min(start, last)
 
@@ -68,7 +69,7 @@ class CallCursor:
         """
         first, last, reachable = self.call_range(k, variant)
         if k <= 0 or seq >= last:
-            return self.run.snapshot(k)[0][variant]
+            return self.run.at(k).sims[variant]
         seq = max(seq, first)
         if seq >= reachable:
             sim, rest = self._rerun(k, variant)
@@ -122,7 +123,7 @@ class CallCursor:
             start, end = sim.processed, sim.processed + run.limit
             return [partial(sim.run_until, run.call, goal=goal, stop=min(end, start + i + chunk))
                     for i in range(0, run.limit, chunk)]
-        frames = run.frames if run.kind == "frames" else self.run.stored(k).notes[-1].frames
+        frames = run.frames if run.kind == "frames" else self.run.note(k).frames
         return [partial(sim.run_frames, min(chunk, frames - i)) for i in range(0, frames, chunk)]
 
     def step_events(self, k: int, variant: str) -> list[Event]:
@@ -148,7 +149,7 @@ class CallCursor:
         run = self.run.lesson.steps[k - 1].run
         if run is None or run.kind == "teardown":
             return 0
-        frames = run.frames if run.kind == "frames" else self.run.stored(k).notes[-1].frames
+        frames = run.frames if run.kind == "frames" else self.run.note(k).frames
         return max(0, frames - TRACED_TAIL)
 
     def _tail(self, k: int, variant: str) -> tuple[Sim, int]:
@@ -184,7 +185,7 @@ class CallCursor:
         assert step.run is not None
         run = step.run
         if run.kind == "until" and variant == self.run.lead(step):
-            start = self.run.stored(k - 1)
+            start = self.run.at(k - 1)
             goal = start.cnt[variant][CALL_ID[run.call]] + run.count
             stop = start.processed[variant] + run.limit
             return sim, lambda: sim.run_until(run.call, goal=goal, stop=stop)

@@ -1,42 +1,40 @@
-"""Replaying a lesson: every variant in lockstep, step by step, with exact step-back.
+"""Replaying a lesson: its variants step by step, with exact step-back.
 
 All variants receive the same number of frames at every step (the step's
 `run` decides how many, on the variant the step shows), so a compare view
-is always fair. Going back is exact: after each step the whole model is
+is always fair. Going back is exact: after a step its variants are
 snapshotted; going to step k restores the nearest snapshot at or before k
 and replays forward deterministically.
 
-A snapshot is kept as bytes, one blob per variant (models.snapshot.freeze),
+A snapshot is kept as bytes, one blob per variant (models.step_snapshot),
 with the few figures read without the model (each variant's call counters,
 event number and frames). A variant is thawed the first time something
-reads it and kept: running ahead many steps (a jump, `End`) thaws only the
-variant shown where it lands, and a re-run of one variant (call stepping)
-thaws a copy of that variant alone.
+reads it and kept.
+
+The variants are separate models: only an `until` step's lead decides
+something for the others, the frames that step runs. So a jump far ahead
+(`End`, a step picked on the map) runs only the variants it will show, and
+freezes them only where it lands (`reach`): a frozen copy costs about as
+much as running a short step. The rest is filled in afterwards, a step at a
+time, by the lockstep walk (`stored`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .lesson.schema import Check, Lesson, Step
 from .sim import Sim
-from .snapshot import freeze, thaw
+from .step_snapshot import Snapshot, StepNote, Thawed
+
+__all__ = ["TRACED_TAIL", "CheckResult", "LessonRun", "Snapshot", "StepNote", "Thawed", "untraced"]
 
 _OPS = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
     "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
-
-
-@dataclass
-class StepNote:
-    """What happened when a step ran (for `rxviz check` and the status line)."""
-    step: int
-    frames: int
-    reached: bool = True
-    at: int = 0             # `until` steps: the number of the event the lead ran until (0: none)
 
 
 @dataclass
@@ -73,67 +71,16 @@ def untraced(sim: Sim, run: Callable[[], object]) -> None:
         sim.rec.set_tracing(True)
 
 
-class Snapshot:
-    """The model after one lesson step: every variant frozen, each thawed once when first read."""
-    __slots__ = ("blobs", "notes", "seq", "cnt", "processed", "sims")
-
-    def __init__(self, sims: dict[str, Sim], notes: list[StepNote]) -> None:
-        self.blobs = {name: freeze(sim) for name, sim in sims.items()}
-        self.notes = notes
-        self.seq = {name: sim.rec.seq for name, sim in sims.items()}            # events numbered so far
-        self.cnt = {name: list(sim.rec.cnt) for name, sim in sims.items()}      # call counters, by id
-        self.processed = {name: sim.processed for name, sim in sims.items()}
-        self.sims = Thawed(self)
-
-    def fresh(self, variant: str) -> Sim:
-        """A new copy of one variant, to run on."""
-        sim: Sim = thaw(self.blobs[variant])
-        return sim
-
-
-class Thawed(Mapping[str, Sim]):
-    """A snapshot's variants by name, each thawed the first time it is read and kept, shared.
-
-    The player shows one variant (two in compare): the others of a step it jumped to are
-    never thawed. `replace` gives the same variants with one read as another Sim (a step
-    stopped mid-way), sharing what is thawed.
-    """
-    __slots__ = ("_snap", "_got", "_over")
-
-    def __init__(self, snap: Snapshot, got: dict[str, Sim] | None = None,
-                 over: dict[str, Sim] | None = None) -> None:
-        self._snap = snap
-        self._got: dict[str, Sim] = {} if got is None else got
-        self._over: dict[str, Sim] = over or {}
-
-    def __getitem__(self, name: str) -> Sim:
-        sim = self._over.get(name) or self._got.get(name)
-        if sim is None:
-            # setdefault: when two threads thaw the same variant at once, both get the one kept
-            sim = self._got.setdefault(name, self._snap.fresh(name))
-        return sim
-
-    def thaw(self, names: Iterable[str]) -> bool:
-        """Thaw these variants now (the caller's thread); True if any was not thawed yet."""
-        new = [name for name in names if name in self._snap.blobs and name not in self._got]
-        for name in new:
-            self[name]
-        return bool(new)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._snap.blobs)
-
-    def __len__(self) -> int:
-        return len(self._snap.blobs)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._snap.blobs
-
-    def replace(self, name: str, sim: Sim) -> Thawed:
-        return Thawed(self._snap, self._got, {**self._over, name: sim})
-
-
 class LessonRun:
+    """A lesson's variants stepped through, every step snapshotted (see the module's docstring).
+
+    Two ways forward. `forward`/`goto` move every variant in lockstep, one step at
+    a time, freezing each (`stored(k)` walks so). `reach(k, names)` brings only some
+    variants to step k, each from the nearest step it is frozen at, freezing them
+    there and keeping only their figures at the steps between: the player's jump,
+    which needs the variant it shows, not the lesson's every step of every variant.
+    """
+
     def __init__(self, lesson: Lesson, *, sets: dict[str, Any] | None = None, trace: int = 400,
                  faults: tuple[str, ...] = ()) -> None:
         self.lesson = lesson
@@ -144,7 +91,11 @@ class LessonRun:
         self.step = 0                      # steps applied so far (0 = the scenario as set up)
         self.sims = self._fresh()
         self.notes: list[StepNote] = []
-        self._snaps: dict[int, Snapshot] = {0: Snapshot(self.sims, [])}
+        self._notes: dict[int, StepNote] = {}         # step -> its note, once its lead has run it
+        self._snaps: dict[int, Snapshot] = {}
+        for name, sim in self.sims.items():
+            self._snap_at(0).record(name, sim, keep=True)
+        self._full = 0                                 # steps 0.._full hold every variant frozen
 
     def _fresh(self) -> dict[str, Sim]:
         out = {}
@@ -190,8 +141,8 @@ class LessonRun:
                         # The moment the step is about: the call it ran until (the rest of that
                         # frame's calls follow it in the same step).
                         note.at = next((e.seq for e in reversed(lead.rec.events) if e.call == run.call), 0)
-                else:                       # a re-run of another variant alone: the lead decided
-                    note.frames = self._snaps[index + 1].notes[-1].frames
+                else:                       # a run of other variants alone: the lead decided
+                    note.frames = self._notes[index + 1].frames
                 for name, sim in sims.items():
                     if name != lead_name:
                         _run_traced_tail(sim, note.frames)
@@ -199,6 +150,19 @@ class LessonRun:
                 for sim in sims.values():
                     sim.teardown(run.wait_ns)
         return note
+
+    def _decides(self, index: int, sims: Collection[str]) -> bool:
+        """Running step index+1 on `sims` gives the step's own note (its lead runs it, or it has no `until`)."""
+        run = self.lesson.steps[index].run
+        return run is None or run.kind != "until" or self.lead(self.lesson.steps[index]) in sims
+
+    def _snap_at(self, k: int) -> Snapshot:
+        """Step k's snapshot, made (empty) the first time: the notes of every step up to k are known by then."""
+        snap = self._snaps.get(k)
+        if snap is None:
+            snap = Snapshot(self.names, [self._notes[i] for i in range(1, k + 1)])
+            self._snaps[k] = snap
+        return snap
 
     def _apply(self, index: int) -> None:
         try:
@@ -209,10 +173,17 @@ class LessonRun:
             snap = self._snaps[self.step]
             self.sims = {name: snap.fresh(name) for name in self.names}
             raise
-        self.notes.append(note)
+        self._notes.setdefault(index + 1, note)
+        self.notes.append(self._notes[index + 1])
         self.step = index + 1
-        if self.step not in self._snaps:     # a replay reaches the same state: keep the first copy
-            self._snaps[self.step] = Snapshot(self.sims, list(self.notes))
+        snap = self._snap_at(self.step)      # a replay reaches the same state: what is kept stays
+        for name, sim in self.sims.items():
+            snap.record(name, sim, keep=True)
+        self._count_full()
+
+    def _count_full(self) -> None:
+        while self._full + 1 in self._snaps and self._snaps[self._full + 1].full:
+            self._full += 1
 
     def forward(self) -> bool:
         if self.step >= self.total:
@@ -221,9 +192,9 @@ class LessonRun:
         return True
 
     def goto(self, k: int) -> None:
-        """Go to step k (0..total): restore the nearest snapshot, replay the rest."""
+        """Go to step k (0..total), every variant: restore the nearest full snapshot, replay the rest."""
         k = max(0, min(self.total, k))
-        base = max(i for i in self._snaps if i <= k)
+        base = max(i for i in range(self._full + 1) if i <= k)
         snap = self._snaps[base]
         self.sims = {name: snap.fresh(name) for name in self.names}
         self.notes = list(snap.notes)
@@ -237,20 +208,74 @@ class LessonRun:
 
     @property
     def computed(self) -> int:
-        """Steps snapshotted so far: every step up to this one can be read back without running."""
-        return max(self._snaps)
+        """Steps snapshotted whole so far: every variant of every step up to this one reads back without running."""
+        return self._full
 
     def stored(self, k: int) -> Snapshot:
-        """Step k's snapshot (frozen), running forward to it first if needed."""
+        """Step k's snapshot with every variant frozen, running forward to it first if needed."""
         k = max(0, min(self.total, k))
-        while k not in self._snaps:
-            if self.step != self.computed:
-                self.goto(self.computed)
+        while self._full < k:
+            if self.step != self._full:
+                self.goto(self._full)
             self.forward()
         return self._snaps[k]
 
+    def at(self, k: int) -> Snapshot:
+        """Step k's snapshot as far as it is made (after `reach` or `stored` for it): the variants run to it."""
+        return self._snaps[max(0, min(self.total, k))]
+
+    def full(self, k: int) -> bool:
+        """Every variant is frozen at step k."""
+        snap = self._snaps.get(k)
+        return k <= self._full or (snap is not None and snap.full)
+
+    def has(self, k: int, name: str) -> bool:
+        """Variant `name` is frozen at step k."""
+        snap = self._snaps.get(k)
+        return snap is not None and name in snap.blobs
+
+    def reach(self, k: int, names: Iterable[str], keep: Collection[int] = (),  # noqa: C901 (one walk; its parts share the plan)
+              progress: Callable[[int, int], None] | None = None,
+              cancelled: Callable[[], bool] | None = None) -> bool:
+        """Freeze `names` at step k, each run alone from the nearest step it is frozen at.
+
+        The steps passed keep each variant's figures, and its frozen copy only where
+        `keep` says. An `until` step passed whose note is not known yet runs its lead
+        too, as far as that step. `progress(done, total)` hears of each step run;
+        False if `cancelled()` stopped it on the way (what was done stays done).
+        """
+        k = max(0, min(self.total, k))
+        stop = {name: k for name in self.names if name in set(names) and not self.has(k, name)}
+        for i in range(k, 0, -1):               # leads of `until` steps not yet decided
+            step = self.lesson.steps[i - 1]
+            if i not in self._notes and not self._decides(i - 1, ()):
+                lead = self.lead(step)
+                stop.setdefault(lead, i)
+        if not stop:
+            return True
+        start = {name: max(j for j in self._snaps if j <= last and name in self._snaps[j].blobs)
+                 for name, last in stop.items()}
+        sims = {name: self._snaps[j].fresh(name) for name, j in start.items()}
+        first = min(start.values())
+        for i in range(first, k):
+            if cancelled is not None and cancelled():
+                return False
+            running = {name: sim for name, sim in sims.items() if start[name] <= i < stop[name]}
+            if not running:
+                continue
+            note = self._run_step(i, running)
+            if self._decides(i, running):
+                self._notes.setdefault(i + 1, note)
+            snap = self._snap_at(i + 1)
+            for name, sim in running.items():
+                snap.record(name, sim, keep=i + 1 in keep or i + 1 == stop[name] == k)
+            if progress is not None:
+                progress(i + 1 - first, k - first)
+        self._count_full()
+        return True
+
     def snapshot(self, k: int) -> tuple[Thawed, list[StepNote]]:
-        """The model as it was after step k, running forward to it first if needed.
+        """The model as it was after step k, every variant, running forward to it first if needed.
 
         The sims returned are shared with the run, not a copy: callers must only
         read them (a view, a frame on screen). Reading never changes a Sim, and
@@ -260,8 +285,15 @@ class LessonRun:
         return snap.sims, snap.notes
 
     def fresh(self, k: int, variant: str) -> Sim:
-        """A new copy of `variant` as it was after step k, to run on."""
-        return self.stored(k).fresh(variant)
+        """A new copy of `variant` as it was after step k, to run on (that variant alone run to it if needed)."""
+        self.reach(k, (variant,))
+        return self.at(k).fresh(variant)
+
+    def note(self, k: int) -> StepNote:
+        """Step k's note (1 ≤ k ≤ total), its lead run to it first if needed."""
+        if k not in self._notes:
+            self.reach(k, (self.lead(self.lesson.steps[k - 1]),))
+        return self._notes[k]
 
     def back(self) -> bool:
         if self.step == 0:

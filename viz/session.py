@@ -12,6 +12,12 @@ Because a frame is that cheap, the worker also computes ahead: while the
 reader looks at step k it runs step k+1, so pressing → shows a frame that
 already exists and the step costs only its repaint.
 
+A jump further than the next step (`End`, the map, `--step`) runs only the
+variants its frame shows (the step's own, and in compare mode its partner),
+frozen only where it lands: the others, and the steps passed, are filled in
+behind the reader (`behind`, then the lockstep walk), and `v`, compare and
+the end screen ask for what is not there yet (`fill`).
+
 Fast-forward runs a copy of the current step's snapshot n frames further;
 each further fast-forward copies again before running, so a published
 frame is never mutated. Any goto drops the fast-forward.
@@ -26,7 +32,7 @@ from typing import Any
 
 from models.call_cursor import CallCursor
 from models.lesson.schema import Lesson
-from models.replay import TRACED_TAIL, LessonRun, StepNote, Thawed
+from models.replay import TRACED_TAIL, LessonRun, Thawed
 from models.sim import Sim
 from models.snapshot import clone
 from models.trace import Counts, Event
@@ -103,6 +109,20 @@ def compare_pair(lesson: Lesson, shown: str) -> tuple[str, str] | None:
     return (a, b)
 
 
+def end_pair(lesson: Lesson) -> tuple[str, str] | None:
+    """The two variants the lesson's point is about, or None for a lesson of one variant.
+
+    The lesson's own `end_pair`; else its headline pair (the patch's before and after);
+    else the variant its last step shows, beside the first (compare mode's pair there).
+    """
+    if len(lesson.end_pair) == 2:
+        return lesson.end_pair[0], lesson.end_pair[1]
+    if lesson.headline.before and lesson.headline.after:
+        return lesson.headline.before, lesson.headline.after
+    last = lesson.steps[-1].show if lesson.steps else next(iter(lesson.variants))
+    return compare_pair(lesson, last)
+
+
 @dataclass(frozen=True)
 class Frame:
     """What the screen shows after one move: never mutated once published."""
@@ -156,6 +176,7 @@ class Session:
         self._ff: dict[str, Sim] | None = None
         self._trails: dict[tuple[str, str], dict[int, Event]] = {}     # (variant, object) -> its events, by number
         self._priors: dict[int, Frame] = {}                # step -> its landing frame, shown by a question after it
+        self.compare = False                   # the player compares two variants: a jump runs both
 
     def _ensure(self) -> LessonRun:
         if self.run is None:
@@ -174,9 +195,11 @@ class Session:
         """Lesson steps whose frames exist (-1 before the model is set up)."""
         return -1 if self.run is None else self.run.computed
 
-    def _snapshot(self, k: int) -> tuple[Thawed, list[StepNote]]:
-        """Step k's stored state (sims, notes), running the model up to it if needed."""
-        return self._ensure().snapshot(k)
+    def needs(self, k: int, variant: str | None = None) -> tuple[str, ...]:
+        """The variants a frame of step k reads: the one shown, and in compare mode its partner."""
+        run = self._ensure()
+        shown = variant or run.shown(k)
+        return (shown, *((compare_pair(self.lesson, shown) or ()) if self.compare else ()))
 
     def frame_at(self, k: int, variant: str | None = None, cursor: int | None = -1, prior: bool = True) -> Frame:
         """The frame of lesson step k, computing up to it if needed.
@@ -189,8 +212,12 @@ class Session:
         """
         run = self._ensure()
         k = max(0, min(run.total, k))
-        sims, notes = self._snapshot(k)
-        prev = run.stored(k - 1).cnt if k else {}
+        # The variants this frame reads, each run alone to k if a jump has not run it there yet (the
+        # step before, too, when a question there holds the screen or an `until` step re-runs from it).
+        run.reach(k, self.needs(k, variant), keep=(k - 1, k))
+        snap = run.at(k)
+        sims, notes = snap.sims, snap.notes
+        prev = run.at(k - 1).cnt if k else {}
         reached = notes[-1].reached if notes else True
         landing = variant is None and cursor == -1
         shown = variant or run.shown(k)
@@ -285,6 +312,9 @@ class Session:
              frame: bool = True) -> Frame | None:
         """Go to lesson step k, clean (any fast-forward is dropped); None if cancelled on the way.
 
+        The next step runs every variant and keeps it (the step after is computed ahead
+        meanwhile). A jump further runs only the variants its frame shows, frozen only
+        where it lands (LessonRun.reach); the rest is filled in behind the reader.
         `progress(done, total)` is told after each step computed on the way. `frame=False`
         only moves there and returns None: the UI already shows that step's ready frame, and
         building it again (a step that runs `until` a call re-runs itself to stop there) would
@@ -293,13 +323,40 @@ class Session:
         run = self._ensure()
         k = max(0, min(run.total, k))
         self.step, self.extra, self._ff = k, 0, None
-        start = run.computed
-        while run.computed < k:
-            if cancelled():
+        if k > run.computed + 1:
+            if not run.reach(k, self.needs(k), keep=(k - 1, k), progress=progress, cancelled=cancelled):
                 return None
-            self._snapshot(run.computed + 1)
-            progress(run.computed - start, k - start)
+        elif run.computed < k:
+            run.stored(k)
+            progress(1, 1)
+        if cancelled():
+            return None
         return self.frame_at(k) if frame else None
+
+    def fill(self, k: int, names: tuple[str, ...] | None = None,
+             cancelled: Callable[[], bool] | None = None) -> None:
+        """Step k's `names` (default: every variant) frozen: those a jump did not run there."""
+        run = self._ensure()
+        run.reach(k, run.names if names is None else names, keep=(k,), cancelled=cancelled)
+
+    def ahead(self) -> Frame:
+        """The next step no walk has run whole, run so (every variant, frozen) and its frame."""
+        run = self._ensure()
+        k = run.computed + 1
+        run.stored(k)
+        return self.frame_at(k)
+
+    def behind(self) -> tuple[int, tuple[str, ...] | None] | None:
+        """What a jump left undone that the reader is likeliest to want next, as Session.fill's (step,
+        variants): the step before's own variant (←), then every variant of the step on screen (`v`,
+        compare, the end screen's pair). None when both are there."""
+        run = self._ensure()
+        k = self.step
+        if k >= 1 and not run.has(k - 1, run.shown(k - 1)):
+            return k - 1, (run.shown(k - 1),)
+        if not run.full(k):
+            return k, None
+        return None
 
     def fast_forward(self, n: int, cancelled: Callable[[], bool] = lambda: False,
                      progress: Progress = quiet) -> Frame | None:
@@ -308,9 +365,10 @@ class Session:
         `progress(done, n)` is told after each chunk of FF_CHUNK frames.
         """
         run = self._ensure()
-        base, notes = run.snapshot(self.step)
+        run.reach(self.step, run.names)
+        notes = run.at(self.step).notes
         # a published frame is never run on: a copy of the last fast-forward, or fresh from the step
-        sims = clone(self._ff) if self._ff else {v: run.fresh(self.step, v) for v in base}
+        sims = clone(self._ff) if self._ff else {v: run.fresh(self.step, v) for v in run.names}
         done = 0
         while done < n and not cancelled():
             chunk = min(FF_CHUNK, n - done)
@@ -319,6 +377,6 @@ class Session:
             done += chunk
             progress(done, n)
         self._ff, self.extra = sims, self.extra + done
-        prev = {v: Counts(cnt) for v, cnt in run.stored(self.step).cnt.items()}
+        prev = {v: Counts(cnt) for v, cnt in run.at(self.step).cnt.items()}
         reached = notes[-1].reached if notes else True
         return Frame(self.lesson, self.step, run.total, self.extra, run.shown(self.step), sims, prev, reached)

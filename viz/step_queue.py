@@ -10,6 +10,10 @@ step asked for.
 
 When the queue is empty the worker computes ahead: the next LOOKAHEAD lesson
 steps after the last one gone to, each handed to the UI as a ready frame.
+After a jump (which runs only the variants it shows) that starts with what
+the reader is likeliest to ask for next (Session.behind: the step before's
+variant, then the other variants of the step on screen), then every step
+the jump passed, in order.
 It first waits AHEAD_AFTER for the screen to repaint: Python runs one thread
 at a time, and a model step running beside the repaint would double it.
 A request arriving meanwhile is served as soon as the step being computed
@@ -57,7 +61,9 @@ class StepQueue:
     def request(self, kind: str, n: Any = 0) -> None:
         """Queue a request. "goto" k: go to step k and publish its frame; "seen" k: the UI
         already shows step k's ready frame, so only compute ahead of it; "ff" n: fast-forward;
-        "call" (step, variant, at, delta, follow): one kernel call on (Session.step_call).
+        "call" (step, variant, at, delta, follow): one kernel call on (Session.step_call);
+        "fill" (step, variants, then): those variants run to that step (Session.fill), then `then()`
+        on the UI thread.
         A goto or seen replaces one queued just before it (only the last position matters)."""
         with self._lock:
             if kind in POSITION and self._ops and self._ops[-1][0] in POSITION:
@@ -132,10 +138,19 @@ class StepQueue:
             if op is None:                     # nothing asked: compute the next step ahead
                 self._doing = "ahead"
                 if not self._wake.wait(AHEAD_AFTER):
-                    call(on_ready, session.frame_at(session.computed + 1))
+                    todo = session.behind()
+                    if todo is not None:      # a request meanwhile goes first
+                        session.fill(*todo, cancelled=lambda: cancelled() or self._wake.is_set())
+                    else:
+                        call(on_ready, session.ahead())
                 continue
             kind, n = op
             self._doing = kind
+            if kind == "fill":           # variants a jump did not run, then the UI's `then` on its thread
+                step, names, then = n
+                session.fill(step, names)
+                call(then)
+                continue
             if kind == "ff":
                 frame = session.fast_forward(n, cancelled, progress)
             elif kind == "call":

@@ -1,4 +1,4 @@
-"""Step snapshots kept frozen (models/replay.py Snapshot, Thawed) and what reading them leaves behind.
+"""Step snapshots kept frozen (models/step_snapshot.py Snapshot, Thawed) and what reading them leaves behind.
 
 A lesson step's variants are stored as pickles and thawed when first read: a
 jump thaws only what it shows, and a thawed variant is the same object every

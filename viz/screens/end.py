@@ -25,7 +25,7 @@ from textual.widgets import Footer, Static
 from models.lesson.schema import Lesson
 from viz.course import OpenLesson, ShowLessons
 from viz.plain import join
-from viz.session import Frame, compare_pair
+from viz.session import Frame, end_pair
 from viz.widgets.paper_vs_model import HeadlinePanel
 from viz.widgets.sandbox_bar import fmt, value
 
@@ -38,20 +38,6 @@ def watched(lesson: Lesson) -> list[str]:
     if lesson.paper is not None:
         names.append(lesson.paper.metric)
     return list(dict.fromkeys(names or DEFAULT_WATCH))
-
-
-def end_pair(lesson: Lesson) -> tuple[str, str] | None:
-    """The two variants the lesson's point is about, or None for a lesson of one variant.
-
-    The lesson's own `end_pair`; else its headline pair (the patch's before and after);
-    else the variant its last step shows, beside the first (compare mode's pair there).
-    """
-    if len(lesson.end_pair) == 2:
-        return lesson.end_pair[0], lesson.end_pair[1]
-    if lesson.headline.before and lesson.headline.after:
-        return lesson.headline.before, lesson.headline.after
-    last = lesson.steps[-1].show if lesson.steps else next(iter(lesson.variants))
-    return compare_pair(lesson, last)
 
 
 def summary(lesson: Lesson, frame: Frame) -> tuple[tuple[str, str] | None, list[tuple[str, str, str]]]:

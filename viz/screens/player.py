@@ -50,7 +50,7 @@ from viz.screens.player_host import CallMove
 from viz.screens.presenting import Presenting
 from viz.screens.stepping import CALL_SECONDS, CallStepping
 from viz.screens.wayfinding import Wayfinding
-from viz.session import Frame, Session, compare_pair, views_for
+from viz.session import Frame, Session, compare_pair, end_pair, views_for
 from viz.step_queue import StepQueue
 from viz.views.all import view_class
 from viz.views.base import ModelView, ViewState
@@ -127,7 +127,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         self.variant: str | None = None          # `v`: the variant shown instead of the step's, until the next step
         self.revealed: set[int] = set()          # question steps whose outcome was shown without an answer
         self.want = (max(0, min(len(lesson.steps), step)), 0)     # (step, extra frames) asked for
-        self.compare = compare
+        self.compare = self.moves.session.compare = compare
         self.frame: Frame | None = None
         self.seen: Frame | None = None           # what the views show (the step before, while a question waits)
         self.start_stepping()                    # ] [ o: viz.screens.stepping
@@ -171,6 +171,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
 
     # -- moving the model (worker thread) ------------------------------------------
     def _queue(self, session: Session) -> StepQueue:
+        session.compare = getattr(self, "compare", False)     # a jump runs the pair compare shows
         queue = StepQueue(session, lambda: self._drain(queue))
         return queue
 
@@ -535,10 +536,22 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
 
     def action_end(self) -> None:
         from viz.screens.end import EndScreen
-        if self.frame is not None:
-            self.course.record(self.lesson.id, self.frame.step, self.frame.total, finished=True)
-            self.app.push_screen(EndScreen(self.lesson, self.frame, self.course.after(self.lesson), self.present,
-                                           self.want_headline))
+        frame = self.frame
+        if frame is None:
+            return
+        missing = tuple(n for n in end_pair(self.lesson) or () if n not in frame.sims)
+        if missing:                 # a jump ran only the variant it shows: the pair the summary reads first
+            self.query_one(StatusLine).busy = f"computing {', '.join(missing)} for the summary…"
+            self.moves.request("fill", (frame.step, missing, self._end_filled))
+            return
+        self.course.record(self.lesson.id, frame.step, frame.total, finished=True)
+        self.app.push_screen(EndScreen(self.lesson, frame, self.course.after(self.lesson), self.present,
+                                       self.want_headline))
+
+    def _end_filled(self) -> None:
+        self.query_one(StatusLine).busy = ""
+        if self.frame is not None and self.frame.step >= len(self.lesson.steps):
+            self.action_end()
 
     def action_prev(self) -> None:
         step, extra = self.want
@@ -608,9 +621,9 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         if compare_pair(self.lesson, self.lesson.steps[0].show if self.lesson.steps else "") is None:
             self.notify("this lesson has a single variant: nothing to compare", timeout=3)
             return
-        self.compare = not self.compare
+        self.compare = self.moves.session.compare = not self.compare
         if self.frame is not None:
-            self._show(self.frame)           # a frame carries every variant
+            self._show_with(compare_pair(self.lesson, self.variant or self.frame.shown) or ())
 
     def action_cycle(self, delta: int) -> None:
         self.query_one(ViewDeck).cycle(delta)
@@ -631,7 +644,26 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         current = self.variant or self.frame.shown
         nxt = names[(names.index(current) + 1) % len(names)]
         self.variant = None if nxt == self.frame.shown else nxt
-        self._show(self.frame)
+        self._show_with((nxt, *((compare_pair(self.lesson, nxt) or ()) if self.compare else ())))
+
+    def _show_with(self, names: tuple[str, ...]) -> None:
+        """Show the frame again with `names` in it: at once when they are there, else once the worker
+        has run them to this step (a jump runs only the variants it shows; the rest follow behind)."""
+        frame = self.frame
+        if frame is None:
+            return
+        base = self._held(frame) if self.holding(frame) else frame      # the step the views show
+        missing = tuple(n for n in names if n not in base.sims)
+        if not missing:
+            self._show(frame)
+            return
+        step = frame.step
+
+        def then() -> None:
+            if self.frame is not None and self.frame.step == step:
+                self._show(self.frame)
+        self.query_one(StatusLine).busy = f"computing {', '.join(missing)} at step {base.step}…"
+        self.moves.request("fill", (base.step, missing, then))
 
     # -- the sandbox ------------------------------------------------------------------
     def action_sandbox(self) -> None:
