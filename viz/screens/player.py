@@ -70,8 +70,10 @@ STEP_SECONDS = 2.0          # auto-advance interval at 1x
 FF_MAX = 1_000_000
 BUSY_AFTER = 0.15           # say "computing…" only when a move takes longer than this
 # Views' states kept by their inputs: a step shown again (←, Home) gets the same state object,
-# so each view finds the lines it drew for it (ModelView.RECENT) and only repaints.
-STATES_KEPT = 8
+# so each view finds the lines it drew for it (ModelView.RECENT) and only repaints. Enough for every
+# step of a long lesson, a question step's held and revealed states and a variant or two picked with `v`.
+STATES_KEPT = 40
+NO_COUNTS: dict[str, int] = {}      # a variant's counters the step before step 0 (never written)
 
 
 class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
@@ -137,6 +139,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         self._busy_timer: Timer | None = None
         # The views' states lately used, by their inputs (see _state).
         self._states: dict[tuple[object, ...], ViewState] = {}
+        self._twins: dict[tuple[object, ...], ViewState] = {}    # by its inputs but the question's: see _state
         self._headline_panels: list[HeadlinePanel] = []    # panels waiting for the headline run
         self._headline_share: float | None = None          # how far that run is; None: not running
 
@@ -364,7 +367,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         """The views' state for `variant` of `frame`: the very object built before for the same
         inputs (`reuse`), so the lines the views built ahead for it (`_prepare_next`) are used."""
         spec = self.lesson.steps[frame.step - 1] if frame.step else None
-        prev = frame.prev_counts.get(variant, {})
+        prev = frame.prev_counts.get(variant, NO_COUNTS)       # one object for none: its id is in the key
         hidden = self.hidden_code(variant, frame.step, revealing)
         kept = self.hidden_counts(variant, frame.step, revealing)
         # A question about this variant waits at this step or the next: the views keep back what explains
@@ -383,15 +386,23 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         if state is not None:
             self._states[key] = state               # the latest used last
         else:
+            # The first state of these inputs but what a question ahead keeps back (answered or revealed
+            # since): the views that read none of what changed draw its lines (ViewState.twin).
+            inputs = (*key[:5], *key[7:10])
+            twin = self._twins.get(inputs) if reuse else None
             state = ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
                               code_line=frame.code_line, prev_counts=dict(prev),
                               watch=spec.watch if spec is not None else (),
                               hidden_code=hidden, hidden_counts=kept, follow=self.follow, earlier=earlier,
-                              at_call=at_call, asking=asking)
+                              at_call=at_call, asking=asking, twin=twin)
             if reuse:
                 self._states[key] = state
                 if len(self._states) > STATES_KEPT:
                     del self._states[next(iter(self._states))]
+                if twin is None:
+                    self._twins[inputs] = state
+                    if len(self._twins) > STATES_KEPT:
+                        del self._twins[next(iter(self._twins))]
         return state
 
     def _lead(self, step: int) -> str:

@@ -48,6 +48,10 @@ class ViewState:
     at_call: bool = False                           # stopped at a call `]`/`[` walked to (not where the step lands)
     asking: bool = False                            # a question about this variant waits (now or ahead):
                                                     # no view explains what the variant does
+    # The first state made from the same inputs but for what a question ahead keeps back (`hidden_code`,
+    # `hidden_counts`, `asking`: a question answered or revealed since): a view whose lines read none of
+    # those that differ draws the twin's lines (ModelView.READS), and every view reads the twin's records.
+    twin: ViewState | None = None
     _read: Reading | None = field(default=None, init=False, repr=False)
 
     @property
@@ -55,7 +59,7 @@ class ViewState:
         """The records of the variant at this step (one Reading per state: a published frame never moves)."""
         got = self._read
         if got is None:
-            got = self._read = reading_of(self.sim)
+            got = self._read = self.twin.read if self.twin is not None else reading_of(self.sim)
         return got
 
 
@@ -84,6 +88,9 @@ class ModelView(OnePass, can_focus=True):
         self.border_title = self.TITLE
 
     PREPARE = True          # False: its lines depend on more than the state and size (never built ahead)
+    # Which of what a question ahead keeps back its lines read ("asking", "hidden_code", "hidden_counts"):
+    # a state that differs from its twin only in others shows the twin's lines (ViewState.twin).
+    READS: tuple[str, ...] = ()
 
     _lines: list[Strip] | None = None       # the content, built for _built_for = (width, height)
     _built_for: tuple[int, int] = (0, 0)
@@ -92,9 +99,10 @@ class ModelView(OnePass, can_focus=True):
     _sizes: tuple[tuple[int, int], ...] = ()    # the sizes it was last drawn at, latest first (see prepare)
     _ahead: ViewState | None = None         # the state prepare() last built lines for
     _recent: dict[tuple[int, int, int], tuple[Any, ...]] = {}    # lines built lately, by state and size (see _build)
-    # Lines kept: built ahead for the next step (at one or two sizes) and drawn for recent
-    # steps, so → finds its lines built and ← to a step shown a moment ago repaints only.
-    RECENT = 12
+    # Lines kept: built ahead for the next step (at one or two sizes) and drawn for recent steps (a
+    # long lesson's every step, at the sizes its layouts give), so → finds its lines built and ← or
+    # Home to a step shown before repaints only.
+    RECENT = 48
 
     def watch_state(self, state: ViewState | None) -> None:
         if state is not None and state is self._drawn and self._lines is not None \
@@ -184,15 +192,25 @@ class ModelView(OnePass, can_focus=True):
         if still right. The player hands back the same state object for a step it shows again."""
         if not self.PREPARE:
             return None
-        state, styles, inputs, made = self._recent.get((id(self.state), width, height), (None, {}, None, None))
-        return made if state is self.state and self._still_right(styles, inputs) else None
+        own = self._lines_of()
+        state, styles, inputs, made = self._recent.get((id(own), width, height), (None, {}, None, None))
+        return made if state is own and self._still_right(styles, inputs) else None
+
+    def _lines_of(self) -> ViewState | None:
+        """The state whose lines this view's state shares: its twin, unless they differ in what the view reads."""
+        st = self.state
+        twin = st.twin if st is not None else None
+        if twin is None or any(getattr(st, name) != getattr(twin, name) for name in self.READS):
+            return st
+        return twin
 
     def _remember(self, width: int, height: int, made: Made) -> None:
         """Keep these lines for the state (the entry holds the state, so its id stays its own)."""
         recent = self.__dict__.setdefault("_recent", {})     # this view's own, not the class default
-        key = (id(self.state), width, height)
+        own = self._lines_of()
+        key = (id(own), width, height)
         recent.pop(key, None)
-        recent[key] = (self.state, dict(self._styles), self.ahead_inputs(), made)
+        recent[key] = (own, dict(self._styles), self.ahead_inputs(), made)
         if len(recent) > self.RECENT:
             del recent[next(iter(recent))]
 

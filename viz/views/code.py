@@ -48,6 +48,7 @@ HIDDEN = "# ··· hidden until you answer the question ahead ···"
 class CodeView(ModelView):
     KEY = "code"
     TITLE = "Driver RX path"
+    READS = ("hidden_code",)        # the lines a question ahead would give away
 
     COMPONENT_CLASSES = {"codeview--lit", "codeview--marker", "codeview--number", "codeview--comment",
                          "codeview--muted"}

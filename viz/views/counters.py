@@ -106,6 +106,7 @@ def hbar(value: float, scale: float, width: int) -> str:
 class CountersView(ModelView):
     KEY = "counters"
     TITLE = "Kernel calls · CPU"
+    READS = ("hidden_counts",)      # the counters a question ahead keeps back
 
     COMPONENT_CLASSES = {"countersview--delta", "countersview--muted", "countersview--label",
                          "countersview--bar", "countersview--spark", "countersview--watch",

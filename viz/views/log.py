@@ -54,6 +54,7 @@ def stamp(t_ns: float) -> str:
 class LogView(ModelView):
     KEY = "log"
     TITLE = "Event log"
+    READS = ("hidden_counts",)      # the calls a question ahead keeps back are not listed
 
     COMPONENT_CLASSES = {"logview--hardirq", "logview--softirq", "logview--process", "logview--app",
                          "logview--device", "logview--error", "logview--warning", "logview--muted",

@@ -27,6 +27,7 @@ _STATE_STYLE = {"idle": "muted", "scheduled": "warn", "polling": "ok", "disabled
 class NapiView(ModelView):
     KEY = "napi"
     TITLE = "NAPI · GRO"
+    READS = ("asking",)         # while a question waits it keeps back what explains the variant (_no_napi)
 
     COMPONENT_CLASSES = {"napiview--ok", "napiview--warn", "napiview--bad", "napiview--muted",
                          "napiview--bar", "napiview--delta", "napiview--label"}

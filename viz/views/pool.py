@@ -47,6 +47,7 @@ class PoolView(ModelView):
 
     KEY = "pool"
     TITLE = "page_pool"
+    READS = ("hidden_counts",)      # a recycle a question ahead asks about stays unlit
     COMPONENT_CLASSES = {"poolview--cache", "poolview--ring", "poolview--carving", "poolview--flight",
                          "poolview--mapped", "poolview--out", "poolview--muted", "poolview--delta",
                          "poolview--now", "poolview--was", "poolview--recycled", "poolview--fresh"}

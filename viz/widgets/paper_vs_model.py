@@ -92,6 +92,7 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
         super().__init__(**kw)
         self.lesson = lesson
         self.headline: dict[str, Any] | None = None
+        self._drawn: dict[str, Any] | None = None      # the headline its widgets show (None: none yet)
 
     def compose(self) -> ComposeResult:
         yield Static(id="hl-title", markup=False)
@@ -110,11 +111,14 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
         pp = self.lesson.paper
         what = f"{pp.metric}" if pp else "the headline"
         done = "" if share is None else f" {share:.0%}"
+        self._drawn = None
         self.query_one("#hl-title", Static).update(f"Paper vs model: running {self.lesson.headline.frames:,} "
                                                    f"frames of each headline variant for {what}…{done}")
 
     def show(self, h: dict[str, Any] | None) -> None:
-        self.headline = h
+        if h is not None and h is self._drawn:
+            return              # the payoff step shown again (←, →): its widgets already say it all
+        self.headline = self._drawn = h
         title = self.query_one("#hl-title", Static)
         if h is None:
             title.update("this lesson publishes no figure to compare with")

@@ -39,6 +39,8 @@ from textual.strip import Strip
 from models.lesson.sanitize import shown
 from viz.strips import text_strip
 
+KEEP = 24           # texts kept wrapped, by (source, width): a lesson's steps and their reveals
+
 # (kind, depth, marker, inline tokens): kind is "p" (paragraph), "item" (first
 # paragraph of a list item), "code" (a code block) or "hr".
 Block = tuple[str, int, str, list[Token] | str]
@@ -109,6 +111,7 @@ class Prose(ScrollView, can_focus=False):
         self.set_reactive(Prose.source, source)
         self._lines: tuple[tuple[str, int], list[Strip]] | None = None      # ((source, width), its lines)
         self._next: tuple[tuple[str, int], list[Strip]] | None = None        # see prepare
+        self._wrapped: dict[tuple[str, int], list[Strip]] = {}       # texts wrapped lately (see _strips)
 
     @property
     def allow_vertical_scroll(self) -> bool:
@@ -142,10 +145,12 @@ class Prose(ScrollView, can_focus=False):
         reads): setting it then only swaps the lines in."""
         width = self.text_width
         if source != self.source and width > 0:
-            self._next = ((source, width), self._make(source, width))
+            key = (source, width)
+            self._next = (key, self._wrapped.get(key) or self._make(source, width))
 
     def notify_style_update(self) -> None:
         self._lines = self._next = None
+        self._wrapped = {}
         super().notify_style_update()
 
     # -- from tokens to styled, wrapped lines -------------------------------------------
@@ -199,7 +204,14 @@ class Prose(ScrollView, can_focus=False):
         key = (self.source, width)
         if self._lines is None or self._lines[0] != key:
             made = self._next
-            self._lines = made if made is not None and made[0] == key else (key, self._make(self.source, width))
+            # A text shown lately (← to a step read a moment ago) is not wrapped again.
+            lines = made[1] if made is not None and made[0] == key else self._wrapped.pop(key, None)
+            if lines is None:
+                lines = self._make(self.source, width)
+            self._wrapped[key] = lines
+            if len(self._wrapped) > KEEP:
+                del self._wrapped[next(iter(self._wrapped))]
+            self._lines = (key, lines)
         return self._lines[1]
 
     def _make(self, source: str, width: int) -> list[Strip]:

@@ -80,6 +80,7 @@ def fmt_t(ns: int) -> str:
 class MachineView(ModelView):
     KEY = "machine"
     TITLE = "Machine"
+    READS = ("hidden_counts",)      # the moves a question ahead keeps back (the strip too)
     FILLS_DECK = True          # as the active view on a wide screen it takes the whole deck
 
     COMPONENT_CLASSES = {f"machineview--{n}" for n in (
