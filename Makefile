@@ -9,6 +9,11 @@ WORKERS ?= -n auto --maxprocesses=4
 # The everyday set: what is not marked slow (a second or more of CPU), property (hypothesis)
 # or snapshot (syrupy SVGs). tests/conftest.py marks the last two; pyproject.toml lists them.
 FAST    := not slow and not property and not snapshot
+# pytest with the bytecode cache on: under PYTHONDONTWRITEBYTECODE (set in some shells and CI
+# images) every xdist worker and every `rxviz` a CLI test starts compiled textual, hypothesis and
+# the models from source again, and pytest rewrote every test module's asserts again: about 7 s
+# of CPU per worker, a second per subprocess. The .pyc files go to __pycache__/ (git ignores them).
+PYTEST  := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
 
 .PHONY: run table test test-all test-pure lint bench check compile clean
 
@@ -34,15 +39,15 @@ table: $(STAMP)
 
 # The fast set: under 90 s on two cores. Run it while you work.
 test: $(STAMP)
-	$(BIN)/python -m pytest $(WORKERS) -m "$(FAST)"
+	$(PYTEST) $(WORKERS) -m "$(FAST)"
 
 # The fast set and the golden outputs on the pure-Python model, whatever is compiled (CI runs both builds).
 test-pure: $(STAMP)
-	RXVIZ_MODEL=pure $(BIN)/python -m pytest $(WORKERS) -m "($(FAST)) or golden"
+	RXVIZ_MODEL=pure $(PYTEST) $(WORKERS) -m "($(FAST)) or golden"
 
 # Everything: the fast set, slow, property and snapshot tests, the built wheel, the browser. CI runs it.
 test-all: $(STAMP)
-	$(BIN)/python -m pytest $(WORKERS)
+	$(PYTEST) $(WORKERS)
 
 # ruff on everything; mypy --strict on models/ and viz/ (pyproject [tool.mypy]); the import-linter contracts.
 lint: $(STAMP)
@@ -51,7 +56,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports --no-cache      # its mtime-keyed cache once kept a reverted edit; a fresh analysis takes ~1 s
 
 bench: $(STAMP)
-	$(BIN)/python -m pytest tests/bench --benchmark-only -p no:cacheprovider
+	$(PYTEST) tests/bench --benchmark-only -p no:cacheprovider
 
 check: $(STAMP)
 	$(BIN)/rxviz check

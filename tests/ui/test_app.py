@@ -11,9 +11,10 @@ import random
 import re
 
 import pytest
+from shipped import shipped_lessons
 from textual.command import CommandPalette
 
-from models.lesson import LessonNotFound, all_lessons
+from models.lesson import LessonNotFound
 from viz.app import make_app, run_app, settle
 from viz.screens.end import EndScreen
 from viz.screens.help import HelpScreen
@@ -30,7 +31,7 @@ from viz.widgets.narration import Narration
 from viz.widgets.prose import Prose
 from viz.widgets.status import StatusLine
 
-LESSONS = [lesson.id for lesson in all_lessons()]
+LESSONS = [lesson.id for lesson in shipped_lessons()]
 
 
 def app_for(lesson=None, step=0, compare=False):
@@ -593,7 +594,7 @@ def test_make_app_refuses_an_unknown_lesson(capsys):
 
 
 def test_views_follow_the_scenario():
-    lessons = {lesson.id: lesson for lesson in all_lessons()}
+    lessons = {lesson.id: lesson for lesson in shipped_lessons()}
     sdio = views_for(lessons["ath10k-sdio-napi"])
     assert "bus" in sdio and "ring" not in sdio and "pool" not in sdio
     basics = views_for(lessons["rx-basics"])

@@ -12,9 +12,9 @@ revealed takes no answer and no longer asks to predict; `a` asks it again.
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lesson
 from test_app import app_for, press
 
-from models.lesson import find_lesson
 from viz.app import settle
 from viz.screens.glossary import GlossaryScreen
 from viz.screens.lesson_map import LessonMap
@@ -23,7 +23,7 @@ from viz.widgets.deck import ViewDeck
 from viz.widgets.narration import Narration
 from viz.widgets.prose import Prose
 
-RX = find_lesson("rx-basics")
+RX = shipped_lesson("rx-basics")
 Q = 5                                  # rx-basics step 5 asks; its reveal text is long and distinctive
 
 

@@ -14,9 +14,9 @@ import re
 import pytest
 from hosting import Host
 from records import from_sim
+from shipped import shipped_lesson
 from test_machine_layout import AREAS, check_drawing
 
-from models.lesson import find_lesson
 from models.read import MACHINES
 from models.sim import Sim
 from viz.app import make_app, settle
@@ -35,13 +35,13 @@ CASES = [("rx-basics", "gro", "rx_buffer"), ("ath9k-page-pool", "after", "pp_pag
 
 @functools.cache
 def sim_of(lesson: str, variant: str, frames: int = 200) -> Sim:
-    sim = Sim(find_lesson(lesson).params_for(variant), trace=400)
+    sim = Sim(shipped_lesson(lesson).params_for(variant), trace=400)
     sim.run_frames(frames)
     return sim
 
 
 def state(lesson: str, variant: str, frames: int = 200) -> ViewState:
-    return ViewState(sim=sim_of(lesson, variant, frames), variant=variant, lesson=find_lesson(lesson), step=1)
+    return ViewState(sim=sim_of(lesson, variant, frames), variant=variant, lesson=shipped_lesson(lesson), step=1)
 
 
 @pytest.mark.parametrize("lesson,variant,machine", CASES)

@@ -12,17 +12,17 @@ from itertools import pairwise
 
 import pytest
 from records import from_sim
+from shipped import shipped_lesson, shipped_lessons
 
-from models.lesson import all_lessons, find_lesson
 from models.lifecycle import MACHINES, edge_counts
 from models.sim import Sim
 
-VARIANTS = [(lesson.id, v) for lesson in all_lessons() for v in lesson.variants]
+VARIANTS = [(lesson.id, v) for lesson in shipped_lessons() for v in lesson.variants]
 
 
 @functools.cache
 def sim_of(lesson: str, variant: str, frames: int = 120) -> Sim:
-    sim = Sim(find_lesson(lesson).params_for(variant), trace=400)
+    sim = Sim(shipped_lesson(lesson).params_for(variant), trace=400)
     sim.run_frames(frames)
     return sim
 
@@ -97,7 +97,7 @@ def test_the_current_call_is_the_last_event():
 
 
 def test_cached_per_sim_and_moment():
-    sim = Sim(find_lesson("rx-basics").params_for("gro"), trace=400)
+    sim = Sim(shipped_lesson("rx-basics").params_for("gro"), trace=400)
     sim.run_frames(10)
     a = from_sim(sim)
     assert from_sim(sim) is a

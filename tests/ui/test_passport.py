@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hosting import Host
 from records import from_sim
+from shipped import shipped_lesson
 
-from models.lesson import find_lesson
 from models.sim import Sim
 from viz.views import VIEW_CLASSES
 from viz.views.base import ViewState
@@ -16,13 +16,13 @@ from viz.views.machine.passport import PassportView, history_line
 def state(lesson: str, variant: str, frames: int = 150, follow: str = "ring") -> ViewState:
     """The variant after `frames`, following (o) a buffer on the ring, the cleaned one's neighbour,
     or the page the pool carves (`follow="page"`)."""
-    sim = Sim(find_lesson(lesson).params_for(variant), trace=400)
+    sim = Sim(shipped_lesson(lesson).params_for(variant), trace=400)
     sim.run_frames(frames)
     if follow == "page":
         obj = f"page#{sim.pool.frag_page.id}"
     else:
         obj = f"buf#{sim.ring.buf((sim.ring.clean_idx + sim.ring.size - 1) % sim.ring.size).id}"
-    return ViewState(sim=sim, variant=variant, lesson=find_lesson(lesson), step=1, follow=obj)
+    return ViewState(sim=sim, variant=variant, lesson=shipped_lesson(lesson), step=1, follow=obj)
 
 
 async def render(st: ViewState, size: tuple[int, int]) -> str:

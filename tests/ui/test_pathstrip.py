@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 from records import from_sim
+from shipped import shipped_lesson
 from textual.app import App, ComposeResult
 
 from models.calls import CALLS
-from models.lesson import find_lesson
 from models.read import STAGE_OF, STAGES, PathFacts, stages
 from models.records.path import skipped
 from models.sim import Sim
@@ -64,7 +64,7 @@ def test_replacements_say_what_runs_instead():
     ("atlantic-page-pool", "before", set()),
 ])
 def test_lessons_skip_what_their_scenario_says(lesson, variant, gone):
-    sim = Sim(find_lesson(lesson).params_for(variant), trace=50)
+    sim = Sim(shipped_lesson(lesson).params_for(variant), trace=50)
     sim.run_frames(5)
     assert skipped(from_sim(sim).path) == gone
 
@@ -83,7 +83,7 @@ class StripHost(App):
 
 @pytest.mark.parametrize("width", [80, 160])
 async def test_one_line_lit_at_the_current_calls_stage(width):
-    sim = Sim(find_lesson("ath9k-page-pool").params_for("before"), trace=50)
+    sim = Sim(shipped_lesson("ath9k-page-pool").params_for("before"), trace=50)
     sim.run_frames(5)
     st = ViewState(sim=sim, variant="before")
     app = StripHost(st)

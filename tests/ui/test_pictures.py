@@ -17,8 +17,8 @@ import functools
 
 import pytest
 from hosting import Host
+from shipped import shipped_lesson
 
-from models.lesson import find_lesson
 from models.sim import Sim
 from models.trace import Halt
 from viz.screenshot import portable
@@ -33,7 +33,7 @@ SIZES = [(78, 12), (120, 30)]
 @functools.cache
 def stopped_after(lesson: str, variant: str, frames: int, call: str, nth: int = 1) -> Sim:
     """`variant` right after the nth `call` of its first `frames` frames (after the set-up)."""
-    params = find_lesson(lesson).params_for(variant)
+    params = shipped_lesson(lesson).params_for(variant)
     probe = Sim(params, trace=50_000)
     probe.run_frames(frames)
     seq = [e.seq for e in probe.rec.events if e.call == call and e.seq > probe.setup_seq][nth - 1]
@@ -49,7 +49,7 @@ def stopped_after(lesson: str, variant: str, frames: int, call: str, nth: int = 
 
 
 async def shoot(view_cls, sim: Sim, lesson: str, variant: str, snapshot) -> None:
-    st = ViewState(sim=sim, variant=variant, lesson=find_lesson(lesson), step=1)
+    st = ViewState(sim=sim, variant=variant, lesson=shipped_lesson(lesson), step=1)
     app = Host(view_cls)
     app.animation_level = "none"
     async with app.run_test(size=SIZES[0]) as pilot:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shipped import shipped_lesson
 from test_app import press
 
 from models.driver.lesson import LEARNER
 from models.driver.runtime import DriverSim
-from models.lesson import find_lesson
 from viz.app import make_app, settle
 from viz.exercises.catalog import BY_ID
 from viz.exercises.play import lesson_with_driver
@@ -27,7 +27,7 @@ def app_with(tmp_path: Path, source: str, step: int, lesson: str = "rx-basics"):
     f = tmp_path / "driver.py"
     f.write_text(source)
     # check=False: the child-process tryout is the CLI's (tests/unit/test_play_driver_cli.py)
-    app = make_app(lesson_with_driver(find_lesson(lesson), str(f), check=False), step)
+    app = make_app(lesson_with_driver(shipped_lesson(lesson), str(f), check=False), step)
     app.animation_level = "none"
     return app
 

@@ -132,8 +132,8 @@ async def test_notes_follow_each_presenter_and_two_do_not_mix():
 
 def test_notes_follower_waits_for_a_presenter_then_prints_each_step(tmp_path):
     published = notes.NotesPublisher("test-1", tmp_path)
-    from models.lesson import find_lesson
-    lesson = find_lesson("rx-basics")
+    from shipped import shipped_lesson
+    lesson = shipped_lesson("rx-basics")
     printed: list[str] = []
     ticks = iter(range(4))
 
@@ -152,8 +152,8 @@ def test_notes_follower_waits_for_a_presenter_then_prints_each_step(tmp_path):
 
 def test_notes_without_a_session_stay_with_one_presenter_of_two(tmp_path):
     """Two presenters, no --session: the follower locks onto the most recent one and never jumps."""
-    from models.lesson import find_lesson
-    basics, ath11k = find_lesson("rx-basics"), find_lesson("ath11k-36bit-dma-mask")
+    from shipped import shipped_lesson
+    basics, ath11k = shipped_lesson("rx-basics"), shipped_lesson("ath11k-36bit-dma-mask")
     first, second = notes.NotesPublisher("first", tmp_path), notes.NotesPublisher("second", tmp_path)
     first.publish(basics, 1)
     time.sleep(0.01)

@@ -81,9 +81,10 @@ async def test_fast_forward_reports_each_chunk(monkeypatch):
 
 @pytest.mark.slow
 async def test_only_the_end_screen_after_every_step_finishes_a_lesson():
-    from models.lesson import find_lesson
+    from shipped import shipped_lesson
+
     from viz.screens.end import EndScreen
-    total = len(find_lesson("rx-basics").steps)
+    total = len(shipped_lesson("rx-basics").steps)
     app = make_app(lesson="rx-basics", step=total, remember=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)

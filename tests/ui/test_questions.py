@@ -22,8 +22,8 @@ import asyncio
 import re
 
 import pytest
+from shipped import shipped_lessons
 
-from models.lesson import all_lessons
 from viz.app import make_app, settle
 from viz.views.base import ModelView
 from viz.widgets.deck import ViewDeck
@@ -31,7 +31,7 @@ from viz.widgets.narration import Narration
 from viz.widgets.prose import Prose
 from viz.widgets.status import StatusLine
 
-LESSONS = all_lessons()
+LESSONS = shipped_lessons()
 QUESTIONS = [(lesson.id, s.index + 1) for lesson in LESSONS for s in lesson.steps if s.ask is not None]
 SIZE = (60, 30)          # each view is drawn at this size, shown or not
 

@@ -122,8 +122,8 @@ async def test_sandbox_validates_reruns_and_shows_what_moved():
 
 
 def test_sandbox_checks_with_the_projects_parsers():
-    from models.lesson import find_lesson
-    lesson = find_lesson("ath11k-36bit-dma-mask")
+    from shipped import shipped_lesson
+    lesson = shipped_lesson("ath11k-36bit-dma-mask")
     assert check(lesson, {}, "dma_mask=99")[1].startswith("dma_mask=99: expected")
     assert "unknown parameter" in check(lesson, {}, "rams=2GiB")[1]
     assert check(lesson, {}, "iommu=lazy") == ({"iommu": "lazy"}, "")
@@ -238,14 +238,15 @@ async def test_a_headline_panel_gone_from_the_screen_does_not_break_the_run():
 
 
 def app_step(lesson_id: str) -> int:
-    from models.lesson import find_lesson
-    return find_lesson(lesson_id).payoff_step
+    from shipped import shipped_lesson
+    return shipped_lesson(lesson_id).payoff_step
 
 
 def test_end_summary_reads_the_watched_names_of_both_variants():
-    from models.lesson import find_lesson
+    from shipped import shipped_lesson
+
     from viz.session import Session
-    lesson = find_lesson("rx-basics")
+    lesson = shipped_lesson("rx-basics")
     frame = Session(lesson).goto(len(lesson.steps))
     names, rows = summary(lesson, frame)
     assert names == ("gro", "no-gro")
@@ -324,9 +325,10 @@ async def test_a_corrupt_progress_file_is_one_notice_and_a_fresh_start():
 
 @pytest.mark.slow
 def test_end_summary_is_the_lessons_point_and_only_what_changed():
-    from models.lesson import find_lesson
+    from shipped import shipped_lesson
+
     from viz.session import Session
-    lesson = find_lesson("dma-bugs")
+    lesson = shipped_lesson("dma-bugs")
     frame = Session(lesson).goto(len(lesson.steps))
     names, rows = summary(lesson, frame)
     assert names == ("clean", "missing-unmap")                  # its end_pair, not the first two variants
@@ -337,8 +339,8 @@ def test_end_summary_is_the_lessons_point_and_only_what_changed():
 
 @pytest.mark.slow
 async def test_the_end_screen_shows_its_scroll_keys():
-    from models.lesson import find_lesson
-    app = app_for("rx-basics", step=len(find_lesson("rx-basics").steps))
+    from shipped import shipped_lesson
+    app = app_for("rx-basics", step=len(shipped_lesson("rx-basics").steps))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         await press(pilot, "right")

@@ -10,8 +10,8 @@ import functools
 
 import pytest
 from hosting import Host
+from shipped import shipped_lesson
 
-from models.lesson import find_lesson
 from models.sim import Sim
 from viz.views import VIEW_CLASSES
 from viz.views.base import ViewState
@@ -25,7 +25,7 @@ SIZES = [(80, 24), (160, 50), (20, 5)]
 
 @functools.cache
 def _run(lesson_id: str, variant: str, frames: int) -> tuple[Sim, dict[str, int]]:
-    sim = Sim(find_lesson(lesson_id).params_for(variant), trace=400)
+    sim = Sim(shipped_lesson(lesson_id).params_for(variant), trace=400)
     sim.run_frames(max(0, frames - 1))
     prev = dict(sim.rec.counts)
     sim.run_frames(1 if frames else 0)
@@ -35,7 +35,7 @@ def _run(lesson_id: str, variant: str, frames: int) -> tuple[Sim, dict[str, int]
 def state(lesson_id: str, variant: str, frames: int = 100) -> ViewState:
     """The model after `frames` frames; prev_counts are the counters one frame earlier."""
     sim, prev = _run(lesson_id, variant, frames)
-    return ViewState(sim=sim, variant=variant, lesson=find_lesson(lesson_id), step=1, prev_counts=prev)
+    return ViewState(sim=sim, variant=variant, lesson=shipped_lesson(lesson_id), step=1, prev_counts=prev)
 
 
 async def render(view_cls, st: ViewState, size=(80, 24), theme: str | None = None) -> tuple[str, str]:
@@ -160,7 +160,7 @@ async def test_memory_rows_are_labelled_at_round_addresses(lesson_id, variant, f
 
 
 async def test_memory_says_1_page_mapped_in_the_singular():
-    sim = Sim(find_lesson("atlantic-page-pool").params_for("after-no-fix"), trace=400)
+    sim = Sim(shipped_lesson("atlantic-page-pool").params_for("after-no-fix"), trace=400)
     sim.run_frames(1)
     sim.teardown()
     assert sim.iommu.mapped_pages == 1
@@ -215,7 +215,7 @@ async def test_a_short_pool_view_keeps_a_row_of_pages_and_counts_exactly_the_res
 
 
 async def test_pool_after_teardown_says_what_is_left_in_the_singular():
-    sim = Sim(find_lesson("atlantic-page-pool").params_for("after-no-fix"), trace=400)
+    sim = Sim(shipped_lesson("atlantic-page-pool").params_for("after-no-fix"), trace=400)
     sim.run_frames(1)
     sim.teardown()
     assert len(sim.pool.pages) == 1
@@ -224,7 +224,7 @@ async def test_pool_after_teardown_says_what_is_left_in_the_singular():
 
 
 async def test_pool_destroyed_and_empty_says_so():
-    sim = Sim(find_lesson("ath9k-page-pool").params_for("after"), trace=400)
+    sim = Sim(shipped_lesson("ath9k-page-pool").params_for("after"), trace=400)
     sim.run_frames(50)
     sim.teardown()
     assert not sim.pool.pages and sim.pool.destroyed
@@ -302,7 +302,7 @@ async def test_every_size_draws_without_error(view_cls, size):
 
 @pytest.mark.parametrize("view_cls", [RingView, MemoryView, PoolView, SkbCacheView])
 async def test_after_teardown_and_in_another_theme(view_cls):
-    sim = Sim(find_lesson("atlantic-page-pool").params_for("after"), trace=400)
+    sim = Sim(shipped_lesson("atlantic-page-pool").params_for("after"), trace=400)
     sim.run_frames(50)
     sim.teardown()
     st = ViewState(sim=sim, variant="after", prev_counts=dict(sim.rec.counts))
@@ -325,7 +325,8 @@ async def test_every_cell_has_the_views_background(view_cls):
     """No cell falls back to the terminal's default colours (a line without styled parts once did)."""
     lesson = "ath10k-sdio-napi" if view_cls.KEY == "bus" else "rx-basics"
     variant = "napi" if lesson == "ath10k-sdio-napi" else "gro"
-    st = state(lesson, variant if variant in find_lesson(lesson).variants else next(iter(find_lesson(lesson).variants)))
+    variants = shipped_lesson(lesson).variants
+    st = state(lesson, variant if variant in variants else next(iter(variants)))
     app = Host(view_cls)
     async with app.run_test(size=(100, 30)) as pilot:
         view = app.query_one(view_cls)

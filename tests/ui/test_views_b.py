@@ -12,9 +12,9 @@ import re
 
 import pytest
 from hosting import Host
+from shipped import shipped_lesson
 
 from models.calls import CALLS, CATEGORIES
-from models.lesson import find_lesson
 from models.replay import LessonRun
 from models.sim import Sim
 from viz.views import VIEW_CLASSES
@@ -30,7 +30,7 @@ SIZES = [(80, 24), (160, 50), (20, 5)]
 
 @functools.cache
 def _run(lesson_id: str, variant: str, frames: int, step: int, faults: tuple[str, ...]) -> tuple[Sim, dict]:
-    sim = Sim(find_lesson(lesson_id).params_for(variant), trace=400, faults=faults)
+    sim = Sim(shipped_lesson(lesson_id).params_for(variant), trace=400, faults=faults)
     sim.run_frames(frames - step)
     prev = dict(sim.rec.counts)
     sim.run_frames(step)
@@ -41,7 +41,7 @@ def state(lesson_id: str, variant: str, frames: int = 200, step: int = 40, code_
           faults: tuple[str, ...] = ()) -> ViewState:
     """The model after `frames` frames; prev_counts are the counters `step` frames earlier."""
     sim, prev = _run(lesson_id, variant, frames, step, faults)
-    return ViewState(sim=sim, variant=variant, lesson=find_lesson(lesson_id), step=1,
+    return ViewState(sim=sim, variant=variant, lesson=shipped_lesson(lesson_id), step=1,
                      code_line=code_line, prev_counts=prev)
 
 
@@ -235,7 +235,7 @@ def test_sparkline_scales_to_its_maximum():
 
 
 async def test_counters_after_back_and_forward_draw_the_same_screen():
-    lesson = find_lesson("rx-basics")
+    lesson = shipped_lesson("rx-basics")
     run = LessonRun(lesson, trace=400)
     counts = {0: dict(run.sims["gro"].rec.counts)}
     app = Host(CountersView)
@@ -305,7 +305,7 @@ async def test_log_reports_a_violation_with_its_message():
 
 # ---------------------------------------------------------------------- code
 async def test_code_lights_the_step_line():
-    lesson = find_lesson("ath9k-page-pool")
+    lesson = shipped_lesson("ath9k-page-pool")
     code = lesson.pseudocode["before"]
     st = state("ath9k-page-pool", "before", code_line=3)
     text = await render(CodeView, st)

@@ -45,11 +45,12 @@ def test_trace_memory_does_not_grow_with_the_frames():
 
 
 def test_the_stream_is_the_sorted_trace_with_nothing_late_or_lost():
-    from models.lesson import find_lesson
+    from shipped import shipped_lesson
+
     from models.runner import variant_params
     from models.sim import Sim
     from viz.cli.trace_stream import BUFFER
-    lesson = find_lesson("atlantic-page-pool")           # the most out of order (~900 events)
+    lesson = shipped_lesson("atlantic-page-pool")           # the most out of order (~900 events)
     whole = Sim(variant_params(lesson, "before", {}), trace=200_000)
     setup = whole.setup_seq
     whole.run_frames(120)
@@ -118,8 +119,9 @@ def test_sigterm_while_the_pool_starts_a_worker_leaves_no_worker_behind(monkeypa
     load) used to leave a worker nobody would end. Here it arrives there every time."""
     import multiprocessing.context
 
+    from shipped import shipped_lesson
+
     from models import sweep as S
-    from models.lesson import find_lesson
     from viz.cli.common import Terminated, on_sigterm_raise
     started: list[int] = []
     real_start = multiprocessing.context.ForkServerProcess.start
@@ -133,7 +135,7 @@ def test_sigterm_while_the_pool_starts_a_worker_leaves_no_worker_behind(monkeypa
     previous = on_sigterm_raise()
     try:
         with pytest.raises(Terminated):
-            S.sweep(find_lesson("rx-basics"), "budget", "16,32,64", frames=200, workers=2)
+            S.sweep(shipped_lesson("rx-basics"), "budget", "16,32,64", frames=200, workers=2)
     finally:
         signal.signal(signal.SIGTERM, previous)
     deadline = time.monotonic() + 30

@@ -13,9 +13,9 @@ run; and every `until` step lands on the call it ran until.
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lesson, shipped_lessons
 
 from models.call_cursor import CallCursor
-from models.lesson import all_lessons, find_lesson
 from models.replay import LessonRun
 from models.snapshot import clone
 from viz.session import Session
@@ -28,7 +28,7 @@ def accounted(sim) -> int:
 
 @pytest.fixture(scope="module")
 def basics() -> CallCursor:
-    run = LessonRun(find_lesson("rx-basics"))
+    run = LessonRun(shipped_lesson("rx-basics"))
     run.snapshot(run.total)
     return CallCursor(run)
 
@@ -80,7 +80,7 @@ def test_moves_of_an_object_are_its_transitions_in_a_whole_trace(basics, monkeyp
     v = "gro"
     found = [e.seq for k in range(1, basics.run.total + 1) for e in basics.moves_of(k, v, "buf#257")]
     monkeypatch.setattr(replay, "TRACED_TAIL", 10**9)          # trace every frame of every step
-    whole = LessonRun(find_lesson("rx-basics"), trace=10**7)
+    whole = LessonRun(shipped_lesson("rx-basics"), trace=10**7)
     whole.snapshot(whole.total)
     events = whole.snapshot(whole.total)[0][v].rec.events
     want = [e.seq for e in events if e.obj == "buf#257" or any(t.obj == "buf#257" for t in e.transitions)]
@@ -94,10 +94,10 @@ UNTIL_SLOW = {"dma-bugs", "rx-basics", "atlantic-page-pool", "ath11k-36bit-dma-m
 
 
 @pytest.mark.parametrize("lesson", [pytest.param(x.id, marks=pytest.mark.slow if x.id in UNTIL_SLOW else ())
-                                    for x in all_lessons()])
+                                    for x in shipped_lessons()])
 def test_until_steps_land_on_the_call_they_ran_until(lesson):
     """The step's frame shows the moment its narration is about: right after that call."""
-    spec = find_lesson(lesson)
+    spec = shipped_lesson(lesson)
     session = Session(spec)
     for k, step in enumerate(spec.steps, 1):
         if step.run is None or step.run.kind != "until":

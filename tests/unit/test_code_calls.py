@@ -13,8 +13,9 @@ from __future__ import annotations
 import inspect
 
 import pytest
+from shipped import shipped_lessons
 
-from models.lesson import LessonError, all_lessons, load_lesson_text
+from models.lesson import LessonError, load_lesson_text
 from models.lesson.extras import before_of, line_of
 from models.sim import Sim
 
@@ -95,7 +96,7 @@ def starts(lines: tuple[str, ...], mapped: set[int]) -> set[int]:
     return out
 
 
-MAPPED = [(lesson, v) for lesson in all_lessons() for v in lesson.code_calls]
+MAPPED = [(lesson, v) for lesson in shipped_lessons() for v in lesson.code_calls]
 
 
 @pytest.mark.parametrize("lesson,variant", MAPPED, ids=[f"{lesson.id}-{v}" for lesson, v in MAPPED])

@@ -9,15 +9,15 @@ from __future__ import annotations
 import functools
 
 import pytest
+from shipped import shipped_lesson
 
 from models.cursor import Cursor, cursor_of, touch_of
-from models.lesson import find_lesson
 from models.sim import Sim
 
 
 @functools.cache
 def sim_of(lesson: str, variant: str, frames: int) -> Sim:
-    sim = Sim(find_lesson(lesson).params_for(variant), trace=400)
+    sim = Sim(shipped_lesson(lesson).params_for(variant), trace=400)
     sim.run_frames(frames)
     return sim
 
@@ -78,5 +78,5 @@ def test_levels_say_this_call_the_one_before_or_neither():
 
 
 def test_a_model_that_has_made_no_call_yet_has_no_cursor():
-    sim = Sim(find_lesson("ath10k-sdio-napi").params_for("before"), trace=400)
+    sim = Sim(shipped_lesson("ath10k-sdio-napi").params_for("before"), trace=400)
     assert cursor_of(sim) == Cursor(None, None)

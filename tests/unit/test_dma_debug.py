@@ -9,8 +9,8 @@ printed only if nothing was printed before it.
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lesson
 
-from models.lesson import find_lesson
 from models.replay import LessonRun
 from models.sim import Sim
 
@@ -18,7 +18,7 @@ DMA_DEBUG = {"double-unmap", "wrong-direction", "wrong-size", "sync-beyond-mappi
 
 
 def replayed(sets: dict | None = None) -> LessonRun:
-    run = LessonRun(find_lesson("dma-bugs"), sets=sets, trace=0)
+    run = LessonRun(shipped_lesson("dma-bugs"), sets=sets, trace=0)
     run.run_to_end()
     return run
 
@@ -79,7 +79,7 @@ def test_dma_bugs_replayed_with_all_errors_prints_every_one(all_errors_run):
 
 
 def test_by_default_only_the_first_error_is_printed_and_every_one_is_counted():
-    lesson = find_lesson("dma-bugs")
+    lesson = shipped_lesson("dma-bugs")
     sim = Sim(lesson.params_for("bad-unmap"), faults=lesson.faults_for("bad-unmap"), trace=20)
     sim.run_frames(50)
     assert [v.printed for v in sim.rec.violations] == [True] + [False] * 99
@@ -89,7 +89,7 @@ def test_by_default_only_the_first_error_is_printed_and_every_one_is_counted():
 
 
 def test_num_errors_is_a_countdown():
-    lesson = find_lesson("dma-bugs")
+    lesson = shipped_lesson("dma-bugs")
     sim = Sim({**lesson.params_for("bad-unmap"), "dma_debug_num_errors": 5}, faults=lesson.faults_for("bad-unmap"))
     sim.run_frames(50)
     assert [v.printed for v in sim.rec.violations][:6] == [True] * 5 + [False]
@@ -97,7 +97,7 @@ def test_num_errors_is_a_countdown():
 
 
 def test_after_a_printed_error_the_leak_at_unbind_is_only_counted():
-    lesson = find_lesson("dma-bugs")
+    lesson = shipped_lesson("dma-bugs")
     sim = Sim(lesson.params_for("missing-unmap"), faults=lesson.faults_for("missing-unmap"))
     sim.run_frames(100)
     m = next(iter(sim.dma.live.values()))
@@ -110,7 +110,7 @@ def test_after_a_printed_error_the_leak_at_unbind_is_only_counted():
 
 def test_run_json_says_which_reports_the_kernel_printed():
     from models.runner import run_lesson
-    result = run_lesson(find_lesson("dma-bugs"), variants=["bad-unmap", "no-sync"], frames=100, sensitivity=False)
+    result = run_lesson(shipped_lesson("dma-bugs"), variants=["bad-unmap", "no-sync"], frames=100, sensitivity=False)
     bad, nosync = result["variants"]["bad-unmap"], result["variants"]["no-sync"]
     assert [v["dma_debug"] for v in bad["violations"][:3]] == ["printed", "counted", "counted"]
     assert bad["dma_debug"] == {"all_errors": False, "num_errors": 1, "error_count": 220, "printed": 1}

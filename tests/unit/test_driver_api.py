@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from shipped import shipped_lesson
 
 from models.driver.runtime import DriverSim
-from models.lesson import find_lesson
 from models.runner import variant_params, warmup
 from viz.exercises.catalog import EXERCISES
 
@@ -24,7 +24,7 @@ def test_a_reference_driver_reproduces_its_lesson_variant(ex):
     want = gold["variants"][ex.variant]
     frames = gold["frames"]
     drv = importlib.import_module(f"viz.exercises.solutions.{ex.solution}").Driver()
-    sim = DriverSim(drv, variant_params(find_lesson(ex.lesson), ex.variant))
+    sim = DriverSim(drv, variant_params(shipped_lesson(ex.lesson), ex.variant))
     sim.run_frames(warmup(frames))
     sim.mark()
     sim.run_frames(frames)
@@ -39,7 +39,7 @@ def test_a_reference_driver_reproduces_its_lesson_variant(ex):
 def test_a_stop_between_two_frames_mid_poll_changes_nothing():
     """The model stops the driver's poll between two frames and calls it again: same result as one run."""
     ex = EXERCISES[0]
-    prm = variant_params(find_lesson(ex.lesson), ex.variant)
+    prm = variant_params(shipped_lesson(ex.lesson), ex.variant)
     mod = importlib.import_module(f"viz.exercises.solutions.{ex.solution}")
     one, many = DriverSim(mod.Driver(), prm), DriverSim(mod.Driver(), prm)
     one.run_frames(700)

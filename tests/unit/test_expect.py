@@ -12,8 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
+from shipped import shipped_lesson
 
-from models.lesson import LessonError, find_lesson, load_lesson, load_lesson_text
+from models.lesson import LessonError, load_lesson, load_lesson_text
 from models.runner import run_lesson, unexpected
 from viz import cli
 
@@ -96,7 +97,7 @@ def test_the_shipped_lessons_that_fail_on_purpose_say_so(capsys, lesson, variant
     code, out, err = run(capsys, "run", lesson, "--variant", variant, "--frames", "500", "--json")
     assert code == 0, err
     assert json.loads(out)["variants"][variant]["violation_counts"]
-    assert find_lesson(lesson).expect[variant]
+    assert shipped_lesson(lesson).expect[variant]
 
 
 # -- a changed scenario is not compared with the paper ------------------------------------

@@ -9,16 +9,16 @@ not in the driver). Each fault counts the times it changed what the driver did (
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lesson, shipped_lessons
 
 from models.calls import FAULTS
-from models.lesson import all_lessons, find_lesson
 from models.runner import run_lesson, run_params, variant_params
 
-VARIANTS = [(lesson.id, v) for lesson in all_lessons() for v in lesson.variants]
+VARIANTS = [(lesson.id, v) for lesson in shipped_lessons() for v in lesson.variants]
 
 
 def run_variant(lesson_id: str, variant: str, fault: str, frames: int = 300):
-    lesson = find_lesson(lesson_id)
+    lesson = shipped_lesson(lesson_id)
     return run_params(variant, variant_params(lesson, variant), frames, faults=lesson.faults_for(variant, [fault]))
 
 
@@ -51,13 +51,13 @@ def test_syncing_a_page_the_driver_unmapped_is_dma_debugs_report_not_a_bounce_in
     ("dma-bugs", "missing-unmap", "double-unmap"),           # a driver that never unmaps cannot unmap twice
 ])
 def test_a_fault_that_changes_nothing_is_listed_without_effect(lesson_id, variant, fault):
-    result = run_lesson(find_lesson(lesson_id), variants=[variant], frames=300, faults=[fault], sensitivity=False)
+    result = run_lesson(shipped_lesson(lesson_id), variants=[variant], frames=300, faults=[fault], sensitivity=False)
     v = result["variants"][variant]
     assert v["faults"][fault] == 0 and fault in v["faults_without_effect"]
 
 
 def test_a_fault_that_acts_is_counted_and_a_lesson_bug_is_listed_with_it():
-    result = run_lesson(find_lesson("dma-bugs"), variants=["bad-unmap", "clean"], frames=300, sensitivity=False)
+    result = run_lesson(shipped_lesson("dma-bugs"), variants=["bad-unmap", "clean"], frames=300, sensitivity=False)
     bad, clean = result["variants"]["bad-unmap"], result["variants"]["clean"]
     # the variant's own `inject`: every frame is unmapped twice, with the wrong direction
     assert bad["faults"]["double-unmap"] == bad["faults"]["wrong-direction"] > 300

@@ -9,15 +9,15 @@ of the figure, and a short run is noisier than the headline's long one).
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lesson, shipped_lessons
 
 from models.fit import refit_lesson
-from models.lesson import all_lessons
 
-FITTED = [lesson for lesson in all_lessons() if any(f.metric for f in lesson.fitted)]
+FITTED = [lesson for lesson in shipped_lessons() if any(f.metric for f in lesson.fitted)]
 
 
 def test_every_patch_lesson_declares_a_fit_target() -> None:
-    patch_lessons = {lesson.id for lesson in all_lessons() if lesson.paper is not None}
+    patch_lessons = {lesson.id for lesson in shipped_lessons() if lesson.paper is not None}
     assert patch_lessons <= {lesson.id for lesson in FITTED}
 
 
@@ -45,12 +45,11 @@ def test_every_fit_is_plausible_or_says_what_it_absorbs(lesson) -> None:
 
 
 def test_the_routed_rest_and_the_segment_rest_are_named_for_what_they_are() -> None:
-    from models.lesson import find_lesson
     from models.params import PARAMS
     assert "forward_ns" not in PARAMS and "everything else" in PARAMS["path_rest_ns"].doc
     for lesson_id, param in (("ath9k-page-pool", "path_rest_ns"), ("bgmac-napi-skb-cache", "stack_seg_ns")):
-        (f,) = find_lesson(lesson_id).fitted
+        (f,) = shipped_lesson(lesson_id).fitted
         assert f.param == param and "everything" in f.absorbs.lower()
-        assert f.plausible[0] <= find_lesson(lesson_id).scenario[param] <= f.plausible[1]
-    swiotlb = {f.param: f for f in find_lesson("ath11k-36bit-dma-mask").fitted}["swiotlb_copy_gbs"]
+        assert f.plausible[0] <= shipped_lesson(lesson_id).scenario[param] <= f.plausible[1]
+    swiotlb = {f.param: f for f in shipped_lesson("ath11k-36bit-dma-mask").fitted}["swiotlb_copy_gbs"]
     assert "not a memory bandwidth" in swiotlb.absorbs

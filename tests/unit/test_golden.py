@@ -17,12 +17,12 @@ import json
 from pathlib import Path
 
 import pytest
+from shipped import shipped_lessons
 
-from models.lesson import all_lessons
 from viz import cli
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
-LESSONS = sorted(lesson.id for lesson in all_lessons())
+LESSONS = sorted(lesson.id for lesson in shipped_lessons())
 
 
 def test_every_lesson_has_a_golden_file():

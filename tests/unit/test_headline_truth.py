@@ -9,8 +9,8 @@
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lesson
 
-from models.lesson import find_lesson
 from models.paper_vs_model import capacity_mbps
 from models.params import full
 from models.platform import make_platform
@@ -19,7 +19,7 @@ from models.sim import Sim
 
 
 def test_atlantic_runs_tcp_over_ipv6_and_its_link_bound_uses_ipv6s_mss():
-    lesson = find_lesson("atlantic-page-pool")
+    lesson = shipped_lesson("atlantic-page-pool")
     prm = full(variant_params(lesson, "after"))
     assert prm["ip"] == "ipv6"
     assert Sim(prm).wire.mss == 1500 - 40 - 20 - 12 == 1428
@@ -30,7 +30,7 @@ def test_atlantic_runs_tcp_over_ipv6_and_its_link_bound_uses_ipv6s_mss():
 
 @pytest.mark.slow
 def test_atlantic_after_is_bounded_by_the_ipv6_link():
-    result = run_lesson(find_lesson("atlantic-page-pool"), variants=["before", "after"], frames=8000,
+    result = run_lesson(shipped_lesson("atlantic-page-pool"), variants=["before", "after"], frames=8000,
                         sensitivity=False)
     head = result["headline"]
     assert head["after_kind"] == "bounded" and head["capacity"] == pytest.approx(9284.79, abs=0.01)
@@ -42,7 +42,7 @@ def test_atlantic_after_is_bounded_by_the_ipv6_link():
 def test_a_window_counts_no_more_goodput_than_arrived_in_it(variant):
     """The ring's backlog when the window opens is delivered inside it; it must not lift a
     link-bound run above its link (a 40,000-frame window read 9,289 of a 9,284.8 bound)."""
-    lesson = find_lesson("atlantic-page-pool")
+    lesson = shipped_lesson("atlantic-page-pool")
     prm = full(variant_params(lesson, variant))
     sim = Sim(prm)
     sim.run_frames(2000)
@@ -55,7 +55,7 @@ def test_a_window_counts_no_more_goodput_than_arrived_in_it(variant):
 
 def test_ath10k_compares_the_ratio_and_labels_the_absolute_after_as_following_from_the_fit():
     from models.paper_vs_model import compare
-    lesson = find_lesson("ath10k-sdio-napi")
+    lesson = shipped_lesson("ath10k-sdio-napi")
     head = compare(lesson, {"before": {"throughput_mbps": 239.65}, "after": {"throughput_mbps": 372.08}})
     assert head["compare"] == "ratio" and head["paper"]["ratio"] == 1.625
     assert head["model"]["ratio"] == pytest.approx(372.08 / 239.65, abs=1e-3)     # 1.553
@@ -65,7 +65,7 @@ def test_ath10k_compares_the_ratio_and_labels_the_absolute_after_as_following_fr
 
 def test_the_headline_table_shows_the_ratio_with_its_kind():
     from viz import paper_vs_model_text as words
-    lesson = find_lesson("ath10k-sdio-napi")
+    lesson = shipped_lesson("ath10k-sdio-napi")
     from models.paper_vs_model import compare
     head = compare(lesson, {"before": {"throughput_mbps": 239.65}, "after": {"throughput_mbps": 372.08}})
     cols, rows = words.rows(head)
@@ -76,7 +76,7 @@ def test_the_headline_table_shows_the_ratio_with_its_kind():
 
 @pytest.mark.slow
 def test_ath10k_ratio_does_not_move_with_the_fitted_duty():
-    result = run_lesson(find_lesson("ath10k-sdio-napi"), variants=["before", "after"], frames=8000)
+    result = run_lesson(shipped_lesson("ath10k-sdio-napi"), variants=["before", "after"], frames=8000)
     (row,) = result["headline"]["sensitivity"]
     ratios = [p["ratio"] for p in row["points"]] + [result["headline"]["model"]["ratio"]]
     assert max(ratios) - min(ratios) < 0.005

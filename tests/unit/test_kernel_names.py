@@ -13,14 +13,14 @@
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lesson
 
 from models.calls import CALLS, COUNTERS
-from models.lesson import find_lesson
 from models.sim import Sim
 
 
 def lesson_sim(lesson_id: str, variant: str, frames: int, trace: int = 0, **sets) -> Sim:
-    sim = Sim({**find_lesson(lesson_id).params_for(variant), **sets}, trace=trace)
+    sim = Sim({**shipped_lesson(lesson_id).params_for(variant), **sets}, trace=trace)
     sim.run_frames(frames)
     return sim
 

@@ -6,13 +6,13 @@ Each test names the kernel behaviour it checks; each failed on the model before 
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lesson, shipped_lessons
 
-from models.lesson import find_lesson
 from models.sim import Sim
 
 
 def lesson_sim(lesson_id: str, variant: str, frames: int, **sets) -> Sim:
-    sim = Sim({**find_lesson(lesson_id).params_for(variant), **sets})
+    sim = Sim({**shipped_lesson(lesson_id).params_for(variant), **sets})
     sim.run_frames(frames)
     return sim
 
@@ -37,7 +37,7 @@ def test_ath9k_runs_a_tasklet_not_napi_and_its_pool_never_recycles_directly():
 
 def test_ath9k_syncs_the_whole_buffer_for_the_cpu():
     # ath_edma_get_buffers(): the status sits at the head, so the whole rx_bufsize is synced
-    sim = Sim(find_lesson("ath9k-page-pool").params_for("after"), trace=50_000)
+    sim = Sim(shipped_lesson("ath9k-page-pool").params_for("after"), trace=50_000)
     sim.run_frames(50)
     syncs = [e for e in sim.rec.events if e.call == "dma_sync_single_for_cpu"]
     assert syncs and all(e.detail == "len 1974" for e in syncs)
@@ -84,7 +84,7 @@ def test_ath9k_coherent_counterfactual_barely_moves_the_cpu_change():
     # the non-coherent PowerPC 44x) is about 1% of a routed frame, so a coherent CPU changes little:
     # what limits the saving is mac80211 and the routed path, which the patch does not touch.
     from models.runner import run_lesson
-    lesson = find_lesson("ath9k-page-pool")
+    lesson = shipped_lesson("ath9k-page-pool")
     runs = {c: run_lesson(lesson, frames=6000, sets={"coherent": True} if c else {}, sensitivity=False)
             for c in (False, True)}
     cpu = {c: {v: r["variants"][v]["metrics"] for v in ("before", "after")} for c, r in runs.items()}
@@ -101,7 +101,7 @@ def test_ath9k_coherent_counterfactual_barely_moves_the_cpu_change():
 
 
 def test_usb_hunk_is_described_as_the_patch_s_first_revision():
-    lesson = find_lesson("ath10k-sdio-napi")
+    lesson = shipped_lesson("ath10k-sdio-napi")
     assert "usb-hunk" in lesson.variants
     assert "first revision" in lesson.pseudocode["usb-hunk"][0]
     (step,) = [s for s in lesson.steps if s.show == "usb-hunk"]
@@ -143,8 +143,7 @@ def test_napi_build_skb_does_not_exist_before_5_12():
 
 
 def test_every_lesson_names_the_kernel_it_runs():
-    from models.lesson import all_lessons
-    for lesson in all_lessons():
+    for lesson in shipped_lessons():
         kernel = lesson.scenario.get("kernel")
         assert kernel, f"{lesson.id} does not set kernel"
         text = " ".join(s.say for s in lesson.steps)
@@ -213,7 +212,7 @@ def test_ifdown_completes_the_forwarded_frames_before_the_pool_is_destroyed():
 
 # ---------------------------------------------------------------------------- what the lessons say
 def _text(lesson_id: str) -> str:
-    lesson = find_lesson(lesson_id)
+    lesson = shipped_lesson(lesson_id)
     parts = [lesson.summary]
     for s in lesson.steps:
         parts += [s.say, s.reveal or "", s.notes or ""]

@@ -4,9 +4,10 @@ and the answer-position warning of `rxviz check`."""
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lessons
 
 from models.calls import CALLS, COUNTERS, METRICS
-from models.lesson import LessonError, all_lessons, load_lesson_text
+from models.lesson import LessonError, load_lesson_text
 from models.replay import LessonRun
 from viz.cli import main
 
@@ -134,7 +135,7 @@ def test_rxviz_check_warns_and_exits_0(tmp_path, capsys):
 
 
 def test_every_shipped_lesson_keeps_the_rules():
-    for x in all_lessons():
+    for x in shipped_lessons():
         assert not x.answer_balance(), x.id
         assert not x.answer_lengths(), x.id
         for step in x.steps:

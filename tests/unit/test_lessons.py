@@ -11,8 +11,9 @@ and check it answers them as the hardware would.
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lesson
 
-from models.lesson import all_lessons, find_lesson, lesson_paths
+from models.lesson import all_lessons, lesson_paths
 from models.replay import LessonRun
 from models.runner import run_lesson, run_params, variant_params
 
@@ -35,7 +36,7 @@ def test_every_required_lesson_ships() -> None:
 
 @pytest.mark.parametrize("lesson_id", REPLAYED)
 def test_lesson_replays_and_passes_its_checks(lesson_id: str) -> None:
-    lesson = find_lesson(lesson_id)
+    lesson = shipped_lesson(lesson_id)
     run = LessonRun(lesson, trace=0)
     results = run.check_all()
     assert run.step == len(lesson.steps)
@@ -47,7 +48,7 @@ def test_lesson_replays_and_passes_its_checks(lesson_id: str) -> None:
 
 @pytest.mark.parametrize("lesson_id", PATCH_LESSONS)
 def test_patch_lesson_shape(lesson_id: str) -> None:
-    lesson = find_lesson(lesson_id)
+    lesson = shipped_lesson(lesson_id)
     assert 8 <= len(lesson.steps) <= 20
     assert {"before", "after"} <= set(lesson.variants)
     assert lesson.patch is not None and lesson.paper is not None
@@ -58,7 +59,7 @@ def test_patch_lesson_shape(lesson_id: str) -> None:
 @pytest.mark.slow          # the headline's long runs of both variants
 @pytest.mark.parametrize("lesson_id", PATCH_LESSONS)
 def test_headline_reproduces_the_paper(lesson_id: str) -> None:
-    lesson = find_lesson(lesson_id)
+    lesson = shipped_lesson(lesson_id)
     out = run_lesson(lesson, variants=["before", "after"])
     head = out["headline"]
     assert head["within"], head
@@ -67,7 +68,7 @@ def test_headline_reproduces_the_paper(lesson_id: str) -> None:
 
 
 def _metrics(lesson_id: str, variant: str, frames: int = 12000, **sets) -> dict:
-    lesson = find_lesson(lesson_id)
+    lesson = shipped_lesson(lesson_id)
     prm = variant_params(lesson, variant, sets)
     return run_params(variant, prm, frames, teardown=False).__dict__
 
@@ -127,14 +128,14 @@ def test_bgmac_v619_cache_sizes_change_the_slab_traffic() -> None:
 
 
 def test_lessons_load_from_the_package_directory() -> None:
-    ids = [lesson.id for lesson in all_lessons()]
+    ids = [lesson.id for lesson in all_lessons()]     # the loader itself: no shared copy
     assert ids == _ids()
 
 
 # ---------------------------------------------------------------------------- honest labels
 def test_headline_labels_each_figure():
     from models.runner import run_lesson
-    out = run_lesson(find_lesson("atlantic-page-pool"), variants=["before", "after"], frames=8000)
+    out = run_lesson(shipped_lesson("atlantic-page-pool"), variants=["before", "after"], frames=8000)
     h = out["headline"]
     assert h["before_kind"] == "fitted"
     # at line rate the after figure is capped by the link, whatever the IOTLB costs
@@ -148,7 +149,7 @@ def test_headline_labels_each_figure():
 
 def test_a_declared_kind_wins_and_a_fit_outside_its_range_is_flagged():
     from models.runner import run_lesson
-    out = run_lesson(find_lesson("ath11k-36bit-dma-mask"), frames=3000, sensitivity=False)
+    out = run_lesson(shipped_lesson("ath11k-36bit-dma-mask"), frames=3000, sensitivity=False)
     h = out["headline"]
     assert h["after_kind"] == "fitted" and "arithmetic" in h["after_note"]
     fits = {f["param"]: f for f in h["fitted"]}
@@ -158,7 +159,7 @@ def test_a_declared_kind_wins_and_a_fit_outside_its_range_is_flagged():
 
 def test_a_changed_scenario_gets_no_sensitivity():
     from models.runner import run_lesson
-    out = run_lesson(find_lesson("ath10k-sdio-napi"), variants=["before", "after"], frames=2000,
+    out = run_lesson(shipped_lesson("ath10k-sdio-napi"), variants=["before", "after"], frames=2000,
                      sets={"bundle": 8})
     assert "sensitivity" not in out["headline"]
 
@@ -166,7 +167,7 @@ def test_a_changed_scenario_gets_no_sensitivity():
 def test_a_capped_sensitivity_point_says_the_factor_really_applied():
     from models.paper_vs_model import sensitivity
     from viz.paper_vs_model_text import notes
-    lesson = find_lesson("ath10k-sdio-napi")
+    lesson = shipped_lesson("ath10k-sdio-napi")
     seen = []
 
     def run(variant, prm, frames):

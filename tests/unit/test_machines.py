@@ -15,13 +15,13 @@ import json
 from collections import Counter, defaultdict
 
 import pytest
+from shipped import shipped_lessons
 
 from models import lifecycle
-from models.lesson import all_lessons
 from models.sim import Sim
 
 FRAMES = 300
-CASES = [(lesson.id, v) for lesson in all_lessons() for v in lesson.variants]
+CASES = [(lesson.id, v) for lesson in shipped_lessons() for v in lesson.variants]
 # rx-basics' variants stay in `make test`; every other lesson's traced runs are in `make test-all`.
 PARAMS = [pytest.param(lid, v, marks=() if lid == "rx-basics" else pytest.mark.slow) for lid, v in CASES]
 
@@ -31,7 +31,7 @@ sim_setup_seq: dict[tuple[str, str], int] = {}
 
 @functools.cache          # three tests read the same run; none changes it
 def traced(lesson_id: str, variant: str) -> Sim:
-    lesson = next(x for x in all_lessons() if x.id == lesson_id)
+    lesson = next(x for x in shipped_lessons() if x.id == lesson_id)
     sim = Sim(lesson.params_for(variant), trace=2_000_000, faults=tuple(lesson.faults_for(variant, ())))
     sim_setup_seq[(lesson_id, variant)] = sim.rec.seq      # the set-up's calls: before t=0
     sim.run_frames(FRAMES)
@@ -116,7 +116,7 @@ FAULTED = [
 
 @pytest.mark.parametrize("lesson_id,variant,sets,faults,frames", FAULTED)
 def test_drops_and_faults_walk_drawn_edges(lesson_id, variant, sets, faults, frames):
-    lesson = next(x for x in all_lessons() if x.id == lesson_id)
+    lesson = next(x for x in shipped_lessons() if x.id == lesson_id)
     sim = Sim({**lesson.params_for(variant), **sets}, trace=2_000_000,
               faults=tuple(lesson.faults_for(variant, faults)))
     sim.run_frames(frames)

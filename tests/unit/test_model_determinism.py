@@ -148,10 +148,11 @@ def test_marked_metrics_are_deterministic():
 
 def test_lesson_snapshots_are_the_state_after_each_step_and_never_change():
     """LessonRun.snapshot(k) is step k as goto(k) reaches it, and computing on does not touch it."""
-    from models.lesson import find_lesson
+    from shipped import shipped_lesson
+
     from models.replay import LessonRun
 
-    lesson = find_lesson("rx-basics")
+    lesson = shipped_lesson("rx-basics")
     run = LessonRun(lesson)
     sims, _ = run.snapshot(3)                     # runs forward lazily
     assert run.computed == 3 and run.step == 3

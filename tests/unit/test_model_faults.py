@@ -293,10 +293,11 @@ def test_a_mapping_never_unmapped_fills_swiotlb_until_mapping_fails():
 def test_a_bug_on_every_frame_is_counted_every_time_and_kept_whole_only_at_first():
     # dma-debug counts each error and prints the first: a long run of a buggy driver must not
     # hold a report per frame (a million frames of double unmaps were 800 MB).
-    from models.lesson import find_lesson
+    from shipped import shipped_lesson
+
     from models.snapshot import clone
     from models.trace import KEPT_REPORTS
-    lesson = find_lesson("dma-bugs")
+    lesson = shipped_lesson("dma-bugs")
     sim = Sim(lesson.params_for("bad-unmap"), faults=lesson.faults_for("bad-unmap"), trace=500)
     sim.run_frames(KEPT_REPORTS)                      # two reports a frame
     reports = sim.rec.violations

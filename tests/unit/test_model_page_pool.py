@@ -380,10 +380,11 @@ def test_waive_and_released_refcnt_stay_zero_in_long_runs(params):
 def test_run_json_gives_every_variant_page_pool_stats_null_without_a_pool():
     import json
 
-    from models.lesson import find_lesson
+    from shipped import shipped_lesson
+
     from models.page_pool import STATS
     from models.runner import run_lesson
-    out = json.loads(json.dumps(run_lesson(find_lesson("ath9k-page-pool"), frames=300, sensitivity=False)))
+    out = json.loads(json.dumps(run_lesson(shipped_lesson("ath9k-page-pool"), frames=300, sensitivity=False)))
     before, after = out["variants"]["before"], out["variants"]["after"]
     assert "page_pool_stats" in before and before["page_pool_stats"] is None     # null, not missing
     assert list(after["page_pool_stats"]) == list(STATS)

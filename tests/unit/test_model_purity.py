@@ -159,9 +159,10 @@ def test_a_running_model_leaves_no_reference_cycles_behind(lesson, variant):
     # hundred frames (an skb pointing at itself as its GRO `last` cost 10% of the model's time).
     import gc
 
-    from models.lesson import find_lesson
+    from shipped import shipped_lesson
+
     from models.sim import Sim
-    found = find_lesson(lesson)
+    found = shipped_lesson(lesson)
     sim = Sim(found.params_for(variant), faults=found.faults_for(variant))
     sim.run_frames(500)
     gc.collect()

@@ -79,8 +79,8 @@ def test_no_usable_directory_at_all_is_one_line_exit_2(monkeypatch, tmp_path, ca
 
 
 def _lesson():
-    from models.lesson import find_lesson
-    return find_lesson("rx-basics")
+    from shipped import shipped_lesson
+    return shipped_lesson("rx-basics")
 
 
 PLANTED = {

@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import inspect
 
+from shipped import shipped_lesson
+
 import models.read as read
-from models.lesson import find_lesson
 from models.replay import LessonRun
 
 
@@ -45,7 +46,7 @@ def _plain(value: object, depth: int = 0) -> bool:
 def test_the_records_of_every_view_hold_plain_data_only():
     for lesson, variant in (("atlantic-page-pool", "before"), ("atlantic-page-pool", "after"),
                             ("ath10k-sdio-napi", "after"), ("bgmac-napi-skb-cache", "after")):
-        run = LessonRun(find_lesson(lesson))
+        run = LessonRun(shipped_lesson(lesson))
         run.goto(2)
         sim = run.sims.get(variant) or next(iter(run.sims.values()))
         r = read.reading_of(sim)

@@ -15,7 +15,8 @@ import gc
 import sys
 import threading
 
-from models.lesson import find_lesson
+from shipped import shipped_lesson
+
 from models.replay import LessonRun
 from models.sim import Sim
 from models.snapshot import freeze, thaw
@@ -23,7 +24,7 @@ from viz.session import Session
 
 
 def test_a_jump_thaws_only_the_variant_it_reads_and_keeps_it():
-    run = LessonRun(find_lesson("atlantic-page-pool"))
+    run = LessonRun(shipped_lesson("atlantic-page-pool"))
     sims, _ = run.snapshot(3)
     assert sims._got == {}                               # nothing thawed on the way, nor here
     shown = run.shown(3)
@@ -36,7 +37,7 @@ def test_a_jump_thaws_only_the_variant_it_reads_and_keeps_it():
 
 
 def test_two_threads_thawing_one_variant_get_the_same_object():
-    run = LessonRun(find_lesson("rx-basics"))
+    run = LessonRun(shipped_lesson("rx-basics"))
     sims, _ = run.snapshot(2)
     got: list[object] = []
     threads = [threading.Thread(target=lambda: got.append(sims["gro"])) for _ in range(4)]
@@ -67,7 +68,7 @@ def test_copies_in_two_threads_leave_the_collector_on():
 
 
 def test_frames_stopped_at_a_call_are_freed_once_dropped():
-    session = Session(find_lesson("rx-basics"))
+    session = Session(shipped_lesson("rx-basics"))
     k = next(k for k in range(1, 15) if (lambda f: f.calls[f.shown][1] - f.calls[f.shown][0] > 10)
              (session.frame_at(k)))
     shown = session.frame_at(k).shown
@@ -141,7 +142,7 @@ def plain(value: object) -> object:
 
 def test_a_snapshot_runs_on_exactly_as_the_model_it_was_taken_from():
     from models.sim import Sim
-    lesson = find_lesson("ath11k-36bit-dma-mask")
+    lesson = shipped_lesson("ath11k-36bit-dma-mask")
     sim = Sim(lesson.params_for("before"), faults=lesson.faults_for("before"))
     sim.run_frames(3000)
     copy = thaw(freeze(sim))

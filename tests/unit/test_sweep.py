@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 from cli_message import message
+from shipped import shipped_lesson
 
 from models import sweep as S
-from models.lesson import find_lesson
 from models.runner import BadSetting
 from models.scenario_checks import ScenarioError
 from viz import cli
@@ -82,23 +82,23 @@ def test_a_value_the_kernel_would_refuse_is_named_before_any_run(capsys, no_runs
     assert code == 2 and out == ""
     assert "ram=64MiB" in line and "SWIOTLB pool does not fit" in line
     with pytest.raises(ScenarioError, match="ram=64MiB"):
-        S.plan(find_lesson(ATH11K), "ram", "8GiB,64MiB")
+        S.plan(shipped_lesson(ATH11K), "ram", "8GiB,64MiB")
 
 
 def test_defaults_are_the_headline_pair_the_papers_metric_and_a_short_run():
-    atlantic = find_lesson(ATLANTIC)
+    atlantic = shipped_lesson(ATLANTIC)
     p = S.plan(atlantic, "iotlb_sync_ns", "2us,5us")
     assert p.variants == ["before", "after"]              # not after-no-fix and after-xdp
     assert p.metric == "throughput_mbps" and p.frames == S.MAX_DEFAULT_FRAMES
     assert p.runs == 4
-    basics = find_lesson("rx-basics")                      # no headline pair: every variant
+    basics = shipped_lesson("rx-basics")                      # no headline pair: every variant
     assert S.plan(basics, "budget", "16,64").variants == list(basics.variants)
     assert S.workers_for(None, 1) == 1 and S.workers_for(64, 100) == (os.cpu_count() or 1)
 
 
 # -- determinism ----------------------------------------------------------------------------
 def test_the_same_sweep_gives_the_same_numbers_on_one_worker_or_two():
-    lesson = find_lesson(ATH11K)
+    lesson = shipped_lesson(ATH11K)
     args = dict(key="ram", values="2GiB,8GiB", frames=300, seed=3)
     one = S.sweep(lesson, workers=1, **args)
     again = S.sweep(lesson, workers=1, **args)
@@ -163,7 +163,7 @@ def test_y_ticks_are_round_and_cover_the_data():
 
 # -- the two examples move the way the kernel says -------------------------------------------
 def test_ath11k_bounces_only_with_memory_above_4gib_and_only_with_a_32_bit_mask():
-    r = S.sweep(find_lesson(ATH11K), "ram", "2GiB,8GiB,16GiB", frames=300, workers=1)
+    r = S.sweep(shipped_lesson(ATH11K), "ram", "2GiB,8GiB,16GiB", frames=300, workers=1)
     before, after = r["variants"]["before"]["metric"], r["variants"]["after"]["metric"]
     assert before[0] < before[1]           # all RAM below 4 GiB: nothing to bounce
     assert before[0] == pytest.approx(after[0], rel=0.02)
@@ -174,7 +174,7 @@ def test_atlantic_before_slows_as_iotlb_syncs_cost_more_and_after_does_not_care(
     # after still unmaps each TCP ACK's TX buffer (a strict IOTLB sync about every 40 frames), so
     # at 40us it loses a little; a run of a few hundred frames exaggerates that (-18% at 300
     # frames), at 2,000 frames it is within 5%.
-    r = S.sweep(find_lesson(ATLANTIC), "iotlb_sync_ns", "2us,10us,40us", frames=2000, workers=1)
+    r = S.sweep(shipped_lesson(ATLANTIC), "iotlb_sync_ns", "2us,10us,40us", frames=2000, workers=1)
     before, after = r["variants"]["before"]["metric"], r["variants"]["after"]["metric"]
     assert before[0] > before[1] > before[2]
     assert before[0] > 10 * before[2]

@@ -12,13 +12,14 @@
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lessons
 
-from models.lesson import LessonError, all_lessons, load_lesson_text
+from models.lesson import LessonError, load_lesson_text
 from models.lesson.fairness import spoilers
 from models.lesson.glossary import glossary, load_glossary, terms_in
 from viz.notes import asked, render
 
-LESSONS = all_lessons()
+LESSONS = shipped_lessons()
 
 ASKING = """
 id: fair
