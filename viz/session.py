@@ -26,7 +26,7 @@ frame is never mutated. Any goto drops the fast-forward.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -123,6 +123,29 @@ def end_pair(lesson: Lesson) -> tuple[str, str] | None:
     return compare_pair(lesson, last)
 
 
+class StepCounts(Mapping[str, Counts]):
+    """Each variant's call counters after a step, read when asked: a variant filled in after the
+    frame was made (a jump runs only the one it shows) has its figures there by then. One Counts
+    per variant, the same object every time (the player keys its view states by its id)."""
+    __slots__ = ("_cnt", "_made")
+
+    def __init__(self, cnt: Mapping[str, list[int]]) -> None:
+        self._cnt = cnt                  # the step's snapshot's, filled in as variants reach it
+        self._made: dict[str, Counts] = {}
+
+    def __getitem__(self, variant: str) -> Counts:
+        got = self._made.get(variant)
+        if got is None:
+            got = self._made.setdefault(variant, Counts(self._cnt[variant]))
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._cnt))
+
+    def __len__(self) -> int:
+        return len(self._cnt)
+
+
 @dataclass(frozen=True)
 class Frame:
     """What the screen shows after one move: never mutated once published."""
@@ -217,7 +240,7 @@ class Session:
         run.reach(k, self.needs(k, variant), keep=(k - 1, k))
         snap = run.at(k)
         sims, notes = snap.sims, snap.notes
-        prev = run.at(k - 1).cnt if k else {}
+        prev = StepCounts(run.at(k - 1).cnt if k else {})
         reached = notes[-1].reached if notes else True
         landing = variant is None and cursor == -1
         shown = variant or run.shown(k)
@@ -241,7 +264,7 @@ class Session:
             cursor = sims[shown].rec.seq
         before = self._prior(k, shown) if prior else None
         return Frame(self.lesson, k, run.total, 0, shown, sims,
-                     {v: Counts(cnt) for v, cnt in prev.items()}, reached, cursor, calls, landing, prior=before)
+                     prev, reached, cursor, calls, landing, prior=before)
 
     def _prior(self, k: int, shown: str) -> Frame | None:
         """Step k-1's landing frame when step k asks a question, with `shown` thawed (kept: it never changes)."""

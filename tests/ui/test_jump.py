@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from models.calls import CALL_ID
 from viz import step_queue
 from viz.app import make_app, settle
 from viz.screens.end import EndScreen
@@ -38,6 +39,9 @@ async def test_end_lands_with_the_variant_it_shows_and_v_brings_the_next(nothing
         await settle(app, pilot)
         assert screen.variant == "no-gro" and screen.seen.shown == "no-gro"
         assert "no-gro" in screen.frame.sims and screen.query_one(StatusLine).busy == ""
+        # its counters the step before, for the views' "+N this step": there too, though the frame is older
+        before = screen.moves.session.run.at(total - 1).cnt["no-gro"]
+        assert screen.frame.prev_counts["no-gro"]["napi_poll"] == before[CALL_ID["napi_poll"]]
         await pilot.press("c")                              # compare: the pair is there now
         await settle(app, pilot)
         assert screen.query_one(ViewDeck).compare
