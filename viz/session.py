@@ -369,6 +369,16 @@ class Session:
         run.stored(k)
         return self.frame_at(k)
 
+    def at_end_ready(self) -> bool:
+        """The last step's own variant is frozen (`End` shows it without running the model)."""
+        run = self._ensure()
+        return run.has(run.total, run.shown(run.total))
+
+    def ready_the_end(self, cancelled: Callable[[], bool] | None = None) -> None:
+        """Run the last step's own variant there, alone (what `End` would run), frozen only there."""
+        run = self._ensure()
+        run.reach(run.total, self.needs(run.total), keep=(run.total - 1, run.total), cancelled=cancelled)
+
     def behind(self) -> tuple[int, tuple[str, ...] | None] | None:
         """What a jump left undone that the reader is likeliest to want next, as Session.fill's (step,
         variants): the step before's own variant (←), then every variant of the step on screen (`v`,

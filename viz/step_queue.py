@@ -13,7 +13,9 @@ steps after the last one gone to, each handed to the UI as a ready frame.
 After a jump (which runs only the variants it shows) that starts with what
 the reader is likeliest to ask for next (Session.behind: the step before's
 variant, then the other variants of the step on screen), then every step
-the jump passed, in order.
+the jump passed, in order. With nothing else to do, it runs the last
+step's own variant (Session.ready_the_end): `End` is the likeliest jump,
+and then only has to show it.
 It first waits AHEAD_AFTER for the screen to repaint: Python runs one thread
 at a time, and a model step running beside the repaint would double it.
 A request arriving meanwhile is served as soon as the step being computed
@@ -126,11 +128,14 @@ class StepQueue:
              on_ready: Callable[[Frame], None], cancelled: Callable[[], bool],
              progress: Callable[[int, int], None], on_note: Callable[[str], None] | None = None) -> None:
         session = self.session
+
+        def busy() -> bool:         # a request arrived (or the drain ends): computing ahead gives way
+            return cancelled() or self._wake.is_set()
         while not cancelled():
             with self._lock:
                 op = self._ops.pop(0) if self._ops else None
                 if op is None and session.computed >= min(len(session.lesson.steps),
-                                                           session.step + LOOKAHEAD):
+                                                           session.step + LOOKAHEAD) and session.at_end_ready():
                     self.draining = False      # under the lock: a request now starts a new drain
                     return
                 if op is None:
@@ -139,10 +144,12 @@ class StepQueue:
                 self._doing = "ahead"
                 if not self._wake.wait(AHEAD_AFTER):
                     todo = session.behind()
-                    if todo is not None:      # a request meanwhile goes first
-                        session.fill(*todo, cancelled=lambda: cancelled() or self._wake.is_set())
-                    else:
+                    if todo is not None:
+                        session.fill(*todo, cancelled=busy)
+                    elif session.computed < min(len(session.lesson.steps), session.step + LOOKAHEAD):
                         call(on_ready, session.ahead())
+                    else:
+                        session.ready_the_end(cancelled=busy)
                 continue
             kind, n = op
             self._doing = kind

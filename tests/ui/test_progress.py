@@ -52,6 +52,9 @@ def _spy(monkeypatch) -> list[tuple[int, int, float | None]]:
 
 @pytest.mark.slow
 async def test_end_reports_each_step_up_to_the_last(monkeypatch):
+    from viz.session import Session
+    # The worker runs the last step ahead once it has nothing else to do; here it must not.
+    monkeypatch.setattr(Session, "at_end_ready", lambda self: True)
     seen = _spy(monkeypatch)
     app = make_app(lesson="rx-basics")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -64,6 +67,20 @@ async def test_end_reports_each_step_up_to_the_last(monkeypatch):
     dones = [d for d, _, _ in seen]
     assert dones == sorted(dones) and dones[-1] == seen[-1][1]          # up to the whole way
     assert all(share == d / t for d, t, share in seen)                  # each drawn as it came
+
+
+async def test_end_after_the_lesson_settles_is_computed_already(monkeypatch):
+    """An idle worker runs the last step's own variant ahead: End only shows it (no progress)."""
+    seen = _spy(monkeypatch)
+    app = make_app(lesson="rx-basics", remember=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        session = app.screen.moves.session
+        assert session.at_end_ready() and session.computed == 1      # step 1 ahead, and the end alone
+        seen.clear()
+        await pilot.press("end")
+        await settle(app, pilot)
+        assert app.screen.frame.step == len(app.screen.lesson.steps) and seen == []
 
 
 @pytest.mark.slow
