@@ -57,6 +57,9 @@ def test_the_variant_a_jump_shows_is_the_lockstep_walks(lesson_id):
         same_as_reference(run, lesson_id, i, shown)
         assert not run.has(i, shown)
     assert run.computed == 0                                # nothing filled whole on the way
+    assert run.reach(k, run.names)                          # then the others, as the player fills them
+    for name in run.names:
+        same_as_reference(run, lesson_id, k, name)
 
 
 def test_a_jump_runs_the_lead_of_an_until_step_only_as_far_as_that_step():
