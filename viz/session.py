@@ -200,6 +200,7 @@ class Session:
         self._trails: dict[tuple[str, str], dict[int, Event]] = {}     # (variant, object) -> its events, by number
         self._priors: dict[int, Frame] = {}                # step -> its landing frame, shown by a question after it
         self.compare = False                   # the player compares two variants: a jump runs both
+        self._end_failed = False               # running the last step ahead failed (ready_the_end)
 
     def _ensure(self) -> LessonRun:
         if self.run is None:
@@ -370,14 +371,21 @@ class Session:
         return self.frame_at(k)
 
     def at_end_ready(self) -> bool:
-        """The last step's own variant is frozen (`End` shows it without running the model)."""
+        """The last step's own variant is frozen (`End` shows it without running the model), or
+        running it ahead failed (the reader meets the error where it happens, not here)."""
         run = self._ensure()
-        return run.has(run.total, run.shown(run.total))
+        return self._end_failed or run.has(run.total, run.shown(run.total))
 
     def ready_the_end(self, cancelled: Callable[[], bool] | None = None) -> None:
-        """Run the last step's own variant there, alone (what `End` would run), frozen only there."""
+        """Run the last step's own variant there, alone (what `End` would run), frozen only there.
+
+        Nobody asked for it: a model error on the way (a learner's driver raising) is kept for
+        the step it happens in, where the reader will meet it, and this is not tried again."""
         run = self._ensure()
-        run.reach(run.total, self.needs(run.total), keep=(run.total - 1, run.total), cancelled=cancelled)
+        try:
+            run.reach(run.total, self.needs(run.total), keep=(run.total - 1, run.total), cancelled=cancelled)
+        except Exception:
+            self._end_failed = True
 
     def behind(self) -> tuple[int, tuple[str, ...] | None] | None:
         """What a jump left undone that the reader is likeliest to want next, as Session.fill's (step,
