@@ -245,7 +245,8 @@ class LessonRun:
         False if `cancelled()` stopped it on the way (what was done stays done).
         """
         k = max(0, min(self.total, k))
-        stop = {name: k for name in self.names if name in set(names) and not self.has(k, name)}
+        asked = set(names)
+        stop = {name: k for name in self.names if name in asked and not self.has(k, name)}
         for i in range(k, 0, -1):               # leads of `until` steps not yet decided
             step = self.lesson.steps[i - 1]
             if i not in self._notes and not self._decides(i - 1, ()):

@@ -30,7 +30,7 @@ asking a question again are viz.screens.wayfinding's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -550,11 +550,8 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         frame = self.frame
         if frame is None:
             return
-        missing = tuple(n for n in end_pair(self.lesson) or () if n not in frame.sims)
-        if missing:                 # a jump ran only the variant it shows: the pair the summary reads first
-            self.query_one(StatusLine).busy = f"computing {', '.join(missing)} for the summary…"
-            self.moves.request("fill", (frame.step, missing, self._end_filled))
-            return
+        if self._fill_first(frame, end_pair(self.lesson) or (), self._end_filled):
+            return                  # a jump ran only the variant it shows: the pair the summary reads first
         self.course.record(self.lesson.id, frame.step, frame.total, finished=True)
         self.app.push_screen(EndScreen(self.lesson, frame, self.course.after(self.lesson), self.present,
                                        self.want_headline))
@@ -664,17 +661,22 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         if frame is None:
             return
         base = self._held(frame) if self.holding(frame) else frame      # the step the views show
-        missing = tuple(n for n in names if n not in base.sims)
-        if not missing:
-            self._show(frame)
-            return
         step = frame.step
 
         def then() -> None:
             if self.frame is not None and self.frame.step == step:
                 self._show(self.frame)
-        self.query_one(StatusLine).busy = f"computing {', '.join(missing)} at step {base.step}…"
-        self.moves.request("fill", (base.step, missing, then))
+        if not self._fill_first(base, names, then):
+            self._show(frame)
+
+    def _fill_first(self, frame: Frame, names: Iterable[str], then: Callable[[], None]) -> bool:
+        """Those of `names` not in `frame` (a jump ran only what it shows) asked of the worker, `then`
+        called once they are there; False when none is missing (nothing asked)."""
+        missing = tuple(n for n in names if n not in frame.sims)
+        if missing:
+            self.query_one(StatusLine).busy = f"computing {', '.join(missing)} at step {frame.step}…"
+            self.moves.request("fill", (frame.step, missing, then))
+        return bool(missing)
 
     # -- the sandbox ------------------------------------------------------------------
     def action_sandbox(self) -> None:
