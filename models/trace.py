@@ -30,7 +30,7 @@ from librt.vecs import vec
 from mypy_extensions import i64, mypyc_attr
 
 from .calls import CALL_ID, CALL_NAMES, CATEGORIES, CATEGORY_OF, COUNTERS, NCALLS
-from .lifecycle import NTRANSITIONS
+from .machines import NTRANSITIONS
 
 # Compiled, the counters are native arrays of int64 (a vec: no boxed int per increment);
 # interpreted, plain lists behave the same and cost nothing to build.

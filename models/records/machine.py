@@ -5,7 +5,7 @@ the passport and the RX path strip draw, and nothing else.
 
 - `call`: the kernel call the screen is at (the last event of the variant);
 - `path`: the facts of the scenario that decide which RX stages it skips;
-- `machine`: one lifecycle machine of `models.lifecycle.MACHINES` for this
+- `machine`: one lifecycle machine of `models.machines.MACHINES` for this
   variant: the followed object's current state, the transition it took last
   (the edge to light), and per-edge transition counts for the run;
 - `passport`: the followed object: its identity, addresses, owner,
@@ -33,7 +33,7 @@ class Transition:
     seq: int            # Event.seq of the call that caused it (the call's place in the trace)
     t_ns: int           # simulated time of that call
     call: str           # the edge's label: a kernel call, or a named step ("post", "deliver")
-    machine: str        # a key of models.lifecycle.MACHINES
+    machine: str        # a key of models.machines.MACHINES
     obj: str            # the object, in kernel words ("buf#513")
     src: str
     dst: str
