@@ -26,7 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 ONE = """
-import sys, time
+import sys
+import models.native
+if models.native.PROBLEM:             # RXVIZ_MODEL=compiled on a stale or missing build runs pure: never count that
+    sys.exit(models.native.PROBLEM)
+import time
 from models.lesson import find_lesson
 from models.sim import Sim
 lesson = find_lesson(sys.argv[1])
@@ -36,7 +40,11 @@ print(sim.processed, time.process_time())
 """
 
 DRIVER = """
-import sys, time
+import sys
+import models.native
+if models.native.PROBLEM:             # RXVIZ_MODEL=compiled on a stale or missing build runs pure: never count that
+    sys.exit(models.native.PROBLEM)
+import time
 from models.lesson import find_lesson
 from models.driver.runtime import DriverSim
 from viz.exercises.catalog import EXERCISES

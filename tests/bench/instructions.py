@@ -31,16 +31,24 @@ sys.path.insert(0, str(ROOT))
 
 RUN = """
 import sys
+import models.native
+if models.native.PROBLEM:             # RXVIZ_MODEL=compiled on a stale or missing build runs pure: never count that
+    sys.exit(models.native.PROBLEM)
 from models.lesson import find_lesson
 from models.sim import Sim
 lesson = find_lesson(sys.argv[1])
 sim = Sim(lesson.params_for(sys.argv[2]), faults=lesson.faults_for(sys.argv[2]))
 sim.run_frames(2000)                  # the ring filled and the pools warm, as in a long run
+start = sim.processed
 sim.run_frames(int(sys.argv[3]))
+print(sim.processed - start)          # the frames counted: fewer than asked when the scenario stalls
 """
 
 DRIVER = """
 import sys
+import models.native
+if models.native.PROBLEM:             # RXVIZ_MODEL=compiled on a stale or missing build runs pure: never count that
+    sys.exit(models.native.PROBLEM)
 from importlib import import_module
 from models.lesson import find_lesson
 from models.driver.runtime import DriverSim
@@ -49,17 +57,20 @@ ex = next(e for e in EXERCISES if (e.lesson, e.variant) == (sys.argv[1], sys.arg
 driver = import_module("viz.exercises.solutions." + ex.solution).Driver()
 sim = DriverSim(driver, find_lesson(sys.argv[1]).params_for(sys.argv[2]))
 sim.run_frames(2000)
+start = sim.processed
 sim.run_frames(int(sys.argv[3]))
+print(sim.processed - start)
 """
 
 
-def count(lesson: str, variant: str, frames: int, build: str, code: str = RUN) -> int:
+def count(lesson: str, variant: str, frames: int, build: str, code: str = RUN) -> tuple[int, int]:
+    """Instructions the whole process executed, and the frames the second run_frames took."""
     env = {**os.environ, "RXVIZ_MODEL": build}
     p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", code,
                         lesson, variant, str(frames)], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     refs = re.search(r"refs:\s+([\d,]+)", p.stderr)
     assert refs, p.stderr[-500:]
-    return int(refs.group(1).replace(",", ""))
+    return int(refs.group(1).replace(",", "")), int(p.stdout.split()[-1])
 
 
 def targets(names: list[str]) -> list[tuple[str, str]]:
@@ -84,9 +95,11 @@ def main() -> None:
         for label, code in (("", RUN), *([(" driver", DRIVER)] if args.driver else [])):
             row = []
             for build in builds:
-                per = (count(lesson, variant, args.frames, build, code)
-                       - count(lesson, variant, 0, build, code)) / args.frames
-                row.append(f"{build} {per:>9,.0f}")
+                many, done = count(lesson, variant, args.frames, build, code)
+                few, _ = count(lesson, variant, 0, build, code)
+                row.append(f"{build} {(many - few) / done:>9,.0f}" if done else f"{build} stalls after the warm-up")
+                if 0 < done < args.frames:
+                    row[-1] += f" (over {done:,} frames: it stalls)"
             print(f"{lesson}:{variant + label:<18} instructions/frame: {'   '.join(row)}", flush=True)
 
 
