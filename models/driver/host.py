@@ -26,17 +26,22 @@ from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import move as lifecycle_move
 from ..memory import Slab
+from ..page_pool import Page
+from ..rx_buffer import Buf
 from ..rx_strategy import HEADERS
 from ..scenario import Costs
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..dma import Mapping
     from ..page_pool import PagePool
-    from ..rx_buffer import Buf, FlipPage
+    from ..rx_buffer import FlipPage
     from ..sim import Sim
     from ..trace import Recorder
 
 DMA_MAPPING_ERROR = (1 << 64) - 1      # include/linux/dma-mapping.h: (~(dma_addr_t)0)
+
+KFREE: Final = C["kfree"]
+SKB_FREE_FRAG: Final = C["skb_free_frag"]
 
 _current: list[Host] = []
 NO_CPU = "the driver API was called outside a driver hook (no CPU runs your driver now)"
@@ -99,6 +104,25 @@ class Host:
         if s is None:
             s = self.slabs.by_size[size] = Slab(self.mem, size)
         return s
+
+    def give_back(self, buf: Buf, allow_direct: bool) -> None:
+        """An skb the stack is done with gives its data back where the driver got it: a fragment to
+        its page_pool (napi_pp_put_page), a page_frag fragment or a kmalloc() buffer to its slab."""
+        if buf.kind == "pp":
+            page = buf.page
+            if isinstance(page, Page):
+                for pool in self.pools:
+                    if pool.pages.get(page.id) is page:
+                        pool.put_frag(page, allow_direct)
+                        return
+            raise AssertionError("a fragment of no pool")
+        rec = self.rec
+        cid = KFREE if buf.kind == "kmalloc" else SKB_FREE_FRAG
+        rec.cnt[cid] += 1
+        rec.t += rec.unit[cid]
+        if rec.tracing:
+            rec.emit(cid, rec.unit[cid], "buf#%s", (buf.id,))
+        self.free_data(buf)
 
     def free_data(self, buf: Buf) -> None:
         """A data area back to its slab (page_frag_free, kfree)."""
@@ -170,6 +194,13 @@ def move(obj: Any, edge: int, rec: Recorder | None = None) -> None:
     """Move a buffer or page along `edge` when its machine has the edge; a driver's mistake that
     makes the move illegal is reported by the DMA-API checker, not as a second, model-level error.
     `rec` is this CPU's recorder when the caller holds it already."""
+    if type(obj) is Buf:               # the common case, read as the native class it is (a Buf has no label)
+        buf: Buf = obj
+        bm = buf.m
+        if bm is None or bm.tid[buf.st][edge] < 0:
+            return
+        lifecycle_move(rec if rec is not None else CPU.host.rec, bm, buf, edge, "")
+        return
     m = obj.m
     if m is None or m.tid[obj.st][edge] < 0:
         return

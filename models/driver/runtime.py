@@ -110,20 +110,8 @@ class DriverStrategy(OwnAttributes, Strategy):
         raise AssertionError("a driver of your own takes frames in its poll")
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
-        """An skb the stack is done with gives its data back where the driver got it."""
-        h = self.host
-        if buf.kind == "pp":
-            page = buf.page
-            assert page is not None
-            page_pool_put(page, allow_direct, h)
-            return
-        rec = h.rec
-        cid = C["kfree" if buf.kind == "kmalloc" else "skb_free_frag"]
-        rec.cnt[cid] += 1
-        rec.t += rec.unit[cid]
-        if rec.tracing:
-            rec.emit(cid, rec.unit[cid], "buf#%s", (buf.id,))
-        h.free_data(buf)
+        """An skb the stack is done with gives its data back where the driver got it (Host.give_back)."""
+        self.host.give_back(buf, allow_direct)
 
     def deinit(self, i: int) -> None:
         """ifdown: the RX engine is stopped; every posted buffer is the driver's again; stop() frees them."""
@@ -141,14 +129,6 @@ class DriverStrategy(OwnAttributes, Strategy):
         self.host.frags.clear()
         with running(self.host):
             self.sim.driver.stop()
-
-
-def page_pool_put(page: Any, allow_direct: bool, h: Host) -> None:
-    for pool in h.pools:
-        if page.id in pool.pages and pool.pages[page.id] is page:
-            pool.put_frag(page, allow_direct)
-            return
-    raise AssertionError("a fragment of no pool")
 
 
 def pool_destroyed(host: Host, pool: PagePool) -> None:
