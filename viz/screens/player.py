@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -40,6 +40,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
@@ -64,6 +65,8 @@ from viz.widgets.pathstrip import PathStrip
 from viz.widgets.prose import Prose
 from viz.widgets.sandbox_bar import SandboxBar, moved
 from viz.widgets.status import StatusLine
+
+W = TypeVar("W", bound=Widget)
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 STEP_SECONDS = 2.0          # auto-advance interval at 1x
@@ -142,6 +145,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         self._twins: dict[tuple[object, ...], ViewState] = {}    # by its inputs but the question's: see _state
         self._headline_panels: list[HeadlinePanel] = []    # panels waiting for the headline run
         self._headline_share: float | None = None          # how far that run is; None: not running
+        self._found: dict[tuple[type[Widget], str], Widget] = {}      # see _one
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -164,6 +168,21 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         # line before the body), and an action would reach for one already gone. Only the four
         # top-level children are looked at: this runs for every key and every footer refresh.
         return any(isinstance(child, StatusLine) for child in self.children)
+
+    def _one(self, kind: type[W], selector: str = "") -> W:
+        """The screen's widget of `kind` (and `selector`), looked up once: a query walks the whole
+        screen (~100 widgets), and a step asks for some ten of them, a few ms of every key."""
+        key = (kind, selector)
+        got = self._found.get(key)
+        if got is None or not got.is_attached:
+            got = self._found[key] = self.query_one(selector, kind) if selector else self.query_one(kind)
+        assert isinstance(got, kind)
+        return got
+
+    @property
+    def side_code(self) -> ModelView | None:
+        """The pseudo-code beside the deck (shown on a wide screen), if the lesson has pseudo-code."""
+        return self._one(ModelView, "#side-code") if "code" in self.keys else None
 
     def on_mount(self) -> None:
         self.query_one(AskPanel).display = False
@@ -317,15 +336,15 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         shown = self.variant or frame.shown
         seen = replace(base, shown=shown)
         self.seen = seen
-        self.query_one(Narration).step = (step, frame.extra, not hold)
+        self._one(Narration).step = (step, frame.extra, not hold)
         ask = spec.ask if spec is not None else None
-        self.query_one(AskPanel).show(step, ask, self.course.answers.get((self.lesson.id, step)), step in self.revealed)
+        self._one(AskPanel).show(step, ask, self.course.answers.get((self.lesson.id, step)), step in self.revealed)
         # Two rules of app.tcss read `-asking`, each under classes of the screen; where neither can
         # apply, restyling the whole column for it (some twenty widgets, ~10 ms) changes nothing and
         # is skipped. The class is kept right all the same: the screen's own class changes (a
         # breakpoint, -deck-wide) restyle the column with it.
         asking_styled = self.has_class("-deck-wide") or self.has_class("-narrow", "-normal")
-        self.query_one("#side").set_class(ask is not None, "-asking", update=asking_styled)
+        self._one(Vertical, "#side").set_class(ask is not None, "-asking", update=asking_styled)
         state = self._state(seen, shown)
         pair = None
         names = compare_pair(self.lesson, shown)
@@ -333,16 +352,17 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
             a, b = (self._state(seen, v, reuse=False) for v in names)     # each gets its `other`
             a.other, b.other = b, a
             pair = (a, b)
-        deck = self.query_one(ViewDeck)
+        deck = self._one(ViewDeck)
         deck.set_reactive(ViewDeck.asking, hold)      # a question waits (laid out by show() just below)
         deck.show(state, pair, self._lead(step), keep=keep or not moved_step)
         deck.compare = pair is not None
-        for view in self.query("#side-code").results(ModelView):
-            view.state = state
+        code = self.side_code
+        if code is not None:
+            code.state = state
         self._show_headline(step, hold)
         # Both variants' paths when comparing on a screen with the rows; else the one shown.
-        self.query_one(PathStrip).states = pair if pair is not None and self.size.height >= 34 else (state,)
-        status = self.query_one(StatusLine)
+        self._one(PathStrip).states = pair if pair is not None and self.size.height >= 34 else (state,)
+        status = self._one(StatusLine)
         status.busy = ""
         status.error = ""
         status.progress = None
@@ -435,8 +455,8 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
                 state, told = self._state(self._held(nxt), nxt.shown), False
             else:
                 state = self._state(nxt, nxt.shown)
-        self.call_later(self.query_one(Narration).prepare, (step, 0, told))
-        deck = self.query_one(ViewDeck)
+        self.call_later(self._one(Narration).prepare, (step, 0, told))
+        deck = self._one(ViewDeck)
         sizes = deck.next_sizes(self._lead(step))
         for view in deck.views():           # at the size it will have, and not at all if it will be hidden
             key = (view.id or "")[2:]
@@ -446,9 +466,12 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
 
     # -- the payoff ---------------------------------------------------------------------
     def _show_headline(self, step: int, hold: bool) -> None:
-        panel = self.query_one(HeadlinePanel)
+        panel = self._one(HeadlinePanel)
         on = bool(step) and step == self.lesson.payoff_step and not hold
         panel.display = on
+        code = self.side_code
+        if code is not None:        # on a wide screen the headline takes the code's place
+            code.set_class(on, "-payoff")
         if on:
             self.want_headline(panel)
 
@@ -706,7 +729,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         self.goto(step)
 
     def _sandbox_moved(self, frame: Frame) -> None:
-        bar = self.query_one(SandboxBar)
+        bar = self._one(SandboxBar)
         bar.display = bool(self.sets)
         if not self.sets:
             return

@@ -24,11 +24,12 @@ the shape of the code stay and nothing of the answer does.
 from __future__ import annotations
 
 from rich.text import Text
+from textual.geometry import Size
 
 from models.read import before_of, line_of
 
 from . import register
-from .base import ModelView
+from .base import ModelView, ViewState
 
 SEARCH = 200        # calls searched back for the last one a line stands for
 
@@ -62,6 +63,29 @@ class CodeView(ModelView):
 
 
     # -- Line API -----------------------------------------------------------------
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """As tall as the longest variant's code at this width, hidden or not, plus the caption: the
+        same at every step, so a column that sizes the code by its content (the wide player's side
+        column) never moves it."""
+        st = self.state
+        if st is None or st.lesson is None:
+            return 1
+        rows = 0
+        for lines in st.lesson.pseudocode.values():
+            room = max(4, width - (len(str(len(lines))) + 3))      # as build_lines
+            hidden = len(self._rows(HIDDEN, room))
+            rows = max(rows, sum(max(len(self._rows(line, room)), hidden) for line in lines))
+        return max(1, rows + 1)
+
+    _sized_for: object = None           # the lesson the height was last given for
+
+    def watch_state(self, state: ViewState | None) -> None:
+        lesson = state.lesson if state is not None else None
+        if lesson is not self._sized_for:           # the first state (or another lesson): a new height
+            self._sized_for = lesson
+            self.refresh(layout=True)
+        super().watch_state(state)
+
     # -- content ------------------------------------------------------------------
     def code(self) -> tuple[str, ...]:
         st = self.state

@@ -25,6 +25,7 @@ from typing import Any
 
 from textual import events
 from textual.app import ComposeResult
+from textual.color import Color
 from textual.containers import Container, Horizontal, Vertical
 from textual.dom import DOMNode
 from textual.message import Message
@@ -97,6 +98,7 @@ class ViewDeck(Widget):
         self._slot_sizes: dict[tuple[int, tuple[int, int]], list[tuple[int, int]]] = {}
         self._state: ViewState | None = None
         self._pair: tuple[ViewState, ViewState] | None = None
+        self._marked: dict[ModelView, Color | None] = {}       # the accent each view was given (see _mark)
 
     def compose(self) -> ComposeResult:
         yield TabStrip(self.keys, id="deck-tabs")      # not focusable: ←/→ step the lesson
@@ -113,6 +115,7 @@ class ViewDeck(Widget):
             yield DiffLine(id="pair-diff")
 
     def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._restyle_marks)
         self.set_reactive(ViewDeck.lead, self.keys[0])
         self.set_reactive(ViewDeck.active, self.keys[0])
         self._relayout()
@@ -306,7 +309,8 @@ class ViewDeck(Widget):
         mark = "" if aside else self.active
         for view in grid.query_children(ModelView):
             key = (view.id or "")[2:]
-            set_flags(view, {"-hidden": key not in shown, "-lead": wide and key == lead, "-active": key == mark})
+            set_flags(view, {"-hidden": key not in shown})
+            self._mark(view, wide and key == lead, key == mark)
         current = [(v.id or "")[2:] for v in grid.children if not v.has_class("-hidden")]
         if current != shown:
             for i, key in enumerate(shown):
@@ -320,6 +324,37 @@ class ViewDeck(Widget):
             # them up until the question is answered (the views show the step before meanwhile).
             squeezed = self.asking and size.height < STACK and size.width < WIDE
             strip.display = not (self.compare or self.zoomed or squeezed or "machine" in shown)
+
+    def _mark(self, view: ModelView, lead: bool, active: bool) -> None:
+        """Give the lead view both columns of the grid, and the active one the accent border.
+
+        Set on the view's own inline styles, not as classes: a class change restyles the
+        view and each of its component classes (some ten nodes, 10-20 ms at every step
+        whose focus view changes) and makes it build its lines again; these two styles
+        only move or repaint it. The accent follows the theme (`on_mount` subscribes).
+        """
+        styles = view.styles
+        span = 2 if lead else 1
+        if styles.column_span != span:
+            styles.column_span = span
+        accent = Color.parse(self.app.theme_variables["accent"]) if active else None
+        if self._marked.get(view) == accent:
+            return
+        self._marked[view] = accent
+        if accent is not None:
+            styles.border = ("round", accent)
+            styles.border_title_color = accent
+            styles.auto_border_title_color = False      # the CSS's $text-muted is an "auto" colour
+        else:                   # back to its CSS: the muted border, or the accent when it has focus
+            for rule in ("border_top", "border_right", "border_bottom", "border_left", "border_title_color",
+                         "auto_border_title_color"):
+                styles.clear_rule(rule)
+            view.refresh()
+
+    def _restyle_marks(self, _theme: object = None) -> None:
+        """A new theme: the active view's border takes the new accent."""
+        self._marked.clear()
+        self._relayout()
 
     def on_click(self, event: events.Click) -> None:
         """A click on a view makes it the active one (the keys never move focus into views)."""

@@ -148,8 +148,11 @@ class Prose(ScrollView, can_focus=False):
             key = (source, width)
             self._next = (key, self._wrapped.get(key) or self._make(source, width))
 
+    _marks: tuple[Strip, Strip, Strip, Strip] | None = None      # see _make_marks
+
     def notify_style_update(self) -> None:
         self._lines = self._next = None
+        self._marks = None
         self._wrapped = {}
         super().notify_style_update()
 
@@ -225,19 +228,31 @@ class Prose(ScrollView, can_focus=False):
         strips = self._strips(width)
         height = self.scrollable_content_region.height
         top = self.scroll_offset.y
-        line = strips[y + top] if y + top < len(strips) else Strip.blank(width, self.rich_style)
+        marks = self._marks or self._make_marks()
+        if y + top < len(strips):
+            line = strips[y + top]
+        else:                   # under a short text in a tall column: the blank line, made once a width
+            line = marks[3] if marks[3].cell_length == width else self._make_marks(width)[3]
         return Strip.join([line, self._indicator(y, top, height, len(strips))])
 
     def _indicator(self, y: int, top: int, height: int, total: int) -> Strip:
         """Row y of the scroll indicator: drawn in the text's own line, not by a ScrollBar widget,
         whose separate refresh after every new text would cost a second write to the terminal."""
+        blank, track, thumb, _ = self._marks or self._make_marks()
         if total <= height or height <= 0:
-            return Strip.blank(2, self.rich_style)
+            return blank
         size = max(1, round(height * height / total))
         start = round(top * (height - size) / max(1, total - height))
-        thumb = start <= y < start + size
-        style = self.rich_style + self._style("thumb" if thumb else "track")
-        return Strip([Segment(" ", self.rich_style), Segment("┃" if thumb else "│", style)], 2)
+        return thumb if start <= y < start + size else track
+
+    def _make_marks(self, width: int = 0) -> tuple[Strip, Strip, Strip, Strip]:
+        """The indicator's three cells (none, track, thumb) and a blank text line `width` wide, made
+        once per style: the widget's rich_style is worked out from its styles each time it is read."""
+        base = self.rich_style
+        track, thumb = (Strip([Segment(" ", base), Segment(glyph, base + self._style(name))], 2)
+                        for glyph, name in (("│", "track"), ("┃", "thumb")))
+        self._marks = (Strip.blank(2, base), track, thumb, Strip.blank(width, base))
+        return self._marks
 
     @property
     def plain(self) -> str:
