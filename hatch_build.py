@@ -33,7 +33,7 @@ MODELS = ROOT / "models"
 # `models` (lesson loading, replay, sweeps, the read API, scenario building) runs once per
 # command or per step and stays interpreted: compiling it would cost build time for nothing.
 HOT = (
-    "calls", "dma", "engine", "gro", "host_signals", "iommu", "lifecycle", "link", "memory", "metrics",
+    "calls", "dma", "engine", "gro", "host_signals", "int_arrays", "iommu", "lifecycle", "link", "memory", "metrics",
     "netif_receive", "page_flip", "page_pool", "page_pool_frag", "pcie", "per_frame", "reader", "ring", "rx_buffer",
     "rx_strategy", "sdio", "sim", "skb", "skb_build", "skb_free", "skb_head", "sock", "stack", "swiotlb", "teardown",
     "trace", "tx", "wire",

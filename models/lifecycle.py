@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 from mypy_extensions import mypyc_attr
 
 from .calls import CALL_ID, CALL_NAMES
+from .int_arrays import COMPILED, counters_from
 from .machines import MACHINES as MACHINES  # re-exported: the machines are read through this module
 from .machines import NTRANSITIONS
 
@@ -60,10 +61,17 @@ TRANSITION_EDGES: Final[list[tuple[str, str, str, str]]] = []     # id -> (machi
 DST: Final[list[int]] = []                                         # id -> the state it leads to (its machine's id)
 
 
+NEDGES: Final = len(EDGE_NAMES)
+
+
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Machine:
-    """One lifecycle as tables: states by id, and tid[state][edge]: the transition's id, -1 where none."""
-    __slots__ = ("name", "title", "initial", "states", "sid", "tid")
+    """One lifecycle as tables: states by id, and tid[state][edge]: the transition's id, -1 where none.
+
+    `move()` reads the same tables flattened into integer arrays indexed by state * NEDGES + edge
+    (`flat_tid`, and `flat_dst`: the state the transition leads to): compiled, one native load
+    each instead of two list lookups and a boxed int."""
+    __slots__ = ("name", "title", "initial", "states", "sid", "tid", "flat_tid", "flat_dst")
 
     def __init__(self, name: str) -> None:
         title, initial, edges = MACHINES[name]
@@ -73,10 +81,16 @@ class Machine:
         self.states: tuple[str, ...] = tuple(dict.fromkeys([initial] + [x for e in edges for x in (e[0], e[2])]))
         self.sid = {st: i for i, st in enumerate(self.states)}
         self.tid = [[-1] * len(EDGE_NAMES) for _ in self.states]
+        flat_tid = [-1] * (len(self.states) * NEDGES)
+        flat_dst = [0] * len(flat_tid)
         for src, call, dst in edges:
             self.tid[self.sid[src]][EDGE_ID[call]] = len(TRANSITION_EDGES)
+            at = self.sid[src] * NEDGES + EDGE_ID[call]
+            flat_tid[at], flat_dst[at] = len(TRANSITION_EDGES), self.sid[dst]
             TRANSITION_EDGES.append((name, src, call, dst))
             DST.append(self.sid[dst])
+        self.flat_tid = counters_from(flat_tid)
+        self.flat_dst = counters_from(flat_dst)
 
     def __reduce__(self) -> tuple[Callable[[str], Machine], tuple[str]]:
         return (_machine, (self.name,))      # one table per process: snapshots share it
@@ -105,13 +119,34 @@ def move(rec: Recorder, m: Machine, obj: Stateful, edge: int, label: str = "") -
 
     Untraced and legal (the common case) it is two stores; a traced move or an illegal edge goes
     through Machine.go, which names the object (`label`, else obj.tag()). False: illegal, obj stays.
+    Compiled, it reads the flat int64 tables: one native load each, no list lookup, no boxed int.
+    Interpreted, `_move_rows` takes its place (below).
     """
+    at = obj.st * NEDGES + edge
+    tid = m.flat_tid[at]
+    if tid >= 0 and not rec.tracing:
+        obj.st = m.flat_dst[at]
+        rec.moves[tid] += 1
+        return True
+    return m.go(rec, obj, edge, label or obj.tag())
+
+
+def _move_rows(rec: Recorder, m: Machine, obj: Stateful, edge: int, label: str = "") -> bool:
+    """move() for the interpreter: the flat index would allocate two int objects a move, the
+    nested rows none."""
     tid = m.tid[obj.st][edge]
     if tid >= 0 and not rec.tracing:
         obj.st = DST[tid]
         rec.moves[tid] += 1
         return True
     return m.go(rec, obj, edge, label or obj.tag())
+
+
+if not COMPILED:
+    # Interpreted, every module binds `move` when it imports this one, after this line has run,
+    # so no call pays for choosing between the two. Compiled, this line never runs and callers
+    # call the native move() directly.
+    globals()["move"] = _move_rows
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from mypy_extensions import mypyc_attr
+from mypy_extensions import i64, mypyc_attr
 
 if TYPE_CHECKING:  # pragma: no cover
     from .dma import DmaApi, Mapping
@@ -58,7 +58,9 @@ from .lifecycle import MACHINE, Stateful, move
 
 PP_ALLOC_CACHE_SIZE: Final = 128
 PP_ALLOC_CACHE_REFILL: Final = 64
-BIAS_MAX: Final = 1 << 62           # LONG_MAX / 2 on 64-bit
+# LONG_MAX / 2 on 64-bit. Beyond a compiled short int (62 bits and a sign): the page's counts
+# that hold it are native int64 fields (i64), or every fragment would do arithmetic on boxed ints.
+BIAS_MAX: Final[i64] = 1 << 62
 DEFER_TIME_PS: Final = 1_000_000_000 * 1000
 DEFER_WARN_INTERVAL_PS: Final = 60 * DEFER_TIME_PS
 
@@ -105,9 +107,9 @@ class Page(Stateful):
         self.phys = phys
         self.order = order
         self.map: Mapping | None = None   # set as it enters the pool; a pool page is always mapped
-        self.pp_ref = 0
+        self.pp_ref: i64 = 0
         self.st = 0            # "buddy"
-        self.frag_users = 0
+        self.frag_users: i64 = 0
 
     # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
     def __getstate__(self) -> tuple[object, ...]:

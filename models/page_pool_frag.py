@@ -82,7 +82,6 @@ class PagePoolFrag(Strategy):
         for i in descs:
             buf = self.ring.bufs[i]
             assert buf is not None and buf.map is not None
-            page = _pp(buf)
             if not self.sync_cpu:
                 self.signals.fault_hit("no-sync-for-cpu")
             else:
@@ -94,7 +93,7 @@ class PagePoolFrag(Strategy):
                 move(rec, PP_FRAG, buf, E_SYNC_CPU)
             if buf.st != FRAG_CPU_SYNCED:       # the fragment stays `filled`: its machine has the bug's edges
                 self.rec.violate("no-sync-for-cpu",
-                                 f"CPU reads fragment buf#{buf.id} of page#{page.id} without "
+                                 f"CPU reads fragment buf#{buf.id} of page#{_pp(buf).id} without "
                                  f"dma_sync_single_for_cpu: it may see stale cache lines or bounce data",
                                  f"buf#{buf.id}")
             if self.double_unmap and buf.map.live:

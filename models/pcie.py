@@ -89,7 +89,7 @@ class PcieRing(Link):
         """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped."""
         wire, ring, rec = self.wire, self.ring, self.rec
         length = self.frame_len
-        while (ta := wire.take_by(t)) is not None:
+        while (ta := wire.take_by(t)) >= 0:
             self.frames += 1
             first = ring.dev_idx
             k = ring.device_fill(length, ta)

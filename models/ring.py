@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from .trace import counters, counters_from
+from .int_arrays import counters, counters_from
 
 if TYPE_CHECKING:  # pragma: no cover
     from .rx_buffer import Buf

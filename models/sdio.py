@@ -135,7 +135,7 @@ class SdioMailbox(Link):
     def advance(self, t: int) -> None:
         """Every frame that has arrived by t waits in the firmware's mailbox."""
         wire = self.wire
-        while (ta := wire.take_by(t)) is not None:
+        while (ta := wire.take_by(t)) >= 0:
             self.frames += 1
             self.fw_q.append(ta)
 

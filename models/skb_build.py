@@ -83,4 +83,5 @@ class SkbBuild:
             if rec.tracing:
                 rec.emit(MARK, 0, "head#%s", (head.id,))
         heads._skb_ids += 1
-        return Skb(heads._skb_ids, head, data, frags[:], length, rec.t)
+        # `frags` is the skb's own: every caller hands over a list made for this frame (no copy)
+        return Skb(heads._skb_ids, head, data, frags, length, rec.t)

@@ -26,15 +26,12 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, NamedTuple, SupportsIndex, cast
 
-from librt.vecs import vec
-from mypy_extensions import i64, mypyc_attr
+from mypy_extensions import mypyc_attr
 
 from .calls import CALL_ID, CALL_NAMES, CATEGORIES, CATEGORY_OF, COUNTERS, NCALLS
+from .int_arrays import counters, counters_from
 from .machines import NTRANSITIONS
 
-# Compiled, the counters are native arrays of int64 (a vec: no boxed int per increment);
-# interpreted, plain lists behave the same and cost nothing to build.
-COMPILED: Final = __file__.endswith(".so")
 PS: Final = 1000                  # picoseconds per nanosecond
 CONTEXTS: Final = ("hardirq", "softirq", "process", "app", "device")
 LOOKBACK: Final = 6               # events searched back for the call that caused a transition (its own sub-calls)
@@ -182,17 +179,6 @@ class Counts(Mapping[str, int]):
     def get(self, name: str, default: Any = 0) -> Any:
         i = CALL_ID.get(name)
         return default if i is None else self._cnt[i]
-
-
-def counters(n: int) -> vec[i64]:
-    """n zeroed counters."""
-    return counters_from([0] * n)
-
-
-def counters_from(values: list[int]) -> vec[i64]:
-    if COMPILED:
-        return vec[i64](values)
-    return cast(vec[i64], list(values))
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

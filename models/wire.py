@@ -74,15 +74,20 @@ class Wire:
                 self.next_t = t_open
         return self.next_t
 
-    def take_by(self, t: int) -> int | None:
-        """The next frame, if it has arrived by t: taken off the wire, its arrival time returned."""
+    def take_by(self, t: int) -> int:
+        """The next frame, if it has arrived by t: taken off the wire, its arrival time returned; -1 if none.
+
+        -1 rather than None: compiled, an `int | None` is a boxed int, allocated for each frame."""
         sent = self.sent
         if not self.tcp or (sent < self.acked + self.window and sent < self.read + self.rcvbuf):
-            ta: int | None = self.next_t      # the window is open (next_arrival's common case, without the call)
+            ta = self.next_t      # the window is open (next_arrival's common case, without the call)
         else:
-            ta = self.next_arrival(t)
-        if ta is None or ta > t:
-            return None
+            nxt = self.next_arrival(t)
+            if nxt is None:
+                return -1
+            ta = nxt
+        if ta > t:
+            return -1
         self.sent += 1
         self.next_t = ta + self.ser_ns
         return ta
