@@ -2,8 +2,11 @@
 
 `make_app(lesson, step, compare)` is the one way to build the app: `rxviz`
 and `rxviz play` run it (`run_app`), the UI tests drive it with Pilot, and
-`rxviz screenshot` exports it (viz.screenshot). The home screen is always
-at the bottom of the stack, so Esc from a lesson goes to the lessons.
+`rxviz screenshot` exports it (viz.screenshot). Esc from a lesson goes to the
+lessons, which are at the bottom of the stack; when the app opens a lesson
+directly (`rxviz play`), they are built the first time Esc shows them (over an
+empty bottom screen) and kept: most such sessions never show them, and building
+them cost a fifth of a second of start-up.
 
 Each lesson's player is installed once and kept for the session: reopening
 a lesson resumes where it was, without recomputing its steps. Progress and
@@ -22,6 +25,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from models.lesson import LessonError, LessonNotFound, find_lesson
 from models.lesson.schema import Lesson
@@ -29,7 +33,7 @@ from viz.commands import LessonCommands
 from viz.course import Course, OpenLesson, ShowLessons, shipped_lessons
 from viz.notes import NotesPublisher
 from viz.progress import ProgressStore
-from viz.screens.home import HomeScreen
+from viz.screens.home import HomeScreen, LessonsLater
 from viz.screens.too_small import TooSmallScreen, too_small
 
 if TYPE_CHECKING:
@@ -72,8 +76,8 @@ class RxvizApp(App[int]):
         self.store.load()
         self.course = Course(shipped_lessons(), self.store, self._changed)
 
-    def get_default_screen(self) -> HomeScreen:
-        return HomeScreen(self.course)
+    def get_default_screen(self) -> Screen[None]:
+        return HomeScreen(self.course) if self.start[0] is None else LessonsLater()
 
     leaving = False
 
@@ -160,6 +164,10 @@ class RxvizApp(App[int]):
     def action_lessons(self) -> None:
         while len(self.screen_stack) > 1:
             self.pop_screen()
+        if isinstance(self.screen, LessonsLater):      # a lesson opened directly: the lessons go over it
+            if not self.is_screen_installed("lessons"):
+                self.install_screen(HomeScreen(self.course), "lessons")
+            self.push_screen("lessons")
 
     def action_command_palette(self) -> None:
         """ctrl+p: Textual's palette, made safe against being taken down mid-search (viz/palette.py)."""

@@ -443,6 +443,32 @@ async def test_home_opens_a_lesson_and_shows_progress():
         assert position(app) == (3, 0)
 
 
+async def test_a_lesson_opened_directly_has_the_lessons_under_it():
+    """`rxviz play` builds the lessons only when Esc first shows them: they look and work as from `rxviz`."""
+    app = app_for(LESSONS[0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert not any(isinstance(s, HomeScreen) for s in app.screen_stack)    # not built yet
+        await press(pilot, "right", "escape")
+        assert isinstance(app.screen, HomeScreen)
+        shown = unnamed(app.export_screenshot())
+        await press(pilot, "down", "enter")                                    # another lesson opens
+        assert isinstance(app.screen, PlayerScreen) and app.screen.lesson.id == LESSONS[1]
+        await press(pilot, "escape", "up", "enter")                            # and the first resumes
+        assert app.screen.lesson.id == LESSONS[0] and position(app) == (1, 0)
+
+    home = app_for()                                  # `rxviz` with the progress there was when Esc showed the list
+    del home.course.progress[LESSONS[1]]
+    async with home.run_test(size=(80, 24)) as pilot:
+        await settle(home, pilot)
+        assert unnamed(home.export_screenshot()) == shown
+
+
+def unnamed(svg: str) -> str:
+    """An SVG without Rich's id for it (a hash of the segments, their click handlers included)."""
+    return re.sub(r"terminal-\d+", "terminal", svg)
+
+
 async def test_help_lists_every_binding():
     app = app_for("rx-basics")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -98,3 +98,11 @@ class HomeScreen(Screen[None]):
             option = options.get_option_at_index(options.highlighted)
             if option.id:
                 self.post_message(OpenLesson(option.id))
+
+
+class LessonsLater(Screen[None]):
+    """The bottom of the stack under a lesson opened directly: never drawn.
+
+    The lessons are built the first time they are shown and pushed over it, then kept
+    (RxvizApp.action_lessons): a session that only plays one lesson never builds them.
+    (Textual cannot replace the bottom screen, which no push gave a result callback.)"""
