@@ -464,6 +464,26 @@ async def test_a_lesson_opened_directly_has_the_lessons_under_it():
         assert unnamed(home.export_screenshot()) == shown
 
 
+async def test_the_lessons_look_the_same_on_coming_back_from_one():
+    """Back from a lesson, the list is the one `rxviz` would show with that progress: every
+    separator, the highlight and the scroll kept (refilling the list lost a separator)."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "down", "down", "enter")
+        assert isinstance(app.screen, PlayerScreen) and app.screen.lesson.id == LESSONS[2]
+        await press(pilot, "right", "escape")
+        assert isinstance(app.screen, HomeScreen)
+        back = unnamed(app.export_screenshot())
+
+    fresh = app_for()                                 # the same progress, the same lesson highlighted
+    fresh.course.progress = {LESSONS[2]: app.course.progress[LESSONS[2]]}
+    async with fresh.run_test(size=(80, 24)) as pilot:
+        await settle(fresh, pilot)
+        await press(pilot, "down", "down")
+        assert unnamed(fresh.export_screenshot()) == back
+
+
 def unnamed(svg: str) -> str:
     """An SVG without Rich's id for it (a hash of the segments, their click handlers included)."""
     return re.sub(r"terminal-\d+", "terminal", svg)

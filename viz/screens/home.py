@@ -72,11 +72,13 @@ class HomeScreen(Screen[None]):
         return out
 
     def on_screen_resume(self) -> None:
+        """Back from a lesson: each lesson's progress line is updated in place, so the separators,
+        the highlight and the scroll stay (clearing and refilling the list lost a separator)."""
         options = self.query_one(OptionList)
-        keep = options.highlighted
-        options.clear_options()
-        options.add_options(self._options())
-        options.highlighted = keep if keep is not None else 0
+        for lesson in self.course.lessons:
+            options.replace_option_prompt(lesson.id, self._prompt(lesson))
+        if options.highlighted is None:
+            options.highlighted = 0
         options.focus()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
