@@ -5,7 +5,8 @@ list builds the networkx DiGraph that `rxviz graph` exports and the TUI
 draws, and the integer tables the model checks every transition against.
 Every object moves through `move()`, the one transition function: a legal
 edge moves it and counts the edge (Recorder.moves); an edge its machine
-does not have is a checker violation, never silently allowed.
+does not have is a checker violation, never silently allowed. (The
+interpreter runs the same function over the nested tables, `_move_rows`.)
 
 networkx is imported only when a graph is asked for, so headless runs and
 `--help` do not pay for it.
@@ -27,7 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
     from .trace import Recorder
-
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
