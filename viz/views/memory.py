@@ -244,6 +244,11 @@ class MemoryView(ModelView):
             return touch.phys + (tuple(sw.addr(s) for s in touch.slots) if sw is not None else ())
 
         now, was = where(cur.now), where(cur.before)
+        last = sw.last if sw is not None else None
+        held = [a for a, *_ in marks] + list(now + was) + ([last.phys, last.slot_addr] if last is not None else [])
+        kept, out = _fit([(span, bool(c) or any(span[0] <= a < span[1] for a in held))
+                          for span, c in zip(spans, counts, strict=True)], out, budget)
+        spans, counts = [span for span, _ in kept], [counts[n] for _, n in kept]
         lit: set[tuple[str, int]] = set()
         rows: list[tuple[int, Text]] = []          # (span index, or -1 for a rule line) and the line
         for n, ((lo, hi, name, hole, rule), c) in enumerate(zip(spans, counts, strict=True)):
@@ -337,6 +342,39 @@ class MemoryView(ModelView):
             rows[i] = (n, new)
         if heavy:
             self.lit = self.lit | {("bounce", b.slot_addr)}
+
+
+def _fit(rows: list[tuple[Span, bool]], top_edge: list[Text], budget: int) -> tuple[list[tuple[Span, int]], list[Text]]:
+    """Make a short map fit before its bottom rows are cut off: those are the ZONE_DMA32 rows, where the
+    SWIOTLB slots and what a 32-bit mask reaches sit, and often "this call". `rows` pairs each row with
+    whether it holds anything (a buffer, a mark, a call's address, the latest bounce's ends).
+
+    First the PCI hole's rows go (no RAM there, so never anything in them), then the top edge's line
+    (the header names the mask too), then the other empty rows from the top down. A line drawn above a
+    row that goes moves down to the row below it. Returns the rows kept, each with its index in `rows`,
+    and the top edge's lines to keep; a map that still does not fit is cut at the bottom as before."""
+    kept = [(span, n) for n, (span, _) in enumerate(rows)]
+    busy = [b for _, b in rows]
+
+    def lines() -> int:
+        return len(top_edge) + len(kept) + sum(1 for span, _ in kept if span[4])
+
+    def drop(holes_only: bool) -> None:
+        i = 0
+        while lines() > budget and i + 1 < len(kept):
+            span, n = kept[i]
+            below, m = kept[i + 1]
+            if busy[n] or (holes_only and not span[3]) or (span[4] and below[4]):
+                i += 1
+                continue
+            kept[i + 1] = ((*below[:4], span[4] or below[4]), m)
+            del kept[i]
+
+    drop(holes_only=True)
+    if lines() > budget:
+        top_edge = []
+    drop(holes_only=False)
+    return kept, top_edge
 
 
 def _addr(a: int) -> str:
