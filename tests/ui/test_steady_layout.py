@@ -85,3 +85,24 @@ async def test_the_marks_follow_the_focus_view_and_the_theme():
         await settle(app, pilot)
         assert second.styles.border_top == ("round", _accent(app))
         assert second.styles.border_title_color == _accent(app)
+
+
+async def test_at_80x24_the_heading_and_the_text_take_the_rows_their_step_needs():
+    # A step asks for a layout pass only when its heading or text changes height; each step's
+    # rows must still be those its own content needs (up to the text's cap), with the view below.
+    app = make_app(lesson="rx-basics", step=1, remember=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        head, prose = screen.query_one("#n-head"), screen.query_one("#n-say")
+        heights = set()
+        while screen.frame.step < len(screen.lesson.steps):
+            width = head.content_size.width
+            assert head.size.height == head.get_content_height(head.content_size, app.size, width)
+            cap = int(prose.styles.max_height.value)
+            assert prose.size.height == min(prose.virtual_size.height, cap), screen.frame.step
+            assert screen.query_one(ViewDeck).region.y >= prose.region.bottom
+            heights.add(prose.size.height)
+            await pilot.press("right")
+            await settle(app, pilot)
+        assert len(heights) > 1                 # steps whose text fits and steps where it is capped

@@ -21,7 +21,6 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Static
 
 from models.lesson.schema import Lesson
 from viz.onepass import Line, OnePass
@@ -140,7 +139,7 @@ class Narration(Vertical, OnePass, can_focus=False):
 
     def watch_step(self, value: tuple[int, int, bool]) -> None:
         step, extra, answered = value
-        self.query_one("#n-head", Static).update(Content(self.heading(step, extra)))
+        self.query_one("#n-head", Line).show(Content(self.heading(step, extra)))
         say = self.say(step, answered)
         prose = self.query_one("#n-say", Prose)
         if prose.source != say:

@@ -138,7 +138,21 @@ class Prose(ScrollView, can_focus=False):
     def _fit(self) -> None:
         """Virtual size = the wrapped text, so scrolling knows how far it can go."""
         width = self.text_width
-        self.virtual_size = Size(width + 2, len(self._strips(width)))
+        size = Size(width + 2, len(self._strips(width)))
+        if self._moves(self.virtual_size.height, size.height):
+            self.virtual_size = size
+        else:             # scrolling reads the virtual size when it scrolls: no layout pass for it
+            self.set_reactive(Prose.virtual_size, size)
+
+    def _moves(self, old: int, new: int) -> bool:
+        """Does text `new` lines tall, after `old`, change the widget's height, and so the layout?
+        Only where the height follows the text (height: auto, the narrow screens) and the text is
+        not taller than the widget's cap both before and after: a step's text usually overflows the
+        narration at 80x24, and on wide screens its height is the column's, whatever the text."""
+        height = self.styles.height
+        if old == new or not self.size.height or height is None or not height.is_auto:
+            return old != new and not self.size.height
+        return not (old > self.size.height and new >= self.size.height)
 
     def prepare(self, source: str) -> None:
         """Wrap `source` now, at the present width, for when it is set (the player, while the reader
