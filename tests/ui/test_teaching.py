@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_lesson
 
 from viz.app import make_app, settle
 from viz.screens.end import EndScreen, summary
@@ -165,6 +166,36 @@ async def test_a_short_memory_view_still_shows_the_swiotlb_slot_the_step_points_
         shown = [view.render_line(y).text for y in range(view.size.height)]
         slot = [ln for ln in shown if "slot" in ln and "S SWIOTLB" in ln]
         assert slot and "this call" in slot[0], "\n".join(shown)
+
+
+@pytest.mark.parametrize("lesson,step", [("ath11k-36bit-dma-mask", 7), ("ath9k-page-pool", 9)])
+async def test_an_answered_question_leaves_its_view_rows_to_read_at_80x24(lesson, step):
+    # The answer and its explanation take more rows than the question did: the machine strip gives
+    # its rows up for as long as the panel shows, so the view the answer points at stays readable.
+    app = app_for(lesson, step=step)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.holding()
+        await press(pilot, str(screen.lesson.steps[step - 1].ask.answer + 1))
+        assert not screen.holding()
+        view = screen.query_one(f"#v-{screen.lesson.steps[step - 1].focus}")
+        assert view.size.height >= 4, view.size
+        assert not screen.query_one("#deck-strip").display
+
+
+async def test_the_payoff_leaves_its_view_rows_to_read_at_80x24():
+    # The headline takes the rows under the narration: the machine strip gives its rows up, so the
+    # step's own view shows its figures rather than an empty frame.
+    app = app_for("atlantic-page-pool", step=shipped_lesson("atlantic-page-pool").payoff_step)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.query_one("#headline").display
+        view = screen.query_one(f"#v-{screen.lesson.steps[screen.lesson.payoff_step - 1].focus}")
+        assert view.size.height >= 4, view.size
+        assert "Mbit/s" in view.render_line(0).text
+        assert not screen.query_one("#deck-strip").display
 
 @pytest.mark.slow          # ath11k to its last step and the end screen
 async def test_the_payoff_step_shows_the_headline_and_the_end_screen_sums_up(monkeypatch):

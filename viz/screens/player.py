@@ -353,13 +353,14 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
             a.other, b.other = b, a
             pair = (a, b)
         deck = self._one(ViewDeck)
-        deck.set_reactive(ViewDeck.asking, hold)      # a question waits (laid out by show() just below)
+        payoff = bool(step) and step == self.lesson.payoff_step and not hold
+        deck.set_reactive(ViewDeck.crowded, ask is not None or payoff)     # laid out by show() below
         deck.show(state, pair, self._lead(step), keep=keep or not moved_step)
         deck.compare = pair is not None
         code = self.side_code
         if code is not None:
             code.state = state
-        self._show_headline(step, hold)
+        self._show_headline(payoff)
         # Both variants' paths when comparing on a screen with the rows; else the one shown.
         self._one(PathStrip).states = pair if pair is not None and self.size.height >= 34 else (state,)
         status = self._one(StatusLine)
@@ -465,9 +466,8 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
             self.call_later(aside.prepare, state)
 
     # -- the payoff ---------------------------------------------------------------------
-    def _show_headline(self, step: int, hold: bool) -> None:
+    def _show_headline(self, on: bool) -> None:
         panel = self._one(HeadlinePanel)
-        on = bool(step) and step == self.lesson.payoff_step and not hold
         panel.display = on
         code = self.side_code
         if code is not None:        # on a wide screen the headline takes the code's place

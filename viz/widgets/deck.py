@@ -81,7 +81,7 @@ class ViewDeck(Widget):
     lead: reactive[str] = reactive("", init=False)
     compare: reactive[bool] = reactive(False, init=False)
     zoomed: reactive[bool] = reactive(False, init=False)     # z: the active view alone, on the whole screen
-    asking: reactive[bool] = reactive(False, init=False)     # a question waits: its panel takes rows
+    crowded: reactive[bool] = reactive(False, init=False)    # a question's or the payoff's panel takes rows
 
     def __init__(self, keys: tuple[str, ...], aside: tuple[str, ...] = (), **kw: Any) -> None:
         super().__init__(**kw)
@@ -226,7 +226,7 @@ class ViewDeck(Widget):
     def watch_compare(self) -> None:
         self._relayout()
 
-    def watch_asking(self) -> None:
+    def watch_crowded(self) -> None:
         self._relayout()
 
     def watch_zoomed(self) -> None:
@@ -320,9 +320,9 @@ class ViewDeck(Widget):
                 key = (view.id or "")[2:]
                 set_flags(view, {"-hidden": key != self.active, "-active": key == mark})
         for strip in self.query(MachineStrip):      # the full machine on screen says it all
-            # At 80x24 a waiting question's panel leaves the view below it a few rows: the strip gives
-            # them up until the question is answered (the views show the step before meanwhile).
-            squeezed = self.asking and size.height < STACK and size.width < WIDE
+            # At 80x24 a question's panel (more once answered: the answer and its explanation) or the
+            # payoff's headline leaves the view below it a few rows: the strip gives them up meanwhile.
+            squeezed = self.crowded and size.height < STACK and size.width < WIDE
             strip.display = not (self.compare or self.zoomed or squeezed or "machine" in shown)
 
     def _mark(self, view: ModelView, lead: bool, active: bool) -> None:
