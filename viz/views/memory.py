@@ -103,7 +103,7 @@ class MemoryView(ModelView):
                 "legend": 1}
         segs, _, cuts = self._layout(mem, bits, limit)
         need = len(segs) - (segs[0][2] == "DMA") + len(cuts) + 1
-        for name in ("legend", "iommu", "swiotlb", "bounce"):
+        for name in ("legend", "iommu", "bounce", "swiotlb"):
             if two + sum(room.values()) + need <= height:
                 break
             room[name] = 0
