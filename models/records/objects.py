@@ -349,6 +349,12 @@ def _history(sim: Any, o: _Obj, earlier: tuple[Event, ...] = ()) -> list[Transit
     return out
 
 
+def _unheld(state: str) -> str:
+    """Where an object no part of the model holds is, by the state its last move left it in: back
+    with its allocator, or between alloc and post in the driver's hands."""
+    return "freed" if state in ("free", "returned", "buddy", "slab") else "in the driver's hands"
+
+
 def _gone(sim: Any, name: str, earlier: tuple[Event, ...] = ()) -> _Obj | None:
     """A followed object the model no longer holds (a buffer freed): known by its last transition."""
     for ev in reversed((*earlier, *(sim.rec.events or ()))):
@@ -356,8 +362,7 @@ def _gone(sim: Any, name: str, earlier: tuple[Event, ...] = ()) -> _Obj | None:
             continue
         for t in reversed(ev.transitions):
             if t.obj == name:
-                freed = t.dst in ("free", "returned", "buddy", "slab")
-                return _Obj(name, t.machine, None, "freed" if freed else "in the driver's hands")
+                return _Obj(name, t.machine, None, _unheld(t.dst))
     return None
 
 
@@ -412,8 +417,8 @@ def _by_cursor(sim: Any, index: _Index) -> _Obj | None:
             if o is not None and o.machine == t.machine:
                 return o
             # held by nobody the index knows (a buffer in the driver's hands between alloc and post)
-            return _Obj(t.obj, t.machine, None, "in the driver's hands" if t.machine in _STRATEGY_MACHINE.values()
-                        or t.machine == "pp_frag" else "")
+            driver = t.machine in _STRATEGY_MACHINE.values() or t.machine == "pp_frag"
+            return _Obj(t.obj, t.machine, None, _unheld(t.dst) if driver else "")
     return None
 
 
