@@ -103,3 +103,15 @@ def test_cached_per_sim_and_moment():
     assert from_sim(sim) is a
     sim.run_frames(1)
     assert from_sim(sim) is not a
+
+
+def test_an_object_back_with_its_allocator_is_freed_not_in_the_drivers_hands():
+    # atlantic's last step tears the pools down: the last move the strip draws is a page going
+    # back to the page allocator, which no part of the model holds any more.
+    from viz.session import Session
+
+    session = Session(shipped_lesson("atlantic-page-pool"))
+    last = len(session.lesson.steps)
+    session.goto(last)
+    ms = from_sim(session.frame_at(last).sims["after-no-fix"]).machine
+    assert (ms.machine, ms.state, ms.where) == ("pp_page", "buddy", "freed")
