@@ -62,9 +62,11 @@ class OutOfMemory(RuntimeError):
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class PhysMem:
-    """RAM laid out as on x86 (or flat for small embedded boards), with zones."""
+    """Physical RAM in zones: as on x86-64 (ZONE_DMA, ZONE_DMA32, the PCI hole, ZONE_NORMAL above
+    4 GiB), or one ZONE_NORMAL on a 32-bit board that has no DMA zones (`dma32` False)."""
 
-    def __init__(self, ram: int, reserve_low: int = 16 * MiB, placement: str = "bottom-up") -> None:
+    def __init__(self, ram: int, reserve_low: int = 16 * MiB, placement: str = "bottom-up",
+                 dma32: bool = True) -> None:
         self.ram = ram
         # "bottom-up": v5.10+ after boot; "top-down": older kernels, whose boot-time frees
         # went to the head of the free lists (the last, highest pages freed come out first).
@@ -73,8 +75,12 @@ class PhysMem:
         low_end = min(ram, PCI_HOLE_START)
         dma_end = min(16 * MiB, low_end)
         # The kernel image and early boot allocations sit at the bottom of RAM.
-        self.zones.append(Zone("DMA", 0, dma_end, min(reserve_low, dma_end), {}))
-        if low_end > 16 * MiB:
+        if not dma32:
+            # a 32-bit board's RAM below the hole is one ZONE_NORMAL, the kernel image at its bottom
+            self.zones.append(Zone("Normal", 0, low_end, min(reserve_low, low_end), {}))
+        else:
+            self.zones.append(Zone("DMA", 0, dma_end, min(reserve_low, dma_end), {}))
+        if dma32 and low_end > 16 * MiB:
             self.zones.append(Zone("DMA32", 16 * MiB, low_end, 16 * MiB, {}))
         if ram > PCI_HOLE_START:
             end = FOUR_GiB + (ram - PCI_HOLE_START)

@@ -68,6 +68,8 @@ COST_DOC: Final[dict[str, str]] = {
                  "the firmware refilling its mailbox)",
     "hz": "kernel tick rate (GRO flushes packets older than one jiffy when the budget runs out)",
     "reader_same_cpu": "the socket reader runs on the RX CPU (single-core SoCs) instead of another core",
+    "zone_dma32": "the architecture has ZONE_DMA and ZONE_DMA32 below 4 GiB (x86-64); else its low RAM is "
+                  "one ZONE_NORMAL (32-bit PowerPC and MIPS)",
 }
 
 
@@ -120,6 +122,7 @@ class Platform:
     sdio_duty: float = 1.0
     hz: int = 1000
     reader_same_cpu: bool = False
+    zone_dma32: bool = True
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def with_overrides(self, values: dict[str, Any]) -> Platform:
@@ -172,7 +175,7 @@ _add(Platform(
     pp_fast_ns=120.0, pp_ring_ns=350.0, gro_ns=500.0,
     stack_skb_ns=3000.0, stack_seg_ns=400.0, mac80211_ns=9000.0, path_rest_ns=40000.0,
     tcp_ack_ns=4000.0, recv_ns=2000.0, link_bps=300_000_000, rtt_ns=2_000_000, hz=250,
-    reader_same_cpu=True,
+    reader_same_cpu=True, zone_dma32=False,
     sources={
         "cpu_mhz": "APM82181 datasheet: PowerPC 464 at up to 800 MHz; the MX60 runs it at 800 MHz",
         "coherent": "PowerPC 44x has no hardware DMA coherency: the DMA API does cache maintenance",
@@ -194,6 +197,8 @@ _add(Platform(
                         "cycles, 24-60 us; the profile takes the middle, the ath9k lesson fits it",
         "hz": "CONFIG_HZ=250 (OpenWrt default)",
         "reader_same_cpu": "single-core SoC",
+        "zone_dma32": "32-bit Book-E PowerPC has neither ZONE_DMA nor ZONE_DMA32: paging_init() "
+                      "(arch/powerpc/mm/mem.c) sizes ZONE_NORMAL (and ZONE_HIGHMEM) only",
     }))
 
 _add(Platform(
@@ -207,7 +212,7 @@ _add(Platform(
     pp_fast_ns=200.0, pp_ring_ns=600.0, gro_ns=1200.0,
     stack_skb_ns=9000.0, stack_seg_ns=1500.0, path_rest_ns=30000.0,
     tcp_ack_ns=7000.0, recv_ns=3000.0, link_bps=1_000_000_000, rtt_ns=300_000, hz=100,
-    reader_same_cpu=True,
+    reader_same_cpu=True, zone_dma32=False,
     sources={
         "cpu_mhz": "BCM4716 datasheet: MIPS 74Kc at 480 MHz (the patch's test board)",
         "coherent": "MIPS 74Kc on BCM47xx is not DMA-coherent",
@@ -224,6 +229,8 @@ _add(Platform(
         "link_bps": "1000BASE-T",
         "hz": "CONFIG_HZ=100 on this OpenWrt target",
         "reader_same_cpu": "single-core SoC: iperf3 shares the CPU with the RX softirq",
+        "zone_dma32": "32-bit MIPS has no ZONE_DMA32 (64-bit only) and BCM47xx selects no ZONE_DMA: "
+                      "paging_init() (arch/mips/mm/init.c) sizes ZONE_NORMAL (and ZONE_HIGHMEM)",
     }))
 
 _add(Platform(

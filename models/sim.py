@@ -109,7 +109,7 @@ class Sim(HostSignals):
         for name, unit in unit_costs(costs).items():
             rec.unit[C[name]] = unit
         self.engine = Engine()
-        self.mem = PhysMem(sc.ram, placement=sc.page_placement)
+        self.mem = PhysMem(sc.ram, placement=sc.page_placement, dma32=sc.cost.zone_dma32)
         self.bus = sc.bus
         # the DMA API decides which path a map takes (dma-direct, SWIOTLB, the IOMMU)
         self.dma = DmaApi(sc, rec, costs, self.mem, self, self.faults)

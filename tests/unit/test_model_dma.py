@@ -17,6 +17,7 @@ import re
 from typing import NamedTuple
 
 import pytest
+from shipped import shipped_lesson
 
 from models import dma as dma_mod
 from models.iommu import FQ_SIZE, IOVA_GRANULE, Iommu
@@ -265,6 +266,17 @@ def test_physmem_layout_remaps_ram_above_the_pci_hole():
     assert mem.max_addr == 9 * GiB
     small = PhysMem(2 << 30)
     assert [z.name for z in small.zones] == ["DMA", "DMA32"] and small.max_addr == 2 * GiB
+
+
+@pytest.mark.parametrize("lesson", ["ath9k-page-pool", "bgmac-napi-skb-cache"])
+def test_a_32_bit_board_has_one_zone_normal_from_address_0(lesson):
+    # 32-bit PowerPC and MIPS have no ZONE_DMA32 (and these boards no ZONE_DMA): their paging_init()
+    # sizes ZONE_NORMAL only, and the kernel image sits at its bottom, below every buffer.
+    sim = Sim(shipped_lesson(lesson).params_for("before"))
+    sim.run_frames(50)
+    assert [(z.name, z.start) for z in sim.mem.zones] == [("Normal", 0)]
+    assert all(16 * MiB <= m.phys < sim.mem.max_addr and sim.mem.zone_of(m.phys) == "Normal"
+               for m in sim.dma.live.values())
 
 
 def test_page_allocator_prefers_the_highest_zone_and_honours_limits():
