@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from shipped import shipped_lesson
+from test_lesson_loader import MINIMAL
 
 from models.call_cursor import CallCursor
 from models.lesson import LessonError, load_lesson_text
@@ -12,19 +13,6 @@ from models.records.delivery import skb_cache
 from models.replay import LessonRun, until_hit
 from models.snapshot import clone
 from viz.session import Session
-
-MINIMAL = """\
-id: minimal
-title: Minimal
-driver: none
-summary: The smallest valid lesson.
-scenario: {ram: 8GiB}
-variants:
-  only: {}
-steps:
-  - title: Start
-    say: Hello.
-"""
 
 
 def _step(lesson_id: str, title: str) -> int:
