@@ -73,3 +73,18 @@ def test_an_until_from_step_re_run_by_the_call_cursor_is_the_same_run():
         part()
     ref = run.snapshot(k)[0][v]
     assert (sim.rec.cnt, sim.rec.moves, sim.processed) == (ref.rec.cnt, ref.rec.moves, ref.processed)
+
+
+def test_ath10k_per_frame_step_shows_the_ack_after_its_first_frame_not_its_second():
+    """'Straight up, one frame at a time' runs two frames: TCP ACKs every second segment, and in the
+    model the first of the two is a pair's second, so the ACK follows it and the last frame has none."""
+    spec = shipped_lesson("ath10k-sdio-napi")
+    k = _step(spec.id, "Straight up, one frame at a time")
+    say = spec.steps[k - 1].say
+    assert "The first of them" in say and "no ACK of its own" in say
+    frame = Session(spec).frame_at(k)
+    sim = frame.sims[frame.shown]
+    start = Session(spec).frame_at(k - 1).sims[frame.shown].rec.seq
+    calls = [e.call for e in sim.rec.events if e.seq > start]
+    up = [i for i, c in enumerate(calls) if c == "netif_receive_skb"]
+    assert len(up) == 2 and "tcp_send_ack" in calls[up[0]:up[1]] and "tcp_send_ack" not in calls[up[1]:]
