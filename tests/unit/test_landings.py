@@ -88,3 +88,19 @@ def test_ath10k_per_frame_step_shows_the_ack_after_its_first_frame_not_its_secon
     calls = [e.call for e in sim.rec.events if e.seq > start]
     up = [i for i, c in enumerate(calls) if c == "netif_receive_skb"]
     assert len(up) == 2 and "tcp_send_ack" in calls[up[0]:up[1]] and "tcp_send_ack" not in calls[up[1]:]
+
+
+def test_ath10k_usb_steps_focus_the_view_their_text_points_at():
+    """'As merged' says to watch the NAPI view's queue; 'ifdown' points at the violation at the end
+    of the log, which is the call the teardown step lands on."""
+    spec = shipped_lesson("ath10k-sdio-napi")
+    merged = spec.steps[_step(spec.id, "As merged: queued for a poll USB never has") - 1]
+    assert merged.focus == "napi" and "Watch the NAPI view" in merged.say
+    k = _step(spec.id, "ifdown: what the queue held")
+    ifdown = spec.steps[k - 1]
+    assert ifdown.focus == "log" and "the violation at the end of the log" in ifdown.say
+    assert "still in use" not in ifdown.say
+    frame = Session(spec).frame_at(k)
+    last = frame.sims[frame.shown].rec.events[-1]
+    assert last.call == "VIOLATION" and "leak-at-teardown" in last.obj + last.detail
+    assert "skb(s) left on htt->rx_indication_head" in last.detail
