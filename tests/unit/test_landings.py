@@ -9,6 +9,7 @@ from test_lesson_loader import MINIMAL
 
 from models.call_cursor import CallCursor
 from models.lesson import LessonError, load_lesson_text
+from models.machines import MACHINES
 from models.records.delivery import skb_cache
 from models.replay import LessonRun, until_hit
 from models.snapshot import clone
@@ -104,3 +105,15 @@ def test_ath10k_usb_steps_focus_the_view_their_text_points_at():
     last = frame.sims[frame.shown].rec.events[-1]
     assert last.call == "VIOLATION" and "leak-at-teardown" in last.obj + last.detail
     assert "skb(s) left on htt->rx_indication_head" in last.detail
+
+
+def test_rx_basics_machine_step_names_states_not_a_side_of_the_drawing():
+    """The machine is drawn across at 80x24 and top to bottom at 160x50: 'the left half' is false at
+    one of them. The text names the states, each one of the machine it points at."""
+    spec = shipped_lesson("rx-basics")
+    step = spec.steps[_step(spec.id, "One buffer's life") - 1]
+    assert step.focus == "machine"
+    words = set(step.say.replace(",", " ").replace(":", " ").split())
+    assert not words & {"left", "right", "top", "bottom", "above", "below"}
+    states = {s for src, _, dst in MACHINES["rx_buffer"][2] for s in (src, dst)}
+    assert {"free", "allocated", "mapped", "unmapped", "in-skb"} <= states & words
