@@ -25,7 +25,7 @@ from collections.abc import Callable
 from functools import partial
 
 from .calls import CALL_ID
-from .replay import TRACED_TAIL, LessonRun, untraced
+from .replay import TRACED_TAIL, LessonRun, run_until, until_count, untraced
 from .sim import Sim
 from .snapshot import clone
 from .trace import Event, Halt
@@ -119,9 +119,9 @@ class CallCursor:
         if run is None or run.kind == "teardown" or not self.head_frames(k):
             return [lambda: self.run._run_step(k - 1, {variant: sim})]
         if run.kind == "until" and variant == self.run.lead(step):
-            goal = sim.rec.cnt[CALL_ID[run.call]] + run.count
+            goal = until_count(sim.rec, run) + run.count
             start, end = sim.processed, sim.processed + run.limit
-            return [partial(sim.run_until, run.call, goal=goal, stop=min(end, start + i + chunk))
+            return [partial(run_until, sim, run, goal, min(end, start + i + chunk))
                     for i in range(0, run.limit, chunk)]
         frames = run.frames if run.kind == "frames" else self.run.note(k).frames
         return [partial(sim.run_frames, min(chunk, frames - i)) for i in range(0, frames, chunk)]
@@ -162,9 +162,9 @@ class CallCursor:
             step = self.run.lesson.steps[k - 1]
             if step.run is not None and step.run.kind == "until" and variant == self.run.lead(step):
                 run = step.run
-                goal = sim.rec.cnt[CALL_ID[run.call]] + run.count
+                goal = until_count(sim.rec, run) + run.count
                 stop = sim.processed + head
-                untraced(sim, lambda: sim.run_until(run.call, goal=goal, stop=stop))
+                untraced(sim, lambda: run_until(sim, run, goal, stop))
             else:
                 untraced(sim, lambda: sim.run_frames(head))
             got = (sim, sim.rec.seq + 1)
@@ -186,7 +186,9 @@ class CallCursor:
         run = step.run
         if run.kind == "until" and variant == self.run.lead(step):
             start = self.run.at(k - 1)
-            goal = start.cnt[variant][CALL_ID[run.call]] + run.count
+            # `from` counts moves, which the snapshot's figures do not keep: read them off the model
+            goal = (until_count(start.sims[variant].rec, run) if run.source
+                    else start.cnt[variant][CALL_ID[run.call]]) + run.count
             stop = start.processed[variant] + run.limit
-            return sim, lambda: sim.run_until(run.call, goal=goal, stop=stop)
+            return sim, lambda: run_until(sim, run, goal, stop)
         return sim, lambda: sim.run_frames(TRACED_TAIL)

@@ -25,11 +25,15 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .lesson.schema import Check, Lesson, Step
+from .calls import CALL_ID
+from .lesson.schema import Check, Lesson, Run, Step
+from .lifecycle import TRANSITION_EDGES
 from .sim import Sim
 from .step_snapshot import Snapshot, StepNote, Thawed
+from .trace import Event, Recorder
 
-__all__ = ["TRACED_TAIL", "CheckResult", "LessonRun", "Snapshot", "StepNote", "Thawed", "untraced"]
+__all__ = ["TRACED_TAIL", "CheckResult", "LessonRun", "Snapshot", "StepNote", "Thawed", "run_until", "until_count",
+           "until_hit", "untraced"]
 
 _OPS = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
@@ -60,6 +64,35 @@ def _run_traced_tail(sim: Sim, frames: int) -> None:
         return
     untraced(sim, lambda: sim.run_frames(frames - TRACED_TAIL))
     sim.run_frames(TRACED_TAIL)
+
+
+def until_count(rec: Recorder, run: Run) -> int:
+    """What an `until` run counts: its call, or with `from` the objects that call moved out of that state."""
+    if not run.source:
+        return rec.cnt[CALL_ID[run.call]]
+    return sum(rec.moves[i] for i, (_, src, call, _) in enumerate(TRANSITION_EDGES)
+               if call == run.call and src == run.source)
+
+
+def run_until(sim: Sim, run: Run, goal: int, stop: int) -> bool:
+    """Run `sim` frame by frame until `until_count` reaches `goal` (or the frame count `stop`).
+
+    Without `from` it is Sim.run_until; with it the same loop reads the lifecycle moves, which an
+    untraced run counts too (a call counts once however many objects it moves: the goal is one more).
+    """
+    if not run.source:
+        return sim.run_until(run.call, goal=goal, stop=stop)
+    while until_count(sim.rec, run) < goal and sim.processed < stop:
+        before = (sim.processed, sim.engine.now, len(sim.engine))
+        sim.run_frames(1)
+        if (sim.processed, sim.engine.now, len(sim.engine)) == before:
+            break
+    return until_count(sim.rec, run) >= goal
+
+
+def until_hit(ev: Event, run: Run) -> bool:
+    """`ev` is a call an `until` run stops after: its call, moving an object out of `from` if given."""
+    return ev.call == run.call and (not run.source or any(t.src == run.source for t in ev.transitions))
 
 
 def untraced(sim: Sim, run: Callable[[], object]) -> None:
@@ -135,12 +168,12 @@ class LessonRun:
                 if lead_name in sims:
                     lead = sims[lead_name]
                     start = lead.processed
-                    note.reached = lead.run_until(run.call, run.count, run.limit)
+                    note.reached = run_until(lead, run, until_count(lead.rec, run) + run.count, start + run.limit)
                     note.frames = lead.processed - start
                     if note.reached and lead.rec.events:
                         # The moment the step is about: the call it ran until (the rest of that
                         # frame's calls follow it in the same step).
-                        note.at = next((e.seq for e in reversed(lead.rec.events) if e.call == run.call), 0)
+                        note.at = next((e.seq for e in reversed(lead.rec.events) if until_hit(e, run)), 0)
                 else:                       # a run of other variants alone: the lead decided
                     note.frames = self._notes[index + 1].frames
                 for name, sim in sims.items():

@@ -159,7 +159,9 @@ class Run:
     """How far a step runs the model.
 
     frames: `frames` more frames. until: until `call` has happened `count`
-    more times, giving up after `limit` frames. teardown: ifdown, then wait
+    more times, giving up after `limit` frames; with `source` (the lesson's
+    `from`), only a call that moves an object out of that lifecycle state
+    counts (models/machines.py), once. teardown: ifdown, then wait
     `wait_ns` of simulated time (pool shutdown retries happen in it).
     """
     kind: Literal["frames", "until", "teardown"]
@@ -168,6 +170,7 @@ class Run:
     count: int = 1
     limit: int = 100_000
     wait_ns: int = 0
+    source: str = ""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from yaml.nodes import Node
 
 from .. import calls, units
+from ..machines import MACHINES
 from .limits import MAX_LESSON_FRAMES, MAX_STEP_FRAMES, MAX_UNTIL_COUNT, MAX_UNTIL_LIMIT, MAX_WAIT_NS
 from .nodes import Map, V, one_of, short
 from .schema import Ask, Check, Run, Step
@@ -75,8 +76,8 @@ def _ask(v: V, s: Map, show: str, pseudocode: dict[str, tuple[str, ...]]) -> Ask
 
 
 def _run(v: V, node: Node, where: str) -> Run:
-    forms = {"frames": (), "until": ("count", "limit"), "teardown": ("wait",)}
-    r = Map(v, node, where, (), ("frames", "until", "count", "limit", "teardown", "wait"))
+    forms = {"frames": (), "until": ("count", "limit", "from"), "teardown": ("wait",)}
+    r = Map(v, node, where, (), ("frames", "until", "count", "limit", "from", "teardown", "wait"))
     kind = one_of(r, tuple(forms))
     for name in r.keys:
         if name != kind and name not in forms[kind]:
@@ -85,10 +86,12 @@ def _run(v: V, node: Node, where: str) -> Run:
         return Run("frames", frames=r.get("frames", "integer", 1, MAX_STEP_FRAMES,
                                           why="a step is something to watch; a long run is `rxviz run`'s"))
     if kind == "until":
-        return Run("until", call=r.take("until", "choice", calls.CALLS, "kernel call", bad=""),
+        call = r.take("until", "choice", calls.CALLS, "kernel call", bad="")
+        source = _until_from(v, r, call) if "from" in r else ""
+        return Run("until", call=call,
                    count=r.take("count", "integer", 1, MAX_UNTIL_COUNT, default=1),
                    limit=r.take("limit", "integer", 1, MAX_UNTIL_LIMIT, default=100_000,
-                                why="frames to give up after"))
+                                why="frames to give up after"), source=source)
     if not r.get("teardown", "boolean"):
         r.fail("teardown", "expected true (leave the step's run out instead)")
     try:
@@ -99,6 +102,25 @@ def _run(v: V, node: Node, where: str) -> Run:
         r.fail("wait", f"expected a time of at most {MAX_WAIT_NS // 10**9}s (simulated; page_pool retries its "
                f"shutdown every second and warns after 60s), got {short(r.vals['wait'].value)}")
     return Run("teardown", wait_ns=wait)
+
+
+def _until_from(v: V, r: Map, call: str) -> str:
+    """`from: STATE`: the lifecycle state (models/machines.py) the call must move an object out of.
+
+    One call can stand for two moments (kmem_cache_free_bulk empties a full NAPI cache, and frees
+    a frag_list); the state its objects leave tells them apart. Counted by moves, not calls, so
+    it stops at the first such call: `count` does not go with it.
+    """
+    if "count" in r:
+        r.fail("count", "'count' does not go with 'from' (the run stops at the first call that moves an "
+               "object out of that state)", key=True)
+    states = sorted({src for _, _, edges in MACHINES.values() for src, edge, _ in edges if edge == call})
+    if call and not states:
+        r.fail("from", f"{call} moves no object of a lifecycle machine (rxviz graph): leave 'from' out")
+    state = r.get("from", "text")
+    if call and state not in states:
+        r.fail("from", f"expected a state {call} moves an object out of ({', '.join(states)}), got {short(state)}")
+    return state if call else ""
 
 
 def lesson_frames(v: V, steps: tuple[Step, ...], nodes: list[Node]) -> None:

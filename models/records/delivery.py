@@ -36,6 +36,9 @@ class Napi:
     delivery: str           # "napi", "tasklet" or "workqueue"
     mac80211: bool          # a Wi-Fi driver: mac80211's RX handlers run per frame
     tasklet_budget: int     # frames a tasklet run handles at most
+    # skbs read off an SDIO/USB bus and queued for a NAPI poll (htt->rx_indication_head); with no
+    # poll (netif_napi_add() never called) they stay there: the NAPI view says so, not "delivered"
+    queued: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +58,7 @@ def napi(sim: Any) -> Napi:
     return Napi(sim.napi_polled, sim.napi_api, sim.napi_state, sim.irq_on, sim.params["budget"],
                 tuple(sim.poll_work), bool(sim.sc.gro), held.segs if held else 0, held.len if held else 0,
                 len(stack.sock.sockq), sim.sc.forward, sim.wire.tcp, sim.delivery, sim.platform.mac80211_ns > 0,
-                sim.sc.tasklet_budget)
+                sim.sc.tasklet_budget, len(sim.rx_ind) if sim.bus != "pcie" else 0)
 
 
 def skb_cache(sim: Any) -> SkbCache:

@@ -107,6 +107,18 @@ async def test_napi_without_a_poll_says_frames_go_up_from_process_context():
     assert f"{st.sim.metrics()['acks_per_segment']:.2f} ACK/seg" in text
 
 
+async def test_napi_that_nothing_polls_says_the_frames_wait_not_that_they_go_up():
+    # ath10k USB as merged: RX indications queued for ath10k_sdio_napi_poll(), a NAPI never added
+    st = state("ath10k-sdio-napi", "usb-merged")
+    queued = len(st.sim.rx_ind)
+    for size in ((80, 24), (160, 50)):
+        text = " ".join((await render(NapiView, st, size)).split())
+        assert "delivered one by one" not in text and "ieee80211_rx_ni" not in text
+        assert "netif_napi_add was never called" in text and f"queued for the poll {queued:,} skb" in text
+        assert "netif_receive_skb +0 (0)" in text
+    assert queued > 0
+
+
 async def test_napi_names_the_delivery_and_the_transport_the_model_ran():
     # ath9k: a tasklet hands each frame to ieee80211_rx() in softirq and the frames are routed (UDP)
     st = state("ath9k-page-pool", "after")

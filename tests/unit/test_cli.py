@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from cli_message import message, messages
+from shipped import shipped_lesson
 
 from models import lifecycle
 from models.calls import CALLS, FAULT_SHOWS
@@ -379,6 +380,18 @@ def test_screenshot_writes_an_svg(capsys, tmp_path):
     assert code == 0 and err == "" and stdout.strip() == str(out)
     svg = out.read_text()
     assert svg.startswith("<svg") and "step 2/14" in svg.replace("&#160;", " ")
+
+
+def test_screenshot_step_is_numbered_as_the_player_numbers_it_and_0_is_the_cover(capsys, tmp_path):
+    code, out, _ = run(capsys, "screenshot", "--help")
+    flat = " ".join(out.split())
+    assert code == 0 and "(default 0)" not in flat
+    assert "numbered from 1 as in the player" in flat and "0, the default, is the lesson's cover" in flat
+    lesson = shipped_lesson("rx-basics")
+    for step, want in ((0, f"step 0/14 · {lesson.title}"), (1, f"step 1/14 · {lesson.steps[0].title}")):
+        shot = tmp_path / f"s{step}.svg"
+        assert run(capsys, "screenshot", "rx-basics", "--step", str(step), "--size", "80x24", "-o", str(shot))[0] == 0
+        assert want in shot.read_text().replace("&#160;", " ").replace("&#x27;", "'")
 
 
 def test_internal_error_is_one_line_70(capsys, monkeypatch):

@@ -73,7 +73,8 @@ def check_one(path: str) -> tuple[int, list[str]]:
     for note in run.notes:
         step = lesson.steps[note.step - 1]
         if not note.reached and step.run is not None:       # a note is made only for a `run: until`
-            lines.append(f"{path}:{step.line}: step {note.step} ({step.title}): run until {step.run.call} "
+            lines.append(f"{path}:{step.line}: step {note.step} ({step.title}): run until {step.run.call}"
+                         f"{f' from {step.run.source}' if step.run.source else ''} "
                          f"(count {step.run.count}) was not reached within {note.frames:,} frames "
                          f"(limit {step.run.limit:,})")
     lines += [f"{path}:{r.check.line}: check failed: {r.message}" for r in results if not r.ok]

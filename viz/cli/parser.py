@@ -178,7 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("play", play.run, "open a lesson in the interactive player")
     p.add_argument("lesson", metavar="LESSON", help="a lesson id (see `rxviz list`) or a lesson file")
     p.add_argument("--step", type=_nonneg, default=None, metavar="N",
-                   help="start at step N (default: where you left the lesson, else 0; with --present, 0)")
+                   help="start at step N, numbered from 1 (0 is the lesson's cover, before its first step; "
+                        "default: where you left the lesson, else 0; with --present, 0)")
     p.add_argument("--resume", action="store_true",
                    help="go on where you left the lesson (the default, but with --present: a talk starts "
                         "at the beginning)")
@@ -196,7 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("screenshot", screenshot.run, "SVG of the player at a step")
     p.add_argument("lesson", metavar="LESSON", help="a lesson id or a lesson file")
-    p.add_argument("--step", type=_nonneg, default=0, metavar="N", help="the step to show (default 0)")
+    p.add_argument("--step", type=_nonneg, default=0, metavar="N",
+                   help="the step to show, numbered from 1 as in the player (step N/total); 0, the default, "
+                        "is the lesson's cover: its title and summary, the model set up, no step run yet")
     p.add_argument("--size", default="120x40", metavar="WxH", help="terminal size (default 120x40)")
     p.add_argument("--compare", action="store_true", help="before | after side by side")
     p.add_argument("-o", "--output", metavar="FILE", help="where to write the SVG (default LESSON-stepN.svg)")

@@ -215,6 +215,14 @@ class NapiView(ModelView):
                 lines += self._wrap("frames go to ", ("napi_gro_receive", "label"),
                                     " from process context; nothing polls this NAPI, so nothing calls ",
                                     ("napi_complete_done", "label"), " to flush what GRO holds")
+        elif napi.delivery == "napi":
+            # Queued for a poll that never comes (ath10k USB as merged): nothing is delivered, and
+            # saying "delivered one by one" would be the workqueue variant's story, not this one's.
+            lines += self._wrap("frames are queued for a NAPI poll, but ", ("netif_napi_add", "label"),
+                                " was never called: nothing polls this NAPI, so none goes up")
+            lines.append(self._text("queued for the poll ", (f"{napi.queued:,} skb", "warn" if napi.queued
+                                                                                    else "muted")))
+            lines.append(self._text(*self._count("netif_receive_skb")))
         else:
             call, where = self._delivered_by()
             budget = (f"no NAPI poll: the tasklet's own budget of {napi.tasklet_budget} frames a run"
