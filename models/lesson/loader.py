@@ -13,6 +13,7 @@ node's mark so every error names file, line, column and field.
 from __future__ import annotations
 
 import errno
+import functools
 import importlib.resources
 import os
 import stat
@@ -201,7 +202,16 @@ def _check_tree(root: Node, path: str) -> None:  # noqa: C901 (older than the co
 
 def load_lesson_text(text: str, path: str = "<string>") -> Lesson:
     """Validate lesson text; the id must match the file stem unless path is "<string>"."""
-    path = str(path)
+    return _parsed(text, str(path))
+
+
+# A lesson is a frozen value computed from its text and path alone, and parsing one costs about
+# 0.1 s of CPU (PyYAML's pure-Python composer, which keeps the marks errors need): a process that
+# loads the same file again (`rxviz stats` and `check` walk all lessons; the tests call the CLI in
+# process hundreds of times) gets the Lesson it built. Keyed by the text, so an edited file is
+# parsed afresh; a text that fails raises every time (lru_cache keeps only results).
+@functools.lru_cache(maxsize=16)
+def _parsed(text: str, path: str) -> Lesson:
     data = text.encode("utf-8", "surrogatepass")
     if len(data) > MAX_BYTES:
         raise LessonError(path, 1, 1, "", f"text is {len(data)} bytes; lessons are limited to 1 MiB")

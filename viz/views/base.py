@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from models.read import Cursor, Event, Lesson, Reading, reading_of
+from viz.component_styles import KeptComponentStyles
 from viz.onepass import OnePass
 from viz.strips import text_strip
 
@@ -63,7 +64,7 @@ class ViewState:
         return got
 
 
-class ModelView(OnePass, can_focus=True):
+class ModelView(OnePass, KeptComponentStyles, can_focus=True):
     """Base of all views. Subclasses set KEY/TITLE and draw `self.state`."""
 
     KEY = ""

@@ -9,7 +9,8 @@ Colour is never the only cue: each entry names the letters the views use.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widget import Widget
+
+from viz.component_styles import KeptComponentStyles
 
 # (component class, swatch text, meaning, longer meaning for help): the theme variables views use.
 ENTRIES = (
@@ -22,7 +23,7 @@ ENTRIES = (
 )
 
 
-class Legend(Widget):
+class Legend(KeptComponentStyles):
     """The colour legend, one line (it truncates rather than wraps)."""
 
     COMPONENT_CLASSES = {f"legend--{entry[0]}" for entry in ENTRIES} | {"legend--label"}

@@ -18,9 +18,9 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from models.read import STAGE_OF, PathFacts, stages
+from viz.component_styles import KeptComponentStyles
 from viz.views.base import ViewState
 
 Look = tuple[str, str | None, PathFacts]     # a variant, the stage lit, its path
@@ -36,7 +36,7 @@ def _looks(states: tuple[ViewState, ...]) -> tuple[Look, ...]:
     return tuple(_look(st) for st in states)
 
 
-class PathStrip(Widget):
+class PathStrip(KeptComponentStyles):
     """One line per variant shown: the RX path with the current call's stage lit."""
 
     COMPONENT_CLASSES = {"pathstrip--label", "pathstrip--on", "pathstrip--lit", "pathstrip--skipped",

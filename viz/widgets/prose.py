@@ -37,6 +37,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from models.lesson.sanitize import shown
+from viz.component_styles import KeptComponentStyles
 from viz.strips import text_strip
 
 KEEP = 24           # texts kept wrapped, by (source, width): a lesson's steps and their reveals
@@ -84,7 +85,7 @@ def parse(source: str) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
-class Prose(ScrollView, can_focus=False):
+class Prose(ScrollView, KeptComponentStyles, can_focus=False):
     """Markdown text; set `source`. It fills the height it is given and scrolls what does not fit."""
 
     COMPONENT_CLASSES = {"prose--code", "prose--strong", "prose--em", "prose--link", "prose--marker",

@@ -19,8 +19,8 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
+from viz.component_styles import KeptComponentStyles
 from viz.session import Frame
 
 BAR = 24          # cells of the progress bar, when the line has room
@@ -57,7 +57,7 @@ def last_call(frame: Frame) -> tuple[str, str]:
     return ev.ctx, what + (f" · {ev.detail}" if ev.detail else "")
 
 
-class StatusLine(Widget):
+class StatusLine(KeptComponentStyles):
     """One line under the views: play state, variant, last kernel call, frames, simulated time."""
 
     COMPONENT_CLASSES = {"status--play", "status--variant", "status--ctx", "status--muted", "status--error",
