@@ -41,7 +41,8 @@ Names, by what they describe:
   memory map's lines), `FQ_SIZE` (the IOMMU flush queue),
   `GRO_LEGACY_MAX_SIZE` (64 KiB: a GRO super-packet's limit);
 - the lesson: `Lesson` (its text and pseudo-code, data the player loaded),
-  `line_of` (the pseudo-code line a kernel call stands for, from the
+  `kept_costs` and `kept_details` (the cost categories and the calls' log details among the
+  figures a question keeps back), `line_of` (the pseudo-code line a kernel call stands for, from the
   lesson's `code_calls`) and `before_of` (the call just before an event in
   its context, which some entries name).
 
@@ -64,6 +65,7 @@ from __future__ import annotations
 from .calls import CALLS, CATEGORIES, COUNTERS, METRICS, VIEWS
 from .cursor import Cursor, Move, Touch
 from .lesson.extras import before_of, line_of
+from .lesson.figures import kept_costs, kept_details
 from .lesson.schema import Lesson
 from .lifecycle import MACHINES, graph
 from .records.bus import BusRecord, Transfer
@@ -82,5 +84,5 @@ __all__ = [
     "MachineState", "Mapped", "MemoryRecord", "MiB", "Move", "Napi", "PageRecord", "Passport", "PathFacts",
     "PoolRecord", "Queues", "Reading", "RingRecord", "RxData", "STAGES", "STAGE_OF", "SkbCache", "Stage",
     "Strategy", "SwiotlbRecord", "Touch", "Transfer", "Transition", "VIEWS", "Zone", "before_of", "graph",
-    "line_of", "reading_of", "stages",
+    "kept_costs", "kept_details", "line_of", "reading_of", "stages",
 ]

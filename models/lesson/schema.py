@@ -182,6 +182,9 @@ class Ask:
     revealed), at this step and every step before it.
     `hide_counts`: counters and kernel calls (models.calls names) whose figures
     would give the answer away; every view keeps them back over the same span.
+    `hide_figures`: figures that are no counter (models.lesson.figures: a cost
+    category's share, what GRO holds, a pool's page size), kept back in every
+    variant on the held screen and the step before it.
     """
     question: str
     choices: tuple[str, ...]
@@ -189,6 +192,7 @@ class Ask:
     explain: str
     hide_code: tuple[int, ...] = ()
     hide_counts: tuple[str, ...] = ()
+    hide_figures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,14 @@ together, so a lesson cannot make the player or `rxviz check` run for hours.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from yaml.nodes import Node
 
 from .. import calls, units
 from ..machines import MACHINES
+from .figures import FIGURES
 from .limits import MAX_LESSON_FRAMES, MAX_STEP_FRAMES, MAX_UNTIL_COUNT, MAX_UNTIL_LIMIT, MAX_WAIT_NS
 from .nodes import Map, V, one_of, short
 from .schema import Ask, Check, Run, Step
@@ -47,11 +49,12 @@ def step(v: V, i: int, node: Node, variants: dict[str, Any], pseudocode: dict[st
     return step
 
 
-def _names(v: V, s: Map, key: str) -> tuple[str, ...]:
-    """`key`'s list of counters and metrics (models.calls names), each once."""
+def _names(v: V, s: Map, key: str, known: Iterable[str] = _WATCHABLE,
+           kind: str = "counter or metric") -> tuple[str, ...]:
+    """`key`'s list of counters and metrics (models.calls names), or of other `known` names, each once."""
     out: list[str] = []
     for j, n in enumerate(v.keep(v.seq, s.opt(key), s.at(key), 1, 12, default=[])):
-        name = v.keep(v.choice, n, f"{s.at(key)}[{j}]", _WATCHABLE, "counter or metric")
+        name = v.keep(v.choice, n, f"{s.at(key)}[{j}]", known, kind)
         if name in out:
             v.record(v.error(n, f"{s.at(key)}[{j}]", f"{name!r} is listed twice"))
         elif name is not None:
@@ -60,7 +63,8 @@ def _names(v: V, s: Map, key: str) -> tuple[str, ...]:
 
 
 def _ask(v: V, s: Map, show: str, pseudocode: dict[str, tuple[str, ...]]) -> Ask:
-    a = Map(v, s.vals["ask"], s.at("ask"), ("question", "choices", "answer", "explain"), ("hide_code", "hide_counts"))
+    a = Map(v, s.vals["ask"], s.at("ask"), ("question", "choices", "answer", "explain"),
+            ("hide_code", "hide_counts", "hide_figures"))
     items = v.keep(v.seq, a.get("choices", "node"), a.at("choices"), 2, 6, default=[])
     choices = tuple(c for j, n in enumerate(items) if (c := v.keep(v.text, n, f"{a.at('choices')}[{j}]")) is not None)
     lines = len(pseudocode.get(show, ()))
@@ -72,7 +76,8 @@ def _ask(v: V, s: Map, show: str, pseudocode: dict[str, tuple[str, ...]]) -> Ask
     return Ask(a.take("question", "text", bad=""), choices,
                a.take("answer", "integer", 0, max(0, len(choices) - 1), bad=0,
                       why=f"the index of one of its {len(choices)} choices, from 0"),
-               a.take("explain", "text", bad=""), tuple(h for h in hide if h is not None), _names(v, a, "hide_counts"))
+               a.take("explain", "text", bad=""), tuple(h for h in hide if h is not None), _names(v, a, "hide_counts"),
+               _names(v, a, "hide_figures", FIGURES, "figure"))
 
 
 def _run(v: V, node: Node, where: str) -> Run:

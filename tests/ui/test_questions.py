@@ -191,7 +191,7 @@ async def test_the_figures_a_question_keeps_back_are_on_no_view_until_it_is_answ
     (the pool's statistics, the counters, the log's records of the two calls, the machine's counts
     on their arrows) is kept back, at the step before as well; answering shows it."""
     lesson, step = "atlantic-page-pool", 8
-    kept = ("page_pool_recycle_in_cache", "page_pool_recycle_in_ring")
+    kept = ("page_pool_recycle_in_cache", "page_pool_recycle_in_ring", "page_pool_refill_alloc_cache")
     app = make_app(lesson=lesson, step=step, remember=False)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(app, pilot)

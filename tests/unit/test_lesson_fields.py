@@ -43,6 +43,7 @@ STEP = """\
       explain: "because"
       hide_code: [2]
       hide_counts: [rx_dropped]
+      hide_figures: [cost.stack, gro_held, detail.napi_gro_receive]
 """
 
 
@@ -56,6 +57,7 @@ def test_the_new_fields_load():
     assert step.say == "before" and step.reveal == "after" and step.notes == "for the speaker"
     assert step.watch == ("tcp_send_ack", "cpu_percent") and step.ask.hide_code == (2,)
     assert step.ask.hide_counts == ("rx_dropped",)
+    assert step.ask.hide_figures == ("cost.stack", "gro_held", "detail.napi_gro_receive")
     assert step.text(False) == "before" and step.text(True) == "before\n\nafter"
     assert x.inject == {"b": ("no-sync-for-cpu",)} and x.faults_for("b", ["double-unmap"]) == \
         ("no-sync-for-cpu", "double-unmap")
@@ -66,12 +68,14 @@ def test_the_new_fields_load():
     ("watch: [tcp_send_ack, cpu_percent]", "steps[0].watch[0]", "unknown counter or metric 'tcpack'"),
     ("hide_code: [2]", "steps[0].ask.hide_code[0]", "between 1 and 3"),
     ("hide_counts: [rx_dropped]", "steps[0].ask.hide_counts[0]", "unknown counter or metric 'rx_drop'"),
+    ("hide_figures: [cost.stack,", "steps[0].ask.hide_figures[0]", "unknown figure 'cost.stak'"),
     ("reveal: \"after\"\n    ask:", "steps[0]", "'reveal' is said after a question"),
 ])
 def test_bad_values_are_refused_at_the_spot(change, field, message):
     bad = {"watch: [tcp_send_ack, cpu_percent]": "watch: [tcpack, cpu_percent]",
            "hide_code: [2]": "hide_code: [7]",
            "hide_counts: [rx_dropped]": "hide_counts: [rx_drop]",
+           "hide_figures: [cost.stack,": "hide_figures: [cost.stak,",
            "reveal: \"after\"\n    ask:": "reveal: \"after\"\n    xask:"}[change]
     text = BASE + STEP.replace("ANSWER", "1").replace(change, bad)
     if "xask" in bad:           # a reveal with no question: drop the question

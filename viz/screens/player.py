@@ -300,11 +300,11 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         return (spec is None or spec.ask is None or step in self.revealed
                 or (self.lesson.id, step) in self.course.answers)
 
-    def _asked_ahead(self, variant: str, step: int, revealing: int = 0, within: int = 10_000) -> list[Ask]:
-        """The questions about `variant` at `step` or after it (at most `within` steps on), still unanswered
-        (`revealing`: that step's outcome is about to be shown, so its question no longer counts)."""
+    def _asked_ahead(self, variant: str | None, step: int, revealing: int = 0, within: int = 10_000) -> list[Ask]:
+        """The questions about `variant` (None: any) at `step` or after it (at most `within` steps on), still
+        unanswered (`revealing`: that step's outcome is about to be shown, so its question no longer counts)."""
         return [spec.ask for spec in self.lesson.steps[max(0, step - 1):step + within]
-                if spec.ask is not None and spec.show == variant and spec.index + 1 != revealing
+                if spec.ask is not None and variant in (None, spec.show) and spec.index + 1 != revealing
                 and not self.answered(spec.index + 1)]
 
     def hidden_code(self, variant: str, step: int, revealing: int = 0) -> frozenset[int]:
@@ -314,8 +314,11 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
 
     def hidden_counts(self, variant: str, step: int, revealing: int = 0) -> frozenset[str]:
         """Counters and calls of `variant` kept back at `step`: those a question still ahead names
-        in `hide_counts` (its answer is in their figures), over the same span as `hidden_code`."""
-        return frozenset(n for ask in self._asked_ahead(variant, step, revealing) for n in ask.hide_counts)
+        in `hide_counts` (its answer is in their figures), over the same span as `hidden_code`; and the
+        figures a question at this step or the next names in `hide_figures`, in every variant (the held
+        screen is the step before's: models.lesson.figures)."""
+        return frozenset((*(n for ask in self._asked_ahead(variant, step, revealing) for n in ask.hide_counts),
+                          *(n for ask in self._asked_ahead(None, step, revealing, within=1) for n in ask.hide_figures)))
 
     def _show(self, frame: Frame, keep: bool = False) -> None:
         """Show `frame`; `keep`: it was reached by call (`]`, `[`), so the view the learner chose stays."""

@@ -43,7 +43,7 @@ class ViewState:
     other: ViewState | None = None                  # compare mode: the other variant's ViewState
     watch: tuple[str, ...] = ()                     # counters and metrics the step is about (pinned, lit)
     hidden_code: frozenset[int] = frozenset()       # pseudocode lines a question still ahead hides
-    hidden_counts: frozenset[str] = frozenset()     # counters and calls a question still ahead keeps back
+    hidden_counts: frozenset[str] = frozenset()     # counters, calls and figures a question still ahead keeps back
     follow: str | None = None                       # the object followed ("buf#513"), None: the views pick
     earlier: tuple[Event, ...] = ()                 # its events before the trace buffer's
     at_call: bool = False                           # stopped at a call `]`/`[` walked to (not where the step lands)

@@ -33,7 +33,7 @@ from typing import Any
 
 from rich.text import Text
 
-from models.read import CALLS, CATEGORIES, COUNTERS, METRICS
+from models.read import CALLS, CATEGORIES, COUNTERS, METRICS, kept_costs
 
 from . import register
 from .base import ModelView, Part, ViewState
@@ -284,7 +284,24 @@ class CountersView(ModelView):
             return []
         cats = st.read.metrics()["cpu_ns_per_frame_by_category"]
         other = st.other.read.metrics()["cpu_ns_per_frame_by_category"] if st.other is not None else None
-        order = _bar_order(cats, other or {})
+        # A question still ahead keeps these rows back (`hide_figures`), and the shares with them:
+        # the others' shares would say what the kept ones add up to.
+        kept = kept_costs(st.hidden_counts)
+        order = [c for c in _bar_order(cats, other or {}) if c not in kept]
+        if not kept:
+            return self._bar_rows(width, rows, cats, other, order, shares=True)
+        if not order or kept >= set(CATEGORIES):
+            note = self._text(("ns per frame by category: kept back until you answer", "muted"))
+            note.no_wrap = False
+            return list(note.wrap(self.app.console, max(8, width)))[:rows]
+        note = self._text((f"{', '.join(sorted(kept))}: kept back until you answer", "muted"))
+        return self._bar_rows(width, rows - 1, cats, other, order, shares=False) + [note]
+
+    def _bar_rows(self, width: int, rows: int, cats: dict[str, float], other: dict[str, float] | None,
+                  order: list[str], shares: bool) -> list[Text]:
+        """The bars of `order` in at most `rows` lines; `shares`: each with its share of the frame."""
+        if rows <= 0:
+            return []
         if not order:
             return [self._text(("no frames yet", "muted"))]
         total = sum(cats.values()) or 1.0
@@ -294,10 +311,14 @@ class CountersView(ModelView):
                                                  if c not in same else -cats.get(c, 0.0)))
         shown, hidden = _fit_bars(order, cats, rows)
         rest = sum(cats.get(c, 0.0) for c in hidden)
+
+        def share(v: float, w: int = 0) -> str:
+            return f" {v / total:>{w}.0%}" if shares else ""
+
         if not shown:            # one line: the largest as a figure, the rest summed beside it
             top = max(order, key=lambda c: cats.get(c, 0.0))
             rest -= cats.get(top, 0.0)
-            return [self._text((top, "label"), f" {cats.get(top, 0.0):,.0f} ns {cats.get(top, 0.0) / total:.0%}",
+            return [self._text((top, "label"), f" {cats.get(top, 0.0):,.0f} ns{share(cats.get(top, 0.0))}",
                                (f" · {len(hidden) - 1} more {rest:,.0f} ns", "muted"))]
         changing = [c for c in order if c not in same]
         scaled = changing or order
@@ -308,7 +329,7 @@ class CountersView(ModelView):
         lines = []
         for c in shown:
             v = cats.get(c, 0.0)
-            tail = f" {v:>{num_w},.0f} ns {v / total:>4.0%}"
+            tail = f" {v:>{num_w},.0f} ns{share(v, 4)}"
             if c in same:
                 lines.append(self._text((c.ljust(name_w), "label"), " ",
                                         ("same in both".ljust(bar_w)[:bar_w], "muted"), tail))
@@ -316,9 +337,8 @@ class CountersView(ModelView):
                 lines.append(self._text((c.ljust(name_w), "label"), " ",
                                         (hbar(v, scale, bar_w).ljust(bar_w), "bar"), tail))
         if hidden:
-            lines.append(self._text((f"… {len(hidden)} more · {rest:,.0f} ns {rest / total:.0%}", "muted")))
+            lines.append(self._text((f"… {len(hidden)} more · {rest:,.0f} ns{share(rest)}", "muted")))
         return lines
-
 
 def _differs(a: float, b: float) -> bool:
     """Two costs that a reader should see as different: more than 2% (or 1 ns) apart."""

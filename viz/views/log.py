@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from models.read import Event
+from models.read import Event, kept_details
 
 from . import register
 from .base import ModelView
@@ -54,7 +54,7 @@ def stamp(t_ns: float) -> str:
 class LogView(ModelView):
     KEY = "log"
     TITLE = "Event log"
-    READS = ("hidden_counts",)      # the calls a question ahead keeps back are not listed
+    READS = ("hidden_counts",)      # the calls a question ahead keeps back are not listed, some details not said
 
     COMPONENT_CLASSES = {"logview--hardirq", "logview--softirq", "logview--process", "logview--app",
                          "logview--device", "logview--error", "logview--warning", "logview--muted",
@@ -79,7 +79,9 @@ class LogView(ModelView):
             return [Text("no model yet", self._s("muted"))]
         legend = self._legend(width)
         rows = max(0, height - 1)
-        events = st.read.recent(rows) if rows else []
+        kept = st.hidden_counts         # calls whose record would answer a question still ahead
+        # Lines kept back leave room for older ones: read further back (the trace buffer keeps a few hundred).
+        events = st.read.recent(rows * (4 if kept else 1)) if rows else []
         if not st.read.traced():
             return [Text("no trace buffer: the model runs without an event log", self._s("muted"))]
         if not events:
@@ -94,15 +96,15 @@ class LogView(ModelView):
             fresh -= events[first_fresh].call not in ("VIOLATION", "WARNING")
         out: list[Text] = []
         setup = st.read.setup_seq
-        kept = st.hidden_counts         # calls whose record would answer a question still ahead
+        quiet = kept_details(kept)      # calls listed, but what they did kept back
         for i, e in enumerate(events):
             if e.call not in kept:
-                out += self._event(e, width, i < first_fresh, e.seq <= setup)
+                out += self._event(e, width, i < first_fresh, e.seq <= setup, e.call in quiet)
         out = out[-rows:] if rows else []
         pad = [Text("")] * (rows - len(out))
         return pad + out + [legend]
 
-    def _event(self, e: Event, width: int, old: bool, setup: bool = False) -> list[Text]:
+    def _event(self, e: Event, width: int, old: bool, setup: bool = False, quiet: bool = False) -> list[Text]:
         """One event's line; a report's message wraps under it, since it must be read whole.
 
         A set-up call (ifup filling the ring) happened before the clock started: its time
@@ -126,7 +128,7 @@ class LogView(ModelView):
         if e.obj:
             line.append(f" {e.obj}")
         if e.detail:
-            line.append(f"  {e.detail}", self._s("muted"))
+            line.append("  (kept back until you answer)" if quiet else f"  {e.detail}", self._s("muted"))
         if old:
             line.stylize(self._s("old"))
         return [line]

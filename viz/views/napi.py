@@ -27,7 +27,8 @@ _STATE_STYLE = {"idle": "muted", "scheduled": "warn", "polling": "ok", "disabled
 class NapiView(ModelView):
     KEY = "napi"
     TITLE = "NAPI · GRO"
-    READS = ("asking",)         # while a question waits it keeps back what explains the variant (_no_napi)
+    READS = ("asking", "hidden_counts")     # while a question waits it keeps back what explains the variant
+    # (_no_napi), and what GRO holds when a question names `gro_held` (models.lesson.figures)
 
     COMPONENT_CLASSES = {"napiview--ok", "napiview--warn", "napiview--bad", "napiview--muted",
                          "napiview--bar", "napiview--delta", "napiview--label"}
@@ -146,10 +147,13 @@ class NapiView(ModelView):
         fill = 12
         full = round(nbytes / GRO_LEGACY_MAX_SIZE * fill)
         m = self.read.metrics()
+        held = (self._text(("GRO ", "label"), "holds ", ("… kept back until you answer", "muted"))
+                if "gro_held" in self.st.hidden_counts else
+                self._text(("GRO ", "label"), "holds ",
+                           (f"{segs} seg{'s' if segs != 1 else ''}", "ok" if segs else "muted"),
+                           f" {nbytes:,} B ", ("■" * full, "bar"), ("·" * (fill - full), "muted"), " 64 KiB"))
         return [
-            self._text(("GRO ", "label"), "holds ",
-                       (f"{segs} seg{'s' if segs != 1 else ''}", "ok" if segs else "muted"),
-                       f" {nbytes:,} B ", ("■" * full, "bar"), ("·" * (fill - full), "muted"), " 64 KiB"),
+            held,
             *self._pair("napi_gro_receive", "netif_receive_skb"),
             self._text("     = ", (f"{m['segments_per_skb']:.1f}", "label"), " segments per skb so far"),
         ]

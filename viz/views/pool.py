@@ -31,8 +31,11 @@ STATES = {"alloc-cache": ("A", "cache"), "ptr_ring": ("R", "ring"), "carving": (
 CURRENT = Style(reverse=True)
 MAX_CELLS = 4        # a page with more fragments than this shows a count instead of cells
 ALWAYS = ("fast", "cached", "ring", "waive", "released_refcnt")     # statistics shown even at 0
-# The calls that count recycle_cached and recycle_ring: a question that keeps either back keeps the line back.
+# The calls that count recycle_cached and recycle_ring: a question that keeps either back keeps back
+# every figure that tells the two ways apart (the recycle and alloc statistics, the cache's and the
+# ptr_ring's fill, a page's A or R): pages back in the pool are drawn as P, for both.
 RECYCLE_CALLS = frozenset({"page_pool_recycle_in_cache", "page_pool_recycle_in_ring"})
+IN_POOL = ("P", "recycled")     # a page in the alloc cache or the ptr_ring, while which one is kept back
 
 
 def bar(n: int, total: int, width: int) -> tuple[str, str]:
@@ -47,7 +50,7 @@ class PoolView(ModelView):
 
     KEY = "pool"
     TITLE = "page_pool"
-    READS = ("hidden_counts",)      # a recycle a question ahead asks about stays unlit
+    READS = ("hidden_counts",)      # a recycle a question ahead asks about stays unlit; and `pool_page`
     COMPONENT_CLASSES = {"poolview--cache", "poolview--ring", "poolview--carving", "poolview--flight",
                          "poolview--mapped", "poolview--out", "poolview--muted", "poolview--delta",
                          "poolview--now", "poolview--was", "poolview--recycled", "poolview--fresh"}
@@ -99,10 +102,17 @@ class PoolView(ModelView):
         per = max(1, pool.page_bytes // frag)
         bar_w = max(4, min(30, width - 26))
         frags = f"{per} frag{'s' if per != 1 else ''}"
-        head = [Text(f"page_pool#{pool.id} · {pool.page_bytes // 1024} KiB pages · {frags} of {frag} B")]
+        sized = "pool_page" not in self.st.hidden_counts        # models.lesson.figures
+        head = [Text(f"page_pool#{pool.id} · {pool.page_bytes // 1024} KiB pages · {frags} of {frag} B") if sized
+                else Text(f"page_pool#{pool.id} · ").append("page size, fragments a page: kept back until you answer",
+                                                             self._s("muted"))]
         bars = []
         for label, n, cap, style in (("alloc cache", pool.cache, 128, "cache"),
                                      ("ptr_ring", pool.ring, pool.ring_cap, "ring")):
+            if self._which_way_kept:
+                bars = [Text(f"back in the pool: {pool.cache + pool.ring} pages · ")
+                        .append("alloc cache or ptr_ring: kept back", self._s("muted"))]
+                break
             full, empty = bar(n, cap, bar_w)
             bars.append(Text(f"{label:<11} ▕").append(full, self._s(style)).append(empty, self._s("muted"))
                         .append(f"▏ {n}/{cap}"))
@@ -113,17 +123,19 @@ class PoolView(ModelView):
         stats = []
         for top, names in (("alloc", ("fast", "slow", "slow_high_order", "refill", "empty", "waive")),
                            ("recycle", ("cached", "ring", "ring_full", "cache_full", "released_refcnt"))):
-            if top == "recycle" and self.st.hidden_counts & RECYCLE_CALLS:
-                # which way pages come back is what a question still ahead asks
-                stats.append(Text("recycle: ", self._s("muted")).append("kept back until you answer", self._s("muted")))
+            if self._which_way_kept:
+                # which way pages come back is what a question still ahead asks; the alloc split
+                # (fast from the cache, refill from the ptr_ring) says it from the other end
+                stats.append(Text(f"{top}: ", self._s("muted")).append("kept back until you answer", self._s("muted")))
                 continue
             shown = [n for n in names if st[f"{top}_{n}"] or n in ALWAYS]
             parts = [Text(f"{top}:" if not i else "").append(f"{' ' if not i else ''}{n} {st[f'{top}_{n}']:,}")
                      for i, n in enumerate(shown)]
             stats += _wrap_dot(parts, width, 2)
         legend = Text()
-        for glyph, style, what in (("A", "cache", "cache"), ("R", "ring", "ptr_ring"),
-                                   ("C", "carving", "carving"), ("F", "flight", "in flight"),
+        where = (((*IN_POOL, "in the pool"),) if self._which_way_kept
+                 else (("A", "cache", "cache"), ("R", "ring", "ptr_ring")))
+        for glyph, style, what in (*where, ("C", "carving", "carving"), ("F", "flight", "in flight"),
                                    ("M", "mapped", "mapped"), ("■", "out", "out"),
                                    ("·", "muted", "back"), ("□", "muted", "uncarved")):
             legend.append(glyph, self._s(style)).append(f" {what} ")
@@ -132,7 +144,7 @@ class PoolView(ModelView):
         if page is not None:
             carved = -(-pool.frag_offset // frag)
             line = Text("carving ").append_text(self._page_cell(page, per, carved))
-            carving.append(line.append(f" page#{page.id} +{pool.frag_offset}/{pool.page_bytes} · "
+            carving.append(line.append(f" page#{page.id} +{pool.frag_offset}{f'/{pool.page_bytes}' * sized} · "
                                        f"pp_ref_count {page.outstanding}"))
         inflight = pool.hold - pool.release         # page_pool_inflight(): hold_cnt - release_cnt
         census = _wrap_dot([self._census(pool),
@@ -194,21 +206,31 @@ class PoolView(ModelView):
             return line
         return Text().append("▷ this call does not touch the pool", self._s("muted"))
 
-    @staticmethod
-    def _census(pool: PoolRecord) -> Text:
+    @property
+    def _which_way_kept(self) -> bool:
+        """A question still ahead asks which way pages come back into the pool."""
+        return bool(self.st.hidden_counts & RECYCLE_CALLS)
+
+    def _glyph(self, state: str) -> tuple[str, str]:
+        """A page state's letter and style (A and R both P while which way pages come back is kept back)."""
+        if self._which_way_kept and state in ("alloc-cache", "ptr_ring"):
+            return IN_POOL
+        return STATES.get(state, ("?", "muted"))
+
+    def _census(self, pool: PoolRecord) -> Text:
         """How many pages the pool has and in which state; after page_pool_destroy, what is left."""
         n = len(pool.pages)
         if not n:
             return Text("pool destroyed, every page released" if pool.destroyed else "no pages yet")
-        counts = Counter(STATES.get(p.state, ("?", "muted"))[0] for p in pool.pages)
+        counts = Counter(self._glyph(p.state)[0] for p in pool.pages)
         head = f"{n} page{'s' if n != 1 else ''}"
         if pool.destroyed:
             head = f"pool destroyed, {head} still out"
-        return Text(f"{head}: " + " ".join(f"{k} {counts[k]}" for k in "FCARM" if counts[k]))
+        return Text(f"{head}: " + " ".join(f"{k} {counts[k]}" for k in "FCARPM" if counts[k]))
 
     def _page_cell(self, page: PageRecord, per: int, carved: int | None = None) -> Text:
         """State letter, then one cell per fragment (■ out, · back, □ not carved yet)."""
-        glyph, style = STATES.get(page.state, ("?", "muted"))
+        glyph, style = self._glyph(page.state)
         out = page.outstanding
         cell = Text().append(glyph, self._s(style))
         if per > MAX_CELLS:
@@ -255,7 +277,7 @@ class PoolView(ModelView):
             return [Text().append("(too short to list the pages)", self._s("muted"))]
         if len(pages) > len(shown):
             ids = {p.id for p in shown}
-            rest = Counter(STATES.get(p.state, ("?", ""))[0] for p in pages if p.id not in ids)
+            rest = Counter(self._glyph(p.state)[0] for p in pages if p.id not in ids)
             out.append(Text().append(f"… {len(pages) - len(shown)} more: "
                                      + " ".join(f"{k} {n}" for k, n in rest.most_common()), self._s("muted")))
         return out
