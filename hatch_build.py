@@ -40,6 +40,9 @@ HOT = (
     # the driver API's functions (a driver of the API calls about fifteen a frame); its classes are
     # ordinary Python classes (mypyc_attr(native_class=False)): the runtime and the learner's code make them
     "driver/dma_mapping", "driver/host", "driver/napi", "driver/page_pool", "driver/skbuff",
+    # NetDriver is native and the model's own drivers subclass it: their hooks call the API natively
+    # (a learner's driver subclasses it from interpreted code: allow_interpreted_subclasses)
+    "driver/netdev", "drivers/ath11k", "drivers/atlantic", "drivers/bgmac", "drivers/dma_bugs", "drivers/rx_basics",
 )
 
 BUILD = """

@@ -4,10 +4,14 @@ The kernel's API keeps per-CPU state the caller never names: netdev_alloc_frag()
 takes this CPU's page_frag cache, napi_build_skb() this CPU's NAPI skb cache.
 The model's equivalent is the `Host` of the simulation a driver runs on;
 the runtime (models/driver/runtime.py) makes it current before it calls any of
-the driver's hooks. The API's functions read it as `CPU.host`, an attribute
-and not a call (a frame makes about fifteen API calls); outside a hook it is
-`OUTSIDE`, which answers any question with the DriverBug that says so.
-`this_cpu()` is the same for code that prefers a call.
+the driver's hooks. The API's functions ask `this_cpu()` for it (an attribute
+read and a test, compiled); outside a hook it raises the DriverBug that says so.
+
+Host, like the rings and the napi_struct of models/driver/napi.py, is a native
+class of the compiled build (read at native speed by the API's fifteen calls a
+frame), serializable for snapshots, and built by compiled code only
+(napi.attach()): mypyc skips __init__ of a serializable class made by the
+interpreter in some paths.
 
 The Host also keeps what CONFIG_DMA_API_DEBUG keeps: every mapping by its
 device address (dma_addr_t), live or already unmapped, so that an unmap or a
@@ -34,17 +38,15 @@ from ..scenario import Costs
 if TYPE_CHECKING:  # pragma: no cover
     from ..dma import Mapping
     from ..page_pool import PagePool
-    from ..rx_buffer import FlipPage
     from ..sim import Sim
     from ..trace import Recorder
 
-DMA_MAPPING_ERROR = (1 << 64) - 1      # include/linux/dma-mapping.h: (~(dma_addr_t)0)
+DMA_MAPPING_ERROR: Final = (1 << 64) - 1      # include/linux/dma-mapping.h: (~(dma_addr_t)0)
 
 KFREE: Final = C["kfree"]
 SKB_FREE_FRAG: Final = C["skb_free_frag"]
 
-_current: list[Host] = []
-NO_CPU = "the driver API was called outside a driver hook (no CPU runs your driver now)"
+NO_CPU: Final = "the driver API was called outside a driver hook (no CPU runs your driver now)"
 
 
 @mypyc_attr(native_class=False)
@@ -52,14 +54,30 @@ class DriverBug(Exception):
     """A call the kernel would refuse outright (a BUG_ON or an oops), raised at the driver's line."""
 
 
+def map_key(addr: int) -> int:
+    """Host.maps' key of a bus address: the address rotated right by 12 bits (one-to-one on 64-bit
+    addresses), so that page-aligned addresses, equal in their low bits, do not all fall in one chain of
+    the dict's probe sequence (-1, never a key, for what is no 64-bit address)."""
+    if 0 <= addr < 1 << 64:
+        return addr >> 12 | (addr & 0xFFF) << 52
+    return -1
+
+
+def frag_key(map_id: int, off: int) -> int:
+    """Host.frags' key of the fragment at `off` in a page's mapping: one int, not a tuple to build and hash
+    (-1, never a key, for an offset no fragment can have)."""
+    return map_id << 32 | off if 0 <= off < 1 << 32 else -1
+
+
 def this_cpu() -> Host:
     """The host whose CPU runs the driver now (the kernel's per-CPU context)."""
-    if not _current:
+    h = CPU.host
+    if h is None:
         raise DriverBug(NO_CPU)
-    return _current[-1]
+    return h
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(serializable=True)
 class Slabs:
     """The page_frag / kmalloc caches a driver allocated from, by size; in_use sums them (teardown audit)."""
 
@@ -71,7 +89,7 @@ class Slabs:
         return sum(s.in_use for s in self.by_size.values())
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(serializable=True)
 class Host:
     """One simulation as the driver API sees it: memory, DMA API, skb heads, the stack and NAPI."""
 
@@ -84,13 +102,14 @@ class Host:
         self.cacheline = sim.sc.cost.cacheline
         self.coherent = sim.sc.cost.coherent
         self.slabs = Slabs()
-        self.maps: dict[int, Mapping] = {}           # dma_addr_t -> its latest mapping (live or unmapped)
-        self.owner: dict[int, Buf | FlipPage | Any] = {}    # mapping id -> the object it maps (moved by unmap)
-        self.frags: dict[tuple[int, int], Buf] = {}   # (page mapping id, offset) -> a posted pool fragment
+        self.maps: dict[int, Mapping] = {}           # map_key(dma_addr_t) -> its latest mapping (live or unmapped)
+        self.owner: dict[int, Any] = {}                # mapping id -> the object it maps: Buf, FlipPage, TX skb
+        self.frags: dict[int, Buf] = {}               # frag_key(page mapping id, offset) -> a posted pool fragment
         self.slab_of: dict[int, Slab] = {}             # an allocated data area's id -> its slab
         self.pools: list[PagePool] = []
         self.ids = 0
         self.napi: Any = None                          # the driver's napi_struct (models/driver/napi.py)
+        self.hdr_cost = 0
         self.frag = 0                                  # the size of the last page_pool fragment taken
         # napi_alloc_skb(): the head and the copy of the protocol headers, the same for every frame
         self.hdr_cost = sim.costs.kmalloc + Costs.copy(HEADERS, sim.costs.memcpy_gbs)
@@ -135,20 +154,24 @@ class Host:
 
     # -- the dma-debug table ---------------------------------------------------------------
     def remember(self, m: Mapping, owner: object) -> int:
-        self.maps[m.dma] = m
+        self.maps[map_key(m.dma)] = m
         self.owner[m.id] = owner
         return m.dma
+
+    def mapping(self, addr: int) -> Mapping | None:
+        """The latest mapping at exactly this bus address."""
+        return self.maps.get(map_key(addr))
 
     def find(self, addr: int, size: int = 1, exact: bool = False) -> Mapping | None:
         """The mapping at addr; unless `exact`, else the live one containing [addr, addr+size).
 
         An unmap is looked up exactly (check_unmap() uses bucket_find_exact()), a sync by
         containment (check_sync() uses bucket_find_contain())."""
-        m = self.maps.get(addr)
+        m = self.maps.get(map_key(addr))
         if m is not None or exact:
             return m
         for order in range(4):               # a page's mapping, page_pool_get_dma_addr(page) + offset
-            m = self.maps.get(addr & ~((4096 << order) - 1))
+            m = self.maps.get(map_key(addr & ~((4096 << order) - 1)))
             if m is not None and m.live and addr + size <= m.dma + m.size:
                 return m
         for m in self.dma.live.values():
@@ -157,34 +180,20 @@ class Host:
         return None
 
 
-@mypyc_attr(native_class=False)
-class _Outside(Host):
-    """The CPU when none runs a driver: any use of it is the driver's mistake, reported as such
-    (a Host that was never built: every attribute it is asked for raises)."""
-
-    def __init__(self) -> None:
-        pass
-
-    def __getattr__(self, name: str) -> Any:
-        raise DriverBug(NO_CPU)
-
-
-OUTSIDE: Final = _Outside()
-
-
 class Cpu:
-    """Which host runs the driver now: `host`, kept current by `enter`/`leave` (runtime.running())."""
+    """Which host runs the driver now: `host` (None outside a hook), kept by `enter`/`leave` (runtime.running())."""
 
     def __init__(self) -> None:
-        self.host: Host = OUTSIDE
+        self.host: Host | None = None
+        self.stack: list[Host] = []
 
     def enter(self, host: Host) -> None:
-        _current.append(host)
+        self.stack.append(host)
         self.host = host
 
     def leave(self) -> None:
-        _current.pop()
-        self.host = _current[-1] if _current else OUTSIDE
+        self.stack.pop()
+        self.host = self.stack[-1] if self.stack else None
 
 
 CPU: Final = Cpu()
@@ -199,19 +208,19 @@ def move(obj: Any, edge: int, rec: Recorder | None = None) -> None:
         bm = buf.m
         if bm is None or bm.tid[buf.st][edge] < 0:
             return
-        lifecycle_move(rec if rec is not None else CPU.host.rec, bm, buf, edge, "")
+        lifecycle_move(rec if rec is not None else this_cpu().rec, bm, buf, edge, "")
         return
     m = obj.m
     if m is None or m.tid[obj.st][edge] < 0:
         return
     if rec is None:
-        rec = CPU.host.rec
+        rec = this_cpu().rec
     lifecycle_move(rec, m, obj, edge, getattr(obj, "label", "") if rec.tracing else "")
 
 
 def count(call: str, cost: int | None = None, fmt: str = "", *args: object) -> None:
     """Account one kernel call on this CPU (its unit cost unless `cost` is given)."""
-    rec = CPU.host.rec
+    rec = this_cpu().rec
     cid = C[call]
     if cost is None:
         rec.cnt[cid] += 1

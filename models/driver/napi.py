@@ -15,7 +15,7 @@ arrays, as every driver does (bgmac's slots, atlantic's buff_ring).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -25,19 +25,24 @@ from ..lifecycle import MACHINE
 from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..skb import Skb
-from .host import CPU, DriverBug, move
+from .host import DriverBug, Host, frag_key, move, this_cpu
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..lifecycle import Tracked
     from ..ring import Ring
-    from .host import Host
 
-PP_FRAG = MACHINE["pp_frag"]
-FRAG_CARVED = PP_FRAG.sid["carved"]
-NAPI_POLL, NAPI_COMPLETE, TX_COMPLETE = C["napi_poll"], C["napi_complete_done"], C["tx_complete"]
-NAPI_CONSUME, DEV_KFREE = C["napi_consume_skb"], C["dev_kfree_skb"]
-E_POST, E_COMPLETE = E["post"], E["napi_complete_done"]
-E_TX_COMPLETE, E_NAPI_CONSUME, E_DEV_KFREE = E["tx_complete"], E["napi_consume_skb"], E["dev_kfree_skb"]
+PP_FRAG: Final = MACHINE["pp_frag"]
+FRAG_CARVED: Final = PP_FRAG.sid["carved"]
+NAPI_POLL: Final = C["napi_poll"]
+NAPI_COMPLETE: Final = C["napi_complete_done"]
+TX_COMPLETE: Final = C["tx_complete"]
+NAPI_CONSUME: Final = C["napi_consume_skb"]
+DEV_KFREE: Final = C["dev_kfree_skb"]
+E_POST: Final = E["post"]
+E_COMPLETE: Final = E["napi_complete_done"]
+E_TX_COMPLETE: Final = E["tx_complete"]
+E_NAPI_CONSUME: Final = E["napi_consume_skb"]
+E_DEV_KFREE: Final = E["dev_kfree_skb"]
 
 
 @mypyc_attr(native_class=False)
@@ -46,7 +51,7 @@ class Suspend(BaseException):
     with the budget it has left. A BaseException, so a driver's `except Exception` lets it through."""
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(serializable=True)
 class Napi:
     """struct napi_struct as the poll sees it (the model's NAPI instance is the host's)."""
 
@@ -84,7 +89,7 @@ class TxSkb:
         return f"<sk_buff {self.obj.label}>"
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(serializable=True)
 class RxRing:
     """The RX descriptor ring: `size` descriptors the device writes frames into, in order."""
 
@@ -118,12 +123,12 @@ class RxRing:
             buf.page = data
             buf.offset = off
             buf.map = pm
-            h.frags[(pm.id, off)] = buf
+            h.frags[frag_key(pm.id, off)] = buf
         else:
             buf = data.data if isinstance(data, Skb) else data
             if not isinstance(buf, Buf):
                 raise DriverBug(f"post(): {type(data).__name__} is no buffer")
-            m = h.maps.get(dma_addr)
+            m = h.mapping(dma_addr)
             if m is None or not m.live or buf.map is not m:
                 h.rec.violate("device-write-unmapped",
                               f"descriptor {i} points the device at bus address {dma_addr:#x}, which is not a "
@@ -168,7 +173,7 @@ class RxRing:
         return bool(self.hw.done[i])
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(serializable=True)
 class TxRing:
     """The TX ring the stack's skbs (TCP's ACKs) go out on; the driver reclaims what the device sent."""
 
@@ -193,7 +198,7 @@ class TxRing:
 
 
 def _free_tx(skb: TxSkb, in_napi: bool) -> None:
-    h = CPU.host
+    h = this_cpu()
     if skb.freed:
         h.rec.violate("use-after-free", f"{skb.obj.label}: the TX skb was freed twice (kfree_skb of a freed skb)",
                       skb.obj.label)
@@ -213,7 +218,7 @@ def napi_consume_skb(skb: Any, budget: int) -> None:
         _free_tx(skb, budget != 0)
         return
     if isinstance(skb, Skb) and skb.id:
-        CPU.host.sim.stack.free.free_skb(skb, head="napi" if budget else "slab", allow_direct=bool(budget))
+        this_cpu().sim.stack.free.free_skb(skb, head="napi" if budget else "slab", allow_direct=bool(budget))
         return
     raise DriverBug(f"napi_consume_skb(): {type(skb).__name__} is no sk_buff the stack gave you")
 
@@ -224,7 +229,7 @@ def dev_kfree_skb_any(skb: Any) -> None:
     if isinstance(skb, TxSkb):
         _free_tx(skb, False)
     elif isinstance(skb, Skb) and skb.id:
-        CPU.host.sim.stack.free.free_skb(skb, head="slab", allow_direct=False)
+        this_cpu().sim.stack.free.free_skb(skb, head="slab", allow_direct=False)
     else:
         skb_free_frag(skb)
 
@@ -236,7 +241,7 @@ def napi_gro_receive(napi: Napi, skb: Any) -> None:
         raise DriverBug(f"napi_gro_receive(): {type(skb).__name__} is no received sk_buff "
                         f"(build one with build_skb()/napi_build_skb() and skb_put(), or skb_put() the skb "
                         f"from netdev_alloc_skb())")
-    CPU.host.sim.stack.gro.napi_gro_receive(skb, True)
+    this_cpu().sim.stack.gro.napi_gro_receive(skb, True)
 
 
 def ieee80211_rx_napi(napi: Napi, skb: Any) -> None:
@@ -245,7 +250,7 @@ def ieee80211_rx_napi(napi: Napi, skb: Any) -> None:
     (hw, sta, skb, napi); the model keeps only the napi and the skb."""
     if not isinstance(skb, Skb) or not skb.id:
         raise DriverBug(f"ieee80211_rx_napi(): {type(skb).__name__} is no received sk_buff")
-    sim = CPU.host.sim
+    sim = this_cpu().sim
     if not sim.sc.wifi:
         raise DriverBug("ieee80211_rx_napi(): this device is no Wi-Fi device (use napi_gro_receive())")
     sim.stack.gro.rx(skb, True)
@@ -255,7 +260,7 @@ def netif_receive_skb(skb: Any) -> None:
     """net/core/dev.c netif_receive_skb(): hand a received skb to the stack at once, without GRO."""
     if not isinstance(skb, Skb) or not skb.id:
         raise DriverBug(f"netif_receive_skb(): {type(skb).__name__} is no received sk_buff")
-    CPU.host.sim.stack.netif.netif_receive_skb(skb)
+    this_cpu().sim.stack.netif.netif_receive_skb(skb)
 
 
 def napi_complete_done(napi: Napi, work_done: int) -> bool:
@@ -264,7 +269,7 @@ def napi_complete_done(napi: Napi, work_done: int) -> bool:
     also returns false under busy polling, or when an interrupt came during the poll and NAPI_STATE_MISSED
     reschedules it; the model has neither.) Called a second time in one poll the kernel warns once
     (WARN_ON_ONCE on NAPIF_STATE_SCHED) and goes on; the model reports it and refuses the second call."""
-    h = CPU.host
+    h = this_cpu()
     sim = h.sim
     rec = h.rec
     napi.complete_calls += 1
@@ -285,5 +290,5 @@ def napi_complete_done(napi: Napi, work_done: int) -> bool:
 def driver_irq_enable(napi: Napi) -> None:
     """The driver unmasks its RX interrupt (a register write of its own: bgmac_chip_intrs_on(), atlantic's
     hw_atl_b0_hw_irq_enable(), ...), after napi_complete_done() returned true."""
-    h = CPU.host
+    h = this_cpu()
     h.sim.link.rearm()

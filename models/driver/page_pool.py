@@ -14,21 +14,21 @@ skb_mark_for_recycle() and gives it back when it is freed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 from ..dma import BIDIRECTIONAL, FROM_DEVICE
 from ..page_pool import Page, PagePool
-from .host import CPU, DriverBug
+from .host import DriverBug, map_key, this_cpu
 
-PP_FLAG_DMA_MAP = 1 << 0          # include/net/page_pool/types.h
-PP_FLAG_DMA_SYNC_DEV = 1 << 1
-PP_FLAG_SYSTEM_POOL = 1 << 2
+PP_FLAG_DMA_MAP: Final = 1 << 0          # include/net/page_pool/types.h
+PP_FLAG_DMA_SYNC_DEV: Final = 1 << 1
+PP_FLAG_SYSTEM_POOL: Final = 1 << 2
 # The kernel's PP_FLAG_ALL also has PP_FLAG_ALLOW_UNREADABLE_NETMEM (BIT(3), device memory for
 # zero-copy RX since 6.12): the model has no such memory, so page_pool_create() refuses it.
-PP_FLAG_ALL = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV | PP_FLAG_SYSTEM_POOL
-EINVAL = 22
+PP_FLAG_ALL: Final = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV | PP_FLAG_SYSTEM_POOL
+EINVAL: Final = 22
 
 
 @mypyc_attr(native_class=False)
@@ -54,7 +54,7 @@ def page_pool_create(params: Any) -> PagePool:
     without PP_FLAG_DMA_MAP or without max_len. The model's pool always maps (every pool in the lessons
     does): creating one without PP_FLAG_DMA_MAP is refused here with a clear message.
     """
-    h = CPU.host
+    h = this_cpu()
     if not isinstance(params, PagePoolParams):
         raise DriverBug("page_pool_create() takes a PagePoolParams")
     if params.flags & ~PP_FLAG_ALL:
@@ -78,7 +78,7 @@ def page_pool_create(params: Any) -> PagePool:
 def page_pool_dev_alloc_frag(pool: Any, size: int) -> tuple[Page | None, int]:
     """include/net/page_pool/helpers.h page_pool_dev_alloc_frag(): (page, offset) of a size-byte fragment,
     or (None, 0); the size is rounded up to dma_get_cache_alignment() as page_pool_alloc_frag() does."""
-    h = CPU.host
+    h = this_cpu()
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_dev_alloc_frag(): the first argument is the pool page_pool_create() made")
     align = 1 if h.coherent else h.cacheline
@@ -94,9 +94,9 @@ def page_pool_get_dma_addr(page: Any) -> int:
     if not isinstance(page, Page) or page.map is None:
         raise DriverBug("page_pool_get_dma_addr(): not a page_pool page")
     m = page.map
-    h = CPU.host
-    if h.maps.get(m.dma) is not m:
-        h.maps[m.dma] = m
+    h = this_cpu()
+    if h.mapping(m.dma) is not m:
+        h.maps[map_key(m.dma)] = m
     return m.dma
 
 
@@ -116,8 +116,8 @@ def page_pool_destroy(pool: Any) -> None:
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_destroy(): not a page_pool")
     if pool.destroyed:
-        CPU.host.rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
+        this_cpu().rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
                                f"pool#{pool.id}")
         return
     pool.destroy()
-    pool_destroyed(CPU.host, pool)
+    pool_destroyed(this_cpu(), pool)

@@ -27,8 +27,8 @@ from ..rx_strategy import Strategy
 from ..sim import Sim
 from .dma_mapping import Device
 from .host import CPU, Host
-from .napi import Napi, RxRing, Suspend, TxRing
-from .netdev import NetDriver
+from .napi import Suspend
+from .netdev import NetDriver, attach
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..page_pool import PagePool
@@ -41,7 +41,7 @@ E_POLL, E_EXHAUSTED, E_RING_DEINIT = E["napi_poll"], E["repoll"], E["ring_deinit
 
 @contextmanager
 def running(host: Host) -> Iterator[None]:
-    """The driver's code runs on this host's CPU (CPU.host, this_cpu())."""
+    """The driver's code runs on this host's CPU (this_cpu())."""
     CPU.enter(host)
     try:
         yield
@@ -81,15 +81,11 @@ class DriverStrategy(OwnAttributes, Strategy):
 
     def __init__(self, sim: DriverSim, ring: Ring) -> None:
         self.sim = sim
-        self.host = sim.host = Host(sim)
+        sim.driver.dev = sim.device
+        self.host = sim.host = attach(sim, ring, sim.driver)
         self.ring = ring
         self.slab = self.host.slabs          # what the teardown audit counts (rx_buffers_in_use)
         self.opened = self.stopped = False
-        drv = sim.driver
-        drv.dev = sim.device
-        drv.rx_ring = RxRing(self.host, ring)
-        drv.tx_ring = TxRing(self.host)
-        drv.napi = self.host.napi = Napi(self.host)
 
     @property
     def frag(self) -> int:

@@ -13,7 +13,7 @@ The sk_buff heads come from the skbuff_cache slab or this CPU's NAPI cache
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
@@ -21,33 +21,42 @@ from ..lifecycle import MACHINE
 from ..rx_buffer import Buf
 from ..rx_strategy import HEADERS, SHINFO
 from ..skb import Skb
-from .host import CPU, DriverBug, count, move
+from .host import DriverBug, count, frag_key, move, this_cpu
 
-RX_BUFFER, PP_FRAG = MACHINE["rx_buffer"], MACHINE["pp_frag"]
-RX_FREE, FRAG_FILLED = RX_BUFFER.sid["free"], PP_FRAG.sid["filled"]
-SKB_PUT, NAPI_ALLOC_SKB, MARK = C["skb_put"], C["napi_alloc_skb"], C["skb_mark_for_recycle"]
-BUILD, NAPI_BUILD, SLAB_BUILD = C["build_skb"], C["napi_build_skb"], C["slab_build_skb"]
-E_SKB_PUT, E_BUILD, E_NAPI_BUILD, E_SLAB_BUILD, E_ADD_FRAG = (E["skb_put"], E["build_skb"], E["napi_build_skb"],
-                                                              E["slab_build_skb"], E["skb_add_rx_frag"])
-E_RX_DROPPED = E["rx_dropped"]
+RX_BUFFER: Final = MACHINE["rx_buffer"]
+PP_FRAG: Final = MACHINE["pp_frag"]
+RX_FREE: Final = RX_BUFFER.sid["free"]
+FRAG_FILLED: Final = PP_FRAG.sid["filled"]
+SKB_PUT: Final = C["skb_put"]
+NAPI_ALLOC_SKB: Final = C["napi_alloc_skb"]
+MARK: Final = C["skb_mark_for_recycle"]
+BUILD: Final = C["build_skb"]
+NAPI_BUILD: Final = C["napi_build_skb"]
+SLAB_BUILD: Final = C["slab_build_skb"]
+E_SKB_PUT: Final = E["skb_put"]
+E_BUILD: Final = E["build_skb"]
+E_NAPI_BUILD: Final = E["napi_build_skb"]
+E_SLAB_BUILD: Final = E["slab_build_skb"]
+E_ADD_FRAG: Final = E["skb_add_rx_frag"]
+E_RX_DROPPED: Final = E["rx_dropped"]
 
 
 def NET_SKB_PAD() -> int:
     """include/linux/skbuff.h: max(32, L1_CACHE_BYTES) of headroom in front of received data."""
-    return max(32, CPU.host.cacheline)
+    return max(32, this_cpu().cacheline)
 
 
 def SKB_DATA_ALIGN(x: int) -> int:
     """include/linux/skbuff.h: x rounded up to SMP_CACHE_BYTES."""
-    a = CPU.host.cacheline
+    a = this_cpu().cacheline
     return (x + a - 1) // a * a
 
 
-SKB_SHINFO_SIZE = SHINFO        # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on 64-bit
+SKB_SHINFO_SIZE: Final = SHINFO        # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on 64-bit
 
 
 def _alloc(kind: str, size: Any, call: str) -> Buf:
-    h = CPU.host
+    h = this_cpu()
     if not isinstance(size, int) or size <= 0:
         raise DriverBug(f"{call}({size!r}): the size must be a positive number of bytes")
     slab = h.slab(size)
@@ -76,7 +85,7 @@ def kmalloc(size: Any) -> Buf:
 def netdev_alloc_skb(dev: Any, length: int) -> Skb:
     """net/core/skbuff.c __netdev_alloc_skb(): an sk_buff and a data area of NET_SKB_PAD + length bytes
     (plus skb_shared_info), skb->data after the headroom. dma_map_single(dev, skb, ...) maps skb->data."""
-    h = CPU.host
+    h = this_cpu()
     size = SKB_DATA_ALIGN(NET_SKB_PAD() + length) + SKB_SHINFO_SIZE
     buf = _alloc("skb", size, "netdev_alloc_skb")
     buf.head = h.heads.alloc_slab()
@@ -88,7 +97,7 @@ def netdev_alloc_skb(dev: Any, length: int) -> Skb:
 def skb_free_frag(data: Any) -> None:
     """include/linux/skbuff.h skb_free_frag() (page_frag_free), or kfree() / kfree_skb() for the other kinds:
     a data area that never carried a frame goes back (a failed map, the ring freed at stop)."""
-    h = CPU.host
+    h = this_cpu()
     skb = data if isinstance(data, Skb) else None
     buf = data.data if skb is not None else data
     if not isinstance(buf, Buf) or buf.kind not in ("frag", "skb", "kmalloc"):
@@ -121,7 +130,7 @@ def cpu_reads(h: Any, buf: Buf) -> None:
 
 
 def _new_skb(data: Buf, head: Any, call: int, edge: int, frag_size: int) -> Skb:
-    h = CPU.host
+    h = this_cpu()
     cpu_reads(h, data)
     rec = h.rec
     rec.cnt[call] += 1
@@ -146,15 +155,15 @@ def build_skb(data: Any, frag_size: int) -> Skb:
     with frag_size 0 still works but warns once); the model takes this call as that one."""
     buf = _received(data, "build_skb")
     if buf.kind == "kmalloc":
-        return _new_skb(buf, CPU.host.heads.alloc_slab(), SLAB_BUILD, E_SLAB_BUILD, frag_size)
-    return _new_skb(buf, CPU.host.heads.alloc_slab(), BUILD, E_BUILD, frag_size)
+        return _new_skb(buf, this_cpu().heads.alloc_slab(), SLAB_BUILD, E_SLAB_BUILD, frag_size)
+    return _new_skb(buf, this_cpu().heads.alloc_slab(), BUILD, E_BUILD, frag_size)
 
 
 def napi_build_skb(data: Any, frag_size: int) -> Skb:
     """net/core/skbuff.c napi_build_skb(): as build_skb(), the sk_buff popped from this CPU's NAPI cache
     (napi_skb_cache_get(), refilled in bulk). Only in NAPI context: from the poll."""
     buf = _received(data, "napi_build_skb")
-    return _new_skb(buf, CPU.host.heads.alloc_napi(), NAPI_BUILD, E_NAPI_BUILD, frag_size)
+    return _new_skb(buf, this_cpu().heads.alloc_napi(), NAPI_BUILD, E_NAPI_BUILD, frag_size)
 
 
 def skb_put(skb: Any, length: int) -> None:
@@ -164,7 +173,7 @@ def skb_put(skb: Any, length: int) -> None:
         raise DriverBug(f"skb_put(): {type(skb).__name__} is no sk_buff")
     skb.len += length
     if skb.id == 0:
-        h = CPU.host
+        h = this_cpu()
         rec = h.rec
         data = skb.data
         cpu_reads(h, data)
@@ -179,7 +188,7 @@ def skb_put(skb: Any, length: int) -> None:
 def napi_alloc_skb(napi: Any, length: int) -> Skb:
     """net/core/skbuff.c napi_alloc_skb(): a small skb in NAPI context for the headers the driver copies
     (atlantic's __aq_ring_rx_clean()); the model's cost includes that copy of the protocol headers."""
-    h = CPU.host
+    h = this_cpu()
     rec = h.rec
     h.ids += 1
     hdr = Buf(h.ids, -1, length, None, 0, "hdr")
@@ -196,11 +205,11 @@ def napi_alloc_skb(napi: Any, length: int) -> Skb:
 
 def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: int) -> None:
     """include/linux/skbuff.h skb_add_rx_frag(): attach [off, off+size) of a page as frag i."""
-    h = CPU.host
+    h = this_cpu()
     if not isinstance(skb, Skb):
         raise DriverBug(f"skb_add_rx_frag(): {type(skb).__name__} is no sk_buff")
     pm = getattr(page, "map", None)
-    buf = h.frags.pop((pm.id, off), None) if pm is not None else None
+    buf = h.frags.pop(frag_key(pm.id, off), None) if pm is not None else None
     if buf is None:
         raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
                         f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
@@ -213,7 +222,7 @@ def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: 
 def skb_mark_for_recycle(skb: Any) -> None:
     """include/linux/skbuff.h skb_mark_for_recycle(): skb->pp_recycle = 1, so freeing the skb returns its
     page_pool pages to their pool (napi_pp_put_page) instead of put_page()."""
-    rec = CPU.host.rec
+    rec = this_cpu().rec
     rec.cnt[MARK] += 1
     if rec.tracing:
         rec.emit(MARK, 0, "head#%s", (skb.head.id,))
@@ -221,7 +230,7 @@ def skb_mark_for_recycle(skb: Any) -> None:
 
 def netdev_rx_dropped(dev: Any, data: Any) -> None:
     """The driver had no replacement buffer: netdev stats rx_dropped++, and the same buffer goes back."""
-    h = CPU.host
+    h = this_cpu()
     buf = data.data if isinstance(data, Skb) else data
     h.rec.call(C["rx_dropped"], 0, "buf#%s|no replacement buffer: the frame is dropped", buf.id)
     move(buf, E_RX_DROPPED)

@@ -8,7 +8,7 @@ little. Prints the median of R runs per variant; `all` runs every lesson variant
 `--build pure|compiled|both` picks the model's build (models/native.py; default:
 what runs here); with both, the runs alternate, so a busy neighbour weighs on
 both alike. tests/bench/instructions.py gives a figure that load does not move.
-`--driver` also runs each variant's reference driver of the driver API (viz/exercises/solutions,
+`--driver` also runs each variant's reference driver of the driver API (models/drivers,
 through models.driver.runtime.DriverSim) on the same scenario, for the one-copy question of
 issue 20: what writing the model's strategies with the driver API would cost.
 Not a test: nothing here asserts a time.
@@ -48,9 +48,8 @@ import time
 from models.lesson import find_lesson
 from models.driver.runtime import DriverSim
 from viz.exercises.catalog import EXERCISES
-from importlib import import_module
 ex = next(e for e in EXERCISES if (e.lesson, e.variant) == (sys.argv[1], sys.argv[2]))
-driver = import_module("viz.exercises.solutions." + ex.solution).Driver()
+driver = ex.solution_driver()()
 sim = DriverSim(driver, find_lesson(sys.argv[1]).params_for(sys.argv[2]))
 sim.run_frames(int(sys.argv[3]))
 print(sim.processed, time.process_time())

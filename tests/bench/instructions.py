@@ -11,7 +11,7 @@ roughly the machine's instructions per second over this figure, so it is the
 number to watch between two versions of the model on a busy machine.
 
 `--driver` also counts the variant's reference driver of the driver API (the exercise's,
-viz/exercises/solutions, through models.driver.runtime.DriverSim) on the same scenario.
+models/drivers, through models.driver.runtime.DriverSim) on the same scenario.
 
 Needs valgrind (Debian's package). Not a test: nothing here asserts.
 """
@@ -49,12 +49,11 @@ import sys
 import models.native
 if models.native.PROBLEM:             # RXVIZ_MODEL=compiled on a stale or missing build runs pure: never count that
     sys.exit(models.native.PROBLEM)
-from importlib import import_module
 from models.lesson import find_lesson
 from models.driver.runtime import DriverSim
 from viz.exercises.catalog import EXERCISES
 ex = next(e for e in EXERCISES if (e.lesson, e.variant) == (sys.argv[1], sys.argv[2]))
-driver = import_module("viz.exercises.solutions." + ex.solution).Driver()
+driver = ex.solution_driver()()
 sim = DriverSim(driver, find_lesson(sys.argv[1]).params_for(sys.argv[2]))
 sim.run_frames(2000)
 start = sim.processed

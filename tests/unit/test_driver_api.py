@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
@@ -23,7 +22,7 @@ def test_a_reference_driver_reproduces_its_lesson_variant(ex):
     gold = json.loads((GOLDEN / f"{ex.lesson}.json").read_text())
     want = gold["variants"][ex.variant]
     frames = gold["frames"]
-    drv = importlib.import_module(f"viz.exercises.solutions.{ex.solution}").Driver()
+    drv = ex.solution_driver()()
     sim = DriverSim(drv, variant_params(shipped_lesson(ex.lesson), ex.variant))
     sim.run_frames(warmup(frames))
     sim.mark()
@@ -40,8 +39,8 @@ def test_a_stop_between_two_frames_mid_poll_changes_nothing():
     """The model stops the driver's poll between two frames and calls it again: same result as one run."""
     ex = EXERCISES[0]
     prm = variant_params(shipped_lesson(ex.lesson), ex.variant)
-    mod = importlib.import_module(f"viz.exercises.solutions.{ex.solution}")
-    one, many = DriverSim(mod.Driver(), prm), DriverSim(mod.Driver(), prm)
+    cls = ex.solution_driver()
+    one, many = DriverSim(cls(), prm), DriverSim(cls(), prm)
     one.run_frames(700)
     for _ in range(70):
         many.run_frames(10)          # budget 64: most stops fall inside a poll

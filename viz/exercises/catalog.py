@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import resources
+from importlib import import_module, resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from models.driver.netdev import NetDriver
 
 
 @dataclass(frozen=True)
@@ -13,7 +18,7 @@ class Exercise:
     variant: str              # the lesson variant whose scenario the driver runs, and whose figures it must reach
     title: str
     task: str                 # what you will write, one line
-    solution: str             # module under viz.exercises.solutions
+    solution: str             # the reference driver: its module under models.drivers (the lesson runs it too)
     skeleton: str             # file under viz/exercises/skeletons
     hints: dict[str, str] = field(default_factory=dict)     # failure kind -> the hint for it
     coherent_limit: int = 0   # the model's firmware crashes on coherent memory above 2**coherent_limit (0: no limit)
@@ -22,8 +27,14 @@ class Exercise:
         return resources.files("viz.exercises").joinpath("skeletons", self.skeleton).read_text(encoding="utf-8")
 
     def solution_text(self) -> str:
-        return resources.files("viz.exercises").joinpath("solutions", self.solution + ".py").read_text(
-            encoding="utf-8")
+        """The reference driver's source, the file the model runs (compiled or not), not a copy."""
+        drivers = import_module("models.drivers")      # when asked: the CLI checks which `models` it runs first
+        return (Path(str(drivers.__file__)).parent / f"{self.solution}.py").read_text(encoding="utf-8")
+
+    def solution_driver(self) -> type[NetDriver]:
+        """The reference driver's class."""
+        cls: type[NetDriver] = import_module(f"models.drivers.{self.solution}").Driver
+        return cls
 
 
 # Hints every exercise shares, by failure kind; an exercise may say it better for its own case.

@@ -23,7 +23,7 @@ from typing import Any
 
 import models.driver as api
 from models.driver import napi as napi_mod
-from models.driver.host import DMA_MAPPING_ERROR, _current
+from models.driver.host import CPU, DMA_MAPPING_ERROR
 from models.driver.netdev import NetDriver
 from models.lesson import find_lesson
 from models.runner import variant_params, warmup
@@ -54,7 +54,8 @@ class Sites:
     def wrap(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         @functools.wraps(fn)
         def call(*args: Any, **kw: Any) -> Any:
-            rec = _current[-1].rec if _current else None
+            host = CPU.host
+            rec = host.rec if host is not None else None
             n0 = rec.violations.total if rec is not None else 0
             out = fn(*args, **kw)
             if rec is not None:
@@ -173,7 +174,7 @@ def main(argv: list[str]) -> int:
     result["dma_mask"] = sim.device.dma_mask.bit_length()
     pools = sim.host.pools
     result["pool"] = ({"destroyed": pools[0].destroyed, "inflight": pools[0].inflight()} if pools else None)
-    _, ref = run(ex, importlib.import_module(f"viz.exercises.solutions.{ex.solution}").Driver, frames)
+    _, ref = run(ex, ex.solution_driver(), frames)
     result["reference"] = ref
     print(json.dumps(result))
     return 0

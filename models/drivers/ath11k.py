@@ -12,14 +12,34 @@ without a netdev).
 
 from __future__ import annotations  # the struct fields below name types only the checker imports
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from models.driver import *  # noqa: F403
+# the kernel's names this driver uses (a learner's file may take them all: from models.driver import *)
+from models.driver import (
+    DMA_BIT_MASK,
+    DMA_FROM_DEVICE,
+    DMA_TO_DEVICE,
+    Device,
+    Napi,
+    NetDriver,
+    dev_kfree_skb_any,
+    dma_map_single,
+    dma_mapping_error,
+    dma_set_coherent_mask,
+    dma_set_mask,
+    dma_unmap_single,
+    driver_irq_enable,
+    ieee80211_rx_napi,
+    napi_complete_done,
+    netdev_alloc_skb,
+    netdev_rx_dropped,
+    skb_put,
+)
 
 if TYPE_CHECKING:
     from models.skb import Skb  # struct sk_buff
 
-RX_BUF_SIZE = 2176            # DP_RX_BUFFER_SIZE + DP_RX_BUFFER_ALIGN_SIZE (2048 + 128), as ath11k allocates
+RX_BUF_SIZE: Final = 2176     # DP_RX_BUFFER_SIZE + DP_RX_BUFFER_ALIGN_SIZE (2048 + 128), as ath11k allocates
 
 
 class Driver(NetDriver):
@@ -84,7 +104,8 @@ class Driver(NetDriver):
             got = self.rx_ring.next_rx(napi)
             if got is None:
                 break
-            self.rx_frame(napi, *got)
+            i, length = got
+            self.rx_frame(napi, i, length)
             work_done += 1
         if work_done < budget and napi_complete_done(napi, work_done):
             driver_irq_enable(napi)

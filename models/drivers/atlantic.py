@@ -11,15 +11,41 @@ for recycling, so freeing it returns the fragment to the pool.
 
 from __future__ import annotations  # the struct fields below name types only the checker imports
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from models.driver import *  # noqa: F403
+# the kernel's names this driver uses (a learner's file may take them all: from models.driver import *)
+from models.driver import (
+    DMA_BIT_MASK,
+    DMA_FROM_DEVICE,
+    DMA_TO_DEVICE,
+    PP_FLAG_DMA_MAP,
+    Device,
+    Napi,
+    NetDriver,
+    PagePoolParams,
+    dev_kfree_skb_any,
+    dma_set_mask_and_coherent,
+    dma_sync_single_range_for_cpu,
+    dma_sync_single_range_for_device,
+    dma_unmap_single,
+    driver_irq_enable,
+    napi_alloc_skb,
+    napi_complete_done,
+    napi_gro_receive,
+    page_pool_create,
+    page_pool_destroy,
+    page_pool_dev_alloc_frag,
+    page_pool_get_dma_addr,
+    page_pool_put_full_page,
+    skb_add_rx_frag,
+    skb_mark_for_recycle,
+)
 
 if TYPE_CHECKING:
     from models.page_pool import Page, PagePool  # struct page, struct page_pool
 
-RX_BUF_SIZE = 2048            # AQ_CFG_RX_FRAME_MAX
-AQ_CFG_RX_HDR_SIZE = 256
+RX_BUF_SIZE: Final = 2048     # AQ_CFG_RX_FRAME_MAX
+AQ_CFG_RX_HDR_SIZE: Final = 256
 
 
 class Driver(NetDriver):
@@ -79,7 +105,8 @@ class Driver(NetDriver):
             got = self.rx_ring.next_rx(napi)
             if got is None:
                 break
-            self.rx_frame(napi, *got)
+            i, length = got
+            self.rx_frame(napi, i, length)
             work_done += 1
         if work_done < budget and napi_complete_done(napi, work_done):
             driver_irq_enable(napi)

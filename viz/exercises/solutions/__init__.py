@@ -1,1 +1,0 @@
-"""Reference drivers of the exercises: each is the driver the lesson's variant runs, written with the API."""
