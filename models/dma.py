@@ -37,9 +37,9 @@ from .calls import CALL_ID as C
 from .iommu import FQ_TIMEOUT_NS, Iommu
 from .lifecycle import EDGE_ID as E
 from .lifecycle import MACHINE, Tracked
-from .memory import FOUR_GiB
+from .memory import FOUR_GiB, copy_ps
 from .scenario import Costs, Scenario
-from .swiotlb import Bounce, Swiotlb
+from .swiotlb import Swiotlb
 
 TO_DEVICE: Final = "to_device"
 FROM_DEVICE: Final = "from_device"
@@ -73,6 +73,24 @@ E_IOMMU_MAP: Final = E["iommu_map"]
 E_IOMMU_UNMAP: Final = E["iommu_unmap"]
 E_IOTLB_SYNC: Final = E["iotlb_sync"]
 E_FQ_FLUSH: Final = E["fq_flush_iotlb"]
+
+
+# The checker's messages as %-formats: Recorder.report() builds one only when the report is kept
+# or traced, so a fault that fires every frame formats nothing past the first reports.
+MAP_OBJ: Final = "map#%s"
+DOUBLE_UNMAP: Final = ("DMA-API: device driver tries to free DMA memory it has not allocated "
+                       "[device address=%#018x] [size=%s bytes]")
+WRONG_SIZE: Final = ("DMA-API: device driver frees DMA memory with different size "
+                     "[device address=%#018x] [map size=%s bytes] [unmap size=%s bytes]")
+WRONG_DIR_UNMAP: Final = ("DMA-API: device driver frees DMA memory with different direction "
+                          "[device address=%#018x] [size=%s bytes] [mapped with %s] [unmapped with %s]")
+WRONG_DIR_SYNC: Final = ("DMA-API: device driver syncs DMA memory with different direction "
+                         "[device address=%#018x] [size=%s bytes] [mapped with %s] [synced with %s]")
+SYNC_NOT_ALLOCATED: Final = ("DMA-API: device driver tries to sync DMA memory it has not allocated "
+                             "[device address=%#018x] [size=%s bytes]")
+WROTE_BEYOND: Final = ("the device wrote %s bytes at offset %s of a %s-byte mapping "
+                       "[device address=%#018x]: %s bytes past its end")
+CPU_READ: Final = "CPU reads %s while the device still owns it (no dma_sync_single_for_cpu or dma_unmap first)"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -158,16 +176,25 @@ class DmaApi:
         self.debug_quota = self.debug_num = sc.dma_debug_num_errors
         self.error_count = 0
         self.errors_printed = 0
+        self.read_fmts: dict[str, str] = {}     # cpu_read()'s message format for each `what` format
 
     # -- helpers -------------------------------------------------------------
     def debug_error(self, name: str, message: str, obj: str = "") -> None:
         """err_printk(): count the error; print it while num_errors lasts (or with all_errors)."""
+        self.rec.violate(name, message, obj, self._err_printk())
+
+    def _err_printk(self) -> bool:
+        """err_printk()'s accounting: count the error; whether it is printed (num_errors left, or all_errors)."""
         self.error_count += 1
         printed = self.debug_all or self.debug_quota > 0
         if not self.debug_all and self.debug_quota > 0:
             self.debug_quota -= 1
         self.errors_printed += printed
-        self.rec.violate(name, message, obj, printed)
+        return printed
+
+    def _debug_report(self, name: str, fmt: str, args: tuple[Any, ...], m: Mapping) -> None:
+        """debug_error() about mapping m, its message fmt % args built only when kept or traced."""
+        self.rec.report(name, fmt, args, MAP_OBJ, m.id, self._err_printk())
 
     def debug_state(self) -> dict[str, object]:
         """What /sys/kernel/debug/dma-api/ would show: the settings, error_count, and how many were printed."""
@@ -180,12 +207,14 @@ class DmaApi:
 
     def _bounce(self, m: Mapping, nbytes: int, back: bool) -> None:
         rec = self.rec
-        rec.call(BOUNCE, Costs.copy(nbytes, self.bounce_gbs), "map#%s|%s bytes %s", m.id, nbytes,
-                 "back to the original" if back else "to bounce buffer")
+        cost = rec.add(BOUNCE, copy_ps(nbytes, self.bounce_gbs))
+        if rec.tracing:
+            rec.emit(BOUNCE, cost, "map#%s|%s bytes %s",
+                     (m.id, nbytes, "back to the original" if back else "to bounce buffer"))
         rec.bounce_bytes += nbytes
         sw = self.swiotlb
         assert sw is not None             # only a mapping with a slot bounces
-        sw.last = Bounce(m.phys, sw.addr(m.slot), nbytes, back)
+        sw.bounced(m.phys, m.slot, nbytes, back)
         if m.run is not None:
             m.run.go(rec, E_BOUNCE)
 
@@ -214,21 +243,23 @@ class DmaApi:
                 run = self._run(slot)
                 target = self.swiotlb.addr(slot)
             dma, pages = self.iommu.map(target, size)
-            rec.call(IOMMU_MAP, -1, "map#%s|iova %#x pages %s", mid, dma, pages)
-            iova = Tracked(IOVA, f"iova {dma & ~4095:#x}")
+            cost = rec.add(IOMMU_MAP)
+            if rec.tracing:
+                rec.emit(IOMMU_MAP, cost, "map#%s|iova %#x pages %s", (mid, dma, pages))
+            iova = Tracked(IOVA, "iova %#x", dma & ~4095)
             iova.go(rec, E_IOMMU_MAP)
         elif not self.force_bounce and phys + size - 1 <= self.mask:
             dma = phys                 # dma-direct: the bus address is the physical address
             if self.lying and phys + size - 1 > self.real_mask:
                 self.signals.fault_hit("mask-violation")     # the true mask would have bounced it
         else:                          # forced, or the buffer ends beyond the mask: bounce it
-            if self.swiotlb is not None and "mask-violation" not in self.faults:
+            if self.swiotlb is not None and not self.lying:
                 slot = self._take_slots(size, mid)
                 if slot < 0:
                     return None
                 run = self._run(slot)
                 target = self.swiotlb.addr(slot)
-            elif self.swiotlb is None and "mask-violation" not in self.faults:
+            elif self.swiotlb is None and not self.lying:
                 rec.warn("dma-mapping-error",
                          f"DMA addr {phys:#x}+{size} overflow (mask {self.mask:#x}) and no SWIOTLB")
                 return None
@@ -252,7 +283,7 @@ class DmaApi:
 
     def _run(self, slot: int) -> Tracked:
         """The slots swiotlb_tbl_map_single() just took, as an object of the swiotlb_slot machine."""
-        run = Tracked(SLOTS, f"slot {slot}")
+        run = Tracked(SLOTS, "slot %d", slot)
         run.go(self.rec, E_TBL_MAP)
         return run
 
@@ -260,10 +291,13 @@ class DmaApi:
         sw = self.swiotlb
         assert sw is not None
         slot = sw.find(size)
-        self.rec.call(TBL_MAP, -1, "map#%s|%s slot(s) at %s", mid, sw.slots_for(size),
-                      slot if slot >= 0 else "none: buffer is full")
+        rec = self.rec
+        cost = rec.add(TBL_MAP)
+        if rec.tracing:
+            rec.emit(TBL_MAP, cost, "map#%s|%s slot(s) at %s",
+                     (mid, sw.slots_for(size), slot if slot >= 0 else "none: buffer is full"))
         if slot < 0:
-            self.rec.warn("swiotlb-full",
+            rec.warn("swiotlb-full",
                           f"swiotlb buffer is full (sz: {size} bytes), total {sw.nslabs} (slots), "
                           f"used {sw.used_slots} (slots)")
         return slot
@@ -276,30 +310,26 @@ class DmaApi:
         if rec.tracing:
             rec.emit(call, rec.unit[call], "map#%s|dma %#x len %s %s", (m.id, m.dma, size, dir))
         if not m.live:
-            self.debug_error("double-unmap",
-                             f"DMA-API: device driver tries to free DMA memory it has not allocated "
-                             f"[device address={m.dma:#018x}] [size={size} bytes]", f"map#{m.id}")
+            self._debug_report("double-unmap", DOUBLE_UNMAP, (m.dma, size), m)
             return
         # check_unmap() reports the size first, then the direction, each with the device address
         if size != m.size:
-            self.debug_error("wrong-size",
-                             f"DMA-API: device driver frees DMA memory with different size "
-                             f"[device address={m.dma:#018x}] [map size={m.size} bytes] [unmap size={size} bytes]",
-                             f"map#{m.id}")
+            self._debug_report("wrong-size", WRONG_SIZE, (m.dma, m.size, size), m)
         if dir != m.dir:
-            self.debug_error("wrong-direction",
-                             f"DMA-API: device driver frees DMA memory with different direction "
-                             f"[device address={m.dma:#018x}] [size={size} bytes] "
-                             f"[mapped with {dir_name(m.dir)}] [unmapped with {dir_name(dir)}]", f"map#{m.id}")
+            self._debug_report("wrong-direction", WRONG_DIR_UNMAP, (m.dma, size, dir_name(m.dir), dir_name(dir)), m)
         io = self.iommu
         if io is not None and m.pages:
-            rec.call(IOMMU_UNMAP, -1, "map#%s", m.id)
+            cost = rec.add(IOMMU_UNMAP)
+            if rec.tracing:
+                rec.emit(IOMMU_UNMAP, cost, MAP_OBJ, (m.id,))
             iova = m.iova
             assert iova is not None
             iova.go(rec, E_IOMMU_UNMAP)
             flush = io.unmap(m.dma, m.pages)
             if io.strict:
-                rec.call(IOTLB_SYNC, -1, "map#%s|strict: invalidate and wait", m.id)
+                cost = rec.add(IOTLB_SYNC)
+                if rec.tracing:
+                    rec.emit(IOTLB_SYNC, cost, "map#%s|strict: invalidate and wait", (m.id,))
                 iova.go(rec, E_IOTLB_SYNC)
             else:
                 self.fq.append(iova)
@@ -313,7 +343,9 @@ class DmaApi:
             # BIDIRECTIONAL copy back, TO_DEVICE does not, whatever the mapping was made with
             if dir != TO_DEVICE and not skip_cpu_sync:
                 self._bounce(m, m.size, True)
-            rec.call(TBL_UNMAP, -1, "map#%s", m.id)
+            cost = rec.add(TBL_UNMAP)
+            if rec.tracing:
+                rec.emit(TBL_UNMAP, cost, MAP_OBJ, (m.id,))
             assert self.swiotlb is not None and m.run is not None
             m.run.go(rec, E_TBL_UNMAP)
             self.swiotlb.release(m.slot, m.bsize)
@@ -339,22 +371,18 @@ class DmaApi:
     def _check_range(self, m: Mapping, offset: int, length: int) -> None:
         """A sync that runs past its mapping's end: check_sync() looks for an entry that contains the
         whole synced range (bucket_find_contain()), finds none, and reports what it looks up."""
-        self.debug_error("sync-beyond-mapping",
-                         f"DMA-API: device driver tries to sync DMA memory it has not allocated "
-                         f"[device address={m.dma + offset:#018x}] [size={length} bytes]", f"map#{m.id}")
+        self._debug_report("sync-beyond-mapping", SYNC_NOT_ALLOCATED, (m.dma + offset, length), m)
 
     def _sync_unmapped(self, m: Mapping, length: int) -> None:
         """A sync of a mapping already unmapped: check_sync() finds no entry. Nothing is copied:
         swiotlb_bounce() finds no original address for a released slot (INVALID_PHYS_ADDR)."""
-        self.debug_error("sync-unmapped",
-                         f"DMA-API: device driver tries to sync DMA memory it has not allocated "
-                         f"[device address={m.dma:#018x}] [size={length} bytes]", f"map#{m.id}")
+        self._debug_report("sync-unmapped", SYNC_NOT_ALLOCATED, (m.dma, length), m)
 
-    def device_wrote_beyond(self, m: Mapping, offset: int, length: int, where: str) -> None:
-        """The device wrote offset+length bytes into a mapping of m.size: reported, never silent."""
-        self.rec.violate("dma-beyond-mapping",
-                         f"the device wrote {length} bytes at offset {offset} of a {m.size}-byte mapping "
-                         f"[device address={m.dma:#018x}]: {offset + length - m.size} bytes past its end", where)
+    def device_wrote_beyond(self, m: Mapping, offset: int, length: int, where: str, where_id: int = -1) -> None:
+        """The device wrote offset+length bytes into a mapping of m.size: reported, never silent.
+        `where` names the place, or is a %-format of the number where_id ("desc %s")."""
+        self.rec.report("dma-beyond-mapping", WROTE_BEYOND, (length, offset, m.size, m.dma, offset + length - m.size),
+                        where, None if where_id < 0 else where_id)
 
     def sync_for_cpu(self, m: Mapping, offset: int, length: int, dir: str | None = None) -> None:
         rec = self.rec
@@ -369,10 +397,8 @@ class DmaApi:
             self._check_range(m, offset, length)    # no entry found: check_sync() checks nothing more
         # check_sync() accepts any direction on a BIDIRECTIONAL mapping
         elif dir is not None and dir != m.dir and m.dir != BIDIRECTIONAL:
-            self.debug_error("wrong-direction",
-                             f"DMA-API: device driver syncs DMA memory with different direction "
-                             f"[device address={m.dma + offset:#018x}] [size={m.size} bytes] "
-                             f"[mapped with {dir_name(m.dir)}] [synced with {dir_name(dir)}]", f"map#{m.id}")
+            self._debug_report("wrong-direction", WRONG_DIR_SYNC,
+                               (m.dma + offset, m.size, dir_name(m.dir), dir_name(dir)), m)
         if m.slot >= 0 and (dir or m.dir) != TO_DEVICE:
             self._bounce(m, length, True)
         elif not self.coherent:
@@ -397,9 +423,20 @@ class DmaApi:
         m.cpu_owned = False
 
     # -- checks --------------------------------------------------------------------
-    def cpu_read(self, m: Mapping | None, what: str) -> None:
-        """The driver is about to read a buffer: it must own it (synced or unmapped)."""
+    def cpu_read(self, m: Mapping | None, what: str, what_id: int = -1) -> None:
+        """The driver is about to read a buffer: it must own it (synced or unmapped).
+
+        `what` names what it reads, or is a %-format of the number what_id ("the frame in buf#%s"):
+        the message is built only when the report is kept or traced."""
         if m is not None and m.live and not m.cpu_owned:
-            self.rec.violate("no-sync-for-cpu",
-                             f"CPU reads {what} while the device still owns it "
-                             f"(no dma_sync_single_for_cpu or dma_unmap first)", f"map#{m.id}")
+            if what_id < 0:
+                self.rec.report("no-sync-for-cpu", CPU_READ, (what,), MAP_OBJ, m.id)
+            else:
+                self.rec.report("no-sync-for-cpu", self._read_fmt(what), (what_id,), MAP_OBJ, m.id)
+
+    def _read_fmt(self, what: str) -> str:
+        """CPU_READ around a format `what` (one per call site, made once)."""
+        fmt = self.read_fmts.get(what)
+        if fmt is None:
+            fmt = self.read_fmts[what] = CPU_READ % what       # CPU_READ's own text has no other %
+        return fmt

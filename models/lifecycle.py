@@ -151,20 +151,30 @@ if not COMPILED:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Tracked(Stateful):
-    """An object that is nothing but its place in a machine: a NAPI instance, a slot run, an IOVA range."""
-    __slots__ = ("m", "label")
+    """An object that is nothing but its place in a machine: a NAPI instance, a slot run, an IOVA range.
 
-    def __init__(self, m: Machine, label: str) -> None:
+    Its label is built when it is read (a trace line, a view), not when the object is made: a
+    bounced map makes one of these a frame, and nobody reads the label of an untraced run's.
+    `label` is the whole label, or a %-format of the one number `num` ("slot %d", "iova %#x").
+    """
+    __slots__ = ("m", "fmt", "num")
+
+    def __init__(self, m: Machine, label: str, num: int = -1) -> None:
         self.m = m
         self.st = 0               # the machine's initial state
-        self.label = label
+        self.fmt = label
+        self.num = num
+
+    @property
+    def label(self) -> str:
+        return self.fmt % self.num if self.num >= 0 else self.fmt
 
     # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
     def __getstate__(self) -> tuple[object, ...]:
-        return (self.m, self.st, self.label)
+        return (self.m, self.st, self.fmt, self.num)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.m, self.st, self.label = state
+        self.m, self.st, self.fmt, self.num = state
 
     @property
     def state(self) -> str:
@@ -174,7 +184,7 @@ class Tracked(Stateful):
         return self.label
 
     def go(self, rec: Recorder, edge: int) -> bool:
-        return move(rec, self.m, self, edge, self.label)
+        return move(rec, self.m, self, edge)      # a traced or illegal move names it by tag()
 
     def set(self, state: str) -> None:
         self.st = self.m.sid[state]

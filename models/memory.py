@@ -36,6 +36,30 @@ PCI_HOLE_START: Final = 3 * GiB      # low RAM ends here on a typical x86 PC
 FOUR_GiB = 4 * GiB
 
 
+def copy_ps(nbytes: int, gbs: float) -> int:
+    """A memcpy of nbytes at gbs GB/s, in ps (one rounding per copy, so sums are exact).
+
+    Here, in a module the compiled build compiles, so that a copy on the hot path (a SWIOTLB
+    bounce, the reader's copy to user space) is a native call; `Costs.copy` is this function.
+    """
+    return rint(nbytes * 1000 / gbs)            # bytes / (GB/s) is ns; 1000 ps a ns
+
+
+def rint(x: float) -> int:
+    """int(round(x)): to the nearest integer, half to even, as Python rounds.
+
+    Native arithmetic when compiled, where round() is a generic call to the builtin. For x >= 0,
+    int(x) is its floor n, and x - n its fraction exactly (n <= x < n + 1), so the tie test is exact.
+    """
+    if x < 0:
+        return int(round(x))
+    n = int(x)
+    frac = x - n
+    if frac > 0.5 or (frac == 0.5 and n & 1):
+        n += 1
+    return n
+
+
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 @dataclass
 class Zone:

@@ -98,7 +98,7 @@ class PageFlip(Strategy):
             assert pg.map is not None
             if "no-sync-for-cpu" in self.faults:
                 self.signals.fault_hit("no-sync-for-cpu")
-                self.dma.cpu_read(pg.map, f"the frame in page#{pg.id}")
+                self.dma.cpu_read(pg.map, "the frame in page#%s", pg.id)
             else:
                 self.dma.sync_for_cpu(pg.map, buf.offset, self.ring.lens[i], self._sync_dir(FROM_DEVICE))
                 self._wrong_sync()

@@ -118,7 +118,7 @@ class PcieRing(Link):
                 if m is not None:
                     off = buf.offset if buf.page is not None else 0
                     if off + n > m.size:
-                        self.dma.device_wrote_beyond(m, off, n, f"desc {i}")
+                        self.dma.device_wrote_beyond(m, off, n, "desc %d", i)
                     if self.check_reach and m.dma + off + n - 1 > self.device_reach:
                         rec.violate("mask-violation",
                                     f"device writes to bus address {m.dma:#x}, beyond the "

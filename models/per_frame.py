@@ -110,7 +110,7 @@ class PerFrame(Strategy):
         om = old.map
         if self.no_sync:
             self.signals.fault_hit("no-sync-for-cpu")
-            dma.cpu_read(om, f"the RX status in buf#{old.id}")
+            dma.cpu_read(om, "the RX status in buf#%s", old.id)
         elif self.status_in_buffer:
             # EDMA chips write the RX status into the buffer head: sync the whole buffer, then read it.
             dma.sync_for_cpu(om, 0, self.size)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .wire import Wire
 
 from .calls import CALL_ID as C
+from .memory import copy_ps
 from .scenario import Costs, Scenario
 from .sock import truesize
 
@@ -52,6 +53,7 @@ class Reader:
         self.signals = signals
         self.tcp = sc.traffic == "tcp"
         self.copy_gbs = costs.copy_user_gbs
+        self.recv = costs.recv        # read here, not from the (interpreted) Costs on every read
         self.mss = wire.mss
         self.defer: list[Skb] = []    # this CPU's skb defer list (skb_attempt_defer_free)
         k = kernel
@@ -70,7 +72,7 @@ class Reader:
         skb = sk.sockq.popleft()
         nbytes = skb.segs * self.mss
         rec = self.rec
-        cost = self.cost.recv + Costs.copy(nbytes, self.copy_gbs)
+        cost = self.recv + copy_ps(nbytes, self.copy_gbs)
         call = RECVMSG if self.tcp else UDP_RECVMSG
         rec.cnt[call] += 1
         rec.extra[call] += cost

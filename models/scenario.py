@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from . import params as P
 from .kernel import Kernel, parse_version
+from .memory import copy_ps
 from .platform import Platform, make_platform
 from .scenario_checks import ScenarioError
 
@@ -81,7 +82,7 @@ class Costs:
     @staticmethod
     def copy(nbytes: int, gbs: float) -> int:
         """A copy of nbytes at gbs GB/s, in ps (one rounding per copy, so sums are exact)."""
-        return int(round(nbytes * PS / gbs))
+        return copy_ps(nbytes, gbs)
 
 
 @dataclass(frozen=True, slots=True)

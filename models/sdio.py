@@ -39,7 +39,7 @@ from mypy_extensions import mypyc_attr
 
 from .calls import CALL_ID as C
 from .link import Link
-from .memory import Slab
+from .memory import Slab, copy_ps, rint
 from .rx_buffer import Buf, RxBuffers
 from .scenario import Costs
 
@@ -157,11 +157,12 @@ class SdioMailbox(Link):
     # -- the bus ---------------------------------------------------------------------------
     def submit(self, nbytes: int, fn: Callable[[Any], None], arg: Any, kind: str, frames: int = 0) -> None:
         """One CMD53 of `nbytes` (padded): busy for its fixed cost plus its bytes, then idle a while."""
-        busy = self.xfer_ps + int(round(nbytes * 8 * 10**12 / self.bps))
+        busy = self.xfer_ps + rint(nbytes * 8 * 10**12 / self.bps)
         start = max(self.engine.now, self.free_at)
         self.busy += busy
-        self.log.append(Xfer(start // 1000, (start + busy) // 1000, kind, frames))
-        self.free_at = start + int(round(busy / self.duty))
+        # made as a plain tuple is made: Xfer(...) would run the NamedTuple's Python __new__
+        self.log.append(tuple.__new__(Xfer, (start // 1000, (start + busy) // 1000, kind, frames)))
+        self.free_at = start + rint(busy / self.duty)
         self.engine.at(start + busy, fn, arg)
 
     def xmit(self, tx: Tracked, head: Head, data: int, nbytes: int) -> None:
@@ -212,7 +213,7 @@ class SdioMailbox(Link):
         """The async RX work: one skb per message, the data copied out of the bundle buffer."""
         bufs = [self.strategy.alloc() for _ in range(n)]
         # skb_put_data() from the bounce buffer ath10k_sdio_mbox_rx_fetch_bundle() read into
-        self.rec.call(PUT_DATA, Costs.copy(n * self.per_msg, self.memcpy_gbs),
+        self.rec.call(PUT_DATA, copy_ps(n * self.per_msg, self.memcpy_gbs),
                       "|%s message(s) copied out of the bundle", n)
         length = self.frame_len
         if self.napi:

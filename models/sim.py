@@ -99,6 +99,7 @@ class Sim(HostSignals):
         self.sc = sc = Scenario.build(values)
         self.params = sc.as_dict()
         self.platform = p = sc.cost
+        self.reader_same_cpu = p.reader_same_cpu      # read per skb: a native field, not the profile's attribute
         self.costs = costs = Costs.of(p)
         self.seed = seed
         self.faults = frozenset(faults)
@@ -488,14 +489,15 @@ class Sim(HostSignals):
         self.rx_dead = True
 
     def arm_delack(self, t: int) -> None:
-        self.engine.at(t, self.delack_timer, None)
+        # armed 40 ms ahead every other segment: in time order (Engine.at_in_order)
+        self.engine.at_in_order(t, self.delack_timer, None)
 
     def arm_fq_timer(self, t: int) -> None:
         self.engine.at(t, self.fq_timer, None)
 
     # ------------------------------------------------------------------ the socket reader
     def wake_reader(self) -> None:
-        if self.platform.reader_same_cpu:
+        if self.reader_same_cpu:
             if not self.proc_reader_queued:
                 self.proc_reader_queued = True
                 self.proc_q.append(self._reader_unit)
@@ -503,7 +505,7 @@ class Sim(HostSignals):
         elif not self.app_queued:
             self.app_queued = True
             # The reader can start once the skb is queued (rec.t), not when the poll began.
-            self.engine.at(max(self.engine.now, self.rec.t, self.app_free), self._app, None)
+            self.engine.at(max(max(self.engine.now, self.rec.t), self.app_free), self._app, None)
 
     def _reader_unit(self) -> None:
         self.proc_reader_queued = False

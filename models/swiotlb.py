@@ -31,7 +31,8 @@ class Bounce(NamedTuple):
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Swiotlb:
-    __slots__ = ("base", "nslabs", "used", "index", "used_slots", "hiwater", "last")
+    __slots__ = ("base", "nslabs", "used", "index", "used_slots", "hiwater", "last_phys", "last_slot", "last_nbytes",
+                 "last_back")
 
     def __init__(self, base: int, size: int) -> None:
         self.base = base
@@ -40,17 +41,41 @@ class Swiotlb:
         self.index = 0
         self.used_slots = 0
         self.hiwater = 0
-        self.last: Bounce | None = None       # the latest copy (for the memory view)
+        # The latest copy (for the memory view), kept as its numbers: a Bounce is made when it is read.
+        self.last_phys = 0
+        self.last_slot = -1                   # no copy yet
+        self.last_nbytes = 0
+        self.last_back = False
 
     @property
     def size(self) -> int:
         return self.nslabs << IO_TLB_SHIFT
 
+    @property
+    def last(self) -> Bounce | None:
+        """The latest swiotlb_bounce() copy, or None before the first."""
+        if self.last_slot < 0:
+            return None
+        return Bounce(self.last_phys, self.addr(self.last_slot), self.last_nbytes, self.last_back)
+
+    def bounced(self, phys: int, slot: int, nbytes: int, back: bool) -> None:
+        """swiotlb_bounce() copied nbytes between the buffer at phys and the run at slot."""
+        self.last_phys = phys
+        self.last_slot = slot
+        self.last_nbytes = nbytes
+        self.last_back = back
+
     def slots_for(self, size: int) -> int:
         return (size + IO_TLB_SIZE - 1) >> IO_TLB_SHIFT
 
     def find(self, size: int) -> int:
-        """Take a run of slots for `size` bytes; returns the first slot or -1 when full."""
+        """Take a run of slots for `size` bytes; returns the first slot or -1 when full.
+
+        Next-fit from `index`, as swiotlb_search_pool_area() searches: each candidate start
+        (page-aligned for a page or more) is taken when its run stays inside one segment and
+        every slot of it is free. The slots are tested one by one, with no slice or temporary:
+        the usual run is one slot, free at the first place tried.
+        """
         n = self.slots_for(size)
         if n > IO_TLB_SEGSIZE or self.used_slots + n > self.nslabs:
             return -1                         # too big for a segment, or fewer free slots than it needs
@@ -58,23 +83,32 @@ class Swiotlb:
         used = self.used
         total = self.nslabs
         i = self.index - (self.index % stride)
-        for _ in range(0, total, stride):
+        tries = (total + stride - 1) // stride
+        while tries > 0:
+            tries -= 1
             if i + n > total:
                 i = 0
-            seg_end = (i // IO_TLB_SEGSIZE + 1) * IO_TLB_SEGSIZE
-            if i + n <= seg_end and not any(used[i:i + n]):
-                used[i:i + n] = b"\x01" * n
-                self.index = (i + n) % total
-                self.used_slots += n
-                if self.used_slots > self.hiwater:
-                    self.hiwater = self.used_slots
-                return i
+            end = i + n
+            if end <= (i // IO_TLB_SEGSIZE + 1) * IO_TLB_SEGSIZE:
+                j = i
+                while j < end and not used[j]:
+                    j += 1
+                if j == end:
+                    for k in range(i, end):
+                        used[k] = 1
+                    self.index = end % total
+                    self.used_slots += n
+                    if self.used_slots > self.hiwater:
+                        self.hiwater = self.used_slots
+                    return i
             i += stride
         return -1
 
     def release(self, slot: int, size: int) -> None:
         n = self.slots_for(size)
-        self.used[slot:slot + n] = bytes(n)
+        used = self.used
+        for k in range(slot, slot + n):
+            used[k] = 0
         self.used_slots -= n
 
     def addr(self, slot: int) -> int:

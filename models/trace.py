@@ -115,6 +115,46 @@ class Violation(NamedTuple):
 KEPT_REPORTS: Final = 1000       # reports kept whole; every one is counted
 
 
+# A report whose text is not built yet: (name, fmt, args, t_ns, obj_fmt, obj_arg, printed); its message
+# is fmt % args and its object obj_fmt % obj_arg (obj_fmt itself when obj_arg is None).
+Lazy = tuple[str, str, tuple[Any, ...], int, str, Any, bool | None]
+
+
+def _made(v: Violation | Lazy | None) -> Violation | None:
+    """A report as kept: a lazy one has its text built now."""
+    if v is None or isinstance(v, Violation):
+        return v
+    name, fmt, args, t_ns, obj_fmt, obj_arg, printed = v
+    return Violation(name, fmt % args, t_ns, obj_fmt if obj_arg is None else obj_fmt % obj_arg, printed)
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class Tally:
+    """What a Reports list counts, in a native object: the Recorder counts a report that is not kept
+    here, with no call into the list (a method of a list subclass is a Python-level call)."""
+    __slots__ = ("total", "counts", "kept", "last", "prior")
+
+    def __init__(self, total: int, counts: dict[str, int], kept: int, last: Violation | Lazy | None) -> None:
+        self.total = total                 # every report
+        self.counts = counts               # every report, by name
+        self.kept = kept                   # the reports kept whole (the list's length)
+        self.last: Violation | Lazy | None = last
+        self.prior: Violation | Lazy | None = None
+
+    def add(self, lazy: Lazy) -> bool:
+        """Count a report that is not kept (its text built only if read as `last`); False when it must
+        be kept (one of the first KEPT_REPORTS, or the first of its name)."""
+        counts = self.counts
+        name = lazy[0]
+        if self.kept < KEPT_REPORTS or name not in counts:
+            return False
+        counts[name] += 1
+        self.total += 1
+        self.prior = self.last
+        self.last = lazy
+        return True
+
+
 @mypyc_attr(native_class=False)    # mypyc compiles no subclass of a builtin type
 class Reports(list[Violation]):
     """What the checker reported, kept as dma-debug keeps its errors: every one counted.
@@ -123,37 +163,59 @@ class Reports(list[Violation]):
     only the first (show_num_errors). Here the first KEPT_REPORTS are kept whole,
     and after them the first of each name, so a bug that fires on every frame
     costs a counter, not memory. The list is what was kept; `total` and `counts`
-    are all of them, `last` the latest.
+    are all of them, `last` the latest (counted in `tally`). A report that is not
+    kept (`add()`) has its text built only if it is read as `last`: a bug that fires
+    every frame costs no formatting either.
     """
-    __slots__ = ("total", "counts", "last", "_prior")
+    __slots__ = ("tally",)
 
     def __init__(self, kept: Iterable[Violation] = (), total: int = 0, counts: dict[str, int] | None = None,
                  last: Violation | None = None) -> None:
         super().__init__(kept)
-        self.total = total
-        self.counts: dict[str, int] = counts or {}
-        self.last = last
-        self._prior: Violation | None = None
+        self.tally = Tally(total, counts or {}, len(self), last)
+
+    @property
+    def total(self) -> int:
+        return self.tally.total
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return self.tally.counts
+
+    @property
+    def last(self) -> Violation | None:
+        t = self.tally
+        v = t.last = _made(t.last)
+        return v
 
     def append(self, v: Violation) -> None:
-        counts = self.counts
-        if len(self) < KEPT_REPORTS or v.name not in counts:
+        t = self.tally
+        counts = t.counts
+        if t.kept < KEPT_REPORTS or v.name not in counts:
             super().append(v)
+            t.kept += 1
         counts[v.name] = counts.get(v.name, 0) + 1
-        self.total += 1
-        self._prior, self.last = self.last, v
+        t.total += 1
+        t.prior, t.last = t.last, v
+
+    def add(self, lazy: Lazy) -> None:
+        """append() of a report whose text is built only if it is kept (or read as `last`)."""
+        if not self.tally.add(lazy):
+            self.append(cast(Violation, _made(lazy)))
 
     def pop(self, index: SupportsIndex = -1) -> Violation:
         """Take back the latest report (Halt.undo); only the latest can be taken back."""
         v = self.last
         assert v is not None and index == -1
+        t = self.tally
         if self and self[-1] is v:
             super().pop()
-        self.counts[v.name] -= 1
-        if not self.counts[v.name]:
-            del self.counts[v.name]
-        self.total -= 1
-        self.last, self._prior = self._prior, None
+            t.kept -= 1
+        t.counts[v.name] -= 1
+        if not t.counts[v.name]:
+            del t.counts[v.name]
+        t.total -= 1
+        t.last, t.prior = t.prior, None
         return v
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -332,6 +394,29 @@ class Recorder:
             if c:
                 out[CATEGORY_OF[i]] += c
         return {k: v / PS for k, v in out.items()}
+
+    def report(self, name: str, fmt: str, args: tuple[Any, ...], obj_fmt: str = "", obj_arg: Any = None,
+               printed: bool | None = None) -> None:
+        """violate() with the message fmt % args and the object obj_fmt % obj_arg (obj_fmt when obj_arg is
+        None), built only when the report is kept or traced: a fault that fires every frame formats
+        nothing past the kept ones."""
+        if self.tracing:
+            self.violate(name, fmt % args, obj_fmt if obj_arg is None else obj_fmt % obj_arg, printed)
+            return
+        lazy = (name, fmt, args, self.t // PS, obj_fmt, obj_arg, printed)
+        if not self.violations.tally.add(lazy):      # one to keep: through the list
+            self.violations.append(cast(Violation, _made(lazy)))
+
+    def add(self, cid: int, cost: int = -1) -> int:
+        """Account one call (cost -1: its unit cost) and return its cost, recording nothing: the hot
+        path's call(), its Event emitted by the caller only when tracing (no arguments packed)."""
+        self.cnt[cid] += 1
+        if cost < 0:
+            cost = self.unit[cid]
+        else:
+            self.extra[cid] += cost - self.unit[cid]
+        self.t += cost
+        return cost
 
     def violate(self, name: str, message: str, obj: str = "", printed: bool | None = None) -> None:
         self.violations.append(Violation(name, message, self.t // PS, obj, printed))

@@ -119,7 +119,7 @@ class Tx:
         data = self.ack_slab.alloc()
         rec.call(XMIT, -1, "head#%s|%s bytes", head.id, ACK_BYTES)
         self.acks += 1
-        tx = Tracked(TXBUF, f"ack#{self.acks}")
+        tx = Tracked(TXBUF, "ack#%d", self.acks)
         tx.go(rec, E_XMIT)
         self.link.xmit(tx, head, data, ACK_BYTES)
         self.signals.device_wake()
