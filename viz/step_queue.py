@@ -51,6 +51,11 @@ class _Shutdown(Exception):
 class StepQueue:
     """Moves for one Session; `start` is called (on the UI thread) when a drain must begin."""
 
+    # Compute ahead when idle. The UI tests turn it off (tests/ui/conftest.py) except where they
+    # test it: their `settle` waits for an idle worker, and would otherwise wait, at every app, for
+    # the lesson's end and every variant behind a jump to be run.
+    ahead = True
+
     def __init__(self, session: Session, start: Callable[[], object]) -> None:
         self.session = session
         self._start = start
@@ -134,6 +139,9 @@ class StepQueue:
         while not cancelled():
             with self._lock:
                 op = self._ops.pop(0) if self._ops else None
+                if op is None and not self.ahead:
+                    self.draining = False
+                    return
                 if op is None and session.computed >= min(len(session.lesson.steps),
                                                            session.step + LOOKAHEAD) and session.at_end_ready():
                     self.draining = False      # under the lock: a request now starts a new drain

@@ -40,6 +40,20 @@ def _parse_css_once_per_process() -> None:
 _parse_css_once_per_process()
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "ahead: the player computes ahead when idle, as it does for a reader")
+
+
+@pytest.fixture(autouse=True)
+def _no_computing_ahead(request, monkeypatch):
+    """The player computes ahead whenever its worker is idle, and `settle` waits for an idle worker:
+    every app a test opens would run its lesson's end and the variants behind each jump, which
+    few tests look at (a fifth of the UI tests' CPU). Those that do are marked `ahead`."""
+    if request.node.get_closest_marker("ahead") is None:
+        from viz.step_queue import StepQueue
+        monkeypatch.setattr(StepQueue, "ahead", False)
+
+
 class SVGText(SingleFileSnapshotExtension):
     """One .svg per snapshot, stored as text so a failing comparison shows a readable diff."""
 

@@ -92,6 +92,7 @@ async def test_burst_of_keys_lands_on_the_last_step_asked():
         assert position(app) == (4, 0)
 
 
+@pytest.mark.ahead
 async def test_the_next_step_is_computed_ahead_and_shown_without_the_worker():
     app = app_for("rx-basics", step=2)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -159,6 +160,7 @@ async def test_lines_built_ahead_are_the_lines_a_fresh_build_draws():
         assert used            # the lines built ahead were used
 
 
+@pytest.mark.ahead
 async def test_the_views_build_ahead_what_a_question_shows_before_its_step(monkeypatch):
     # rx-basics step 4 asks about no-gro while step 3 shows gro: the question shows step 3's model
     # as no-gro, which the deck's views must have built while the reader read step 3.

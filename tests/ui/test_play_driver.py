@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from shipped import shipped_lesson
 from test_app import press
 
@@ -41,6 +42,7 @@ def where(app) -> tuple[int, int]:
     return frame.step, frame.sims[frame.shown].rec.seq
 
 
+@pytest.mark.ahead
 async def test_your_driver_is_shown_and_brackets_walk_its_calls(tmp_path):
     app = app_with(tmp_path, BY_ID["rx-refill"].solution_text(), 2)      # step 2: `until: napi_poll`
     async with app.run_test(size=(160, 50)) as pilot:

@@ -69,6 +69,7 @@ async def test_end_reports_each_step_up_to_the_last(monkeypatch):
     assert all(share == d / t for d, t, share in seen)                  # each drawn as it came
 
 
+@pytest.mark.ahead
 async def test_end_after_the_lesson_settles_is_computed_already(monkeypatch):
     """An idle worker runs the last step's own variant ahead: End only shows it (no progress)."""
     seen = _spy(monkeypatch)

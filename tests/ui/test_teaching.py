@@ -237,6 +237,7 @@ async def test_the_payoff_step_shows_the_headline_and_the_end_screen_sums_up(mon
 
 
 @pytest.mark.slow          # ath11k to the step before its payoff
+@pytest.mark.ahead
 async def test_the_payoff_is_computed_while_the_reader_reads_the_step_before_it(monkeypatch):
     # The headline run takes seconds: done ahead, the payoff step opens with the figures on it.
     import models.runner
@@ -301,6 +302,7 @@ def test_end_summary_reads_the_watched_names_of_both_variants():
     assert "tcp_send_ack" in got and got["tcp_send_ack"][0] != got["tcp_send_ack"][1]
 
 
+@pytest.mark.ahead
 async def test_a_model_error_is_one_line_with_the_lesson_and_step_and_the_app_stays_usable(monkeypatch):
     class IllegalTransition(RuntimeError):     # any exception the model might raise
         pass

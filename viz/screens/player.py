@@ -448,7 +448,10 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
             return
         step, told = frame.step, True             # the step → shows, and whether its text tells the outcome
         if self.holding(frame):     # → first shows what this step did: its own frame
-            state = self._state(frame, self.variant or frame.shown, revealing=frame.step)
+            variant = self.variant or frame.shown
+            if variant not in frame.sims:
+                return              # a jump ran the variant it shows only; the rest are filled in behind
+            state = self._state(frame, variant, revealing=frame.step)
         else:
             nxt = self.ready.get(frame.step + 1)
             if nxt is None:
