@@ -73,6 +73,7 @@ def page_pool_create(params: Any) -> PagePool:
     sim = h.sim
     pool = PagePool(sim.rec, sim.costs, sim.dma, sim.mem, params.order, params.pool_size, params.dma_dir,
                     params.max_len, sync_dev=sync_dev, napi=params.napi is not None and sim.napi_polled)
+    pool.driver_owned = True               # the driver destroys it (page_pool_destroy()), not the model
     h.pools.append(pool)
     return pool
 
@@ -118,13 +119,20 @@ def page_pool_put_full_page(pool: Any, page: Any, allow_direct: bool) -> None:
 def page_pool_destroy(pool: Any) -> None:
     """net/core/page_pool.c page_pool_destroy(): free what the pool holds; pages still in flight keep it
     alive: page_pool_release_retry() tries again every second and, for a pool no live netdev shows,
-    warns "stalled pool shutdown" every 60 s until they come back."""
-    from .runtime import pool_destroyed
+    warns "stalled pool shutdown" every 60 s until they come back.
+
+    Called from stop() (ifdown), the pool of the ring is destroyed by the model's teardown, at the
+    point where it destroys the pool of its own RX strategies: after the socket's unread skbs are
+    freed (models/sim.py Sim.teardown). A driver and the strategy it stands for then give the same
+    figures; the pool is destroyed either way, and what is still in flight is counted the same."""
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_destroy(): not a page_pool")
-    if pool.destroyed:
-        this_cpu().rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
-                               f"pool#{pool.id}")
+    h = this_cpu()
+    if pool.destroyed or not pool.driver_owned:
+        h.rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
+                      f"pool#{pool.id}")
+        return
+    if h.sim.torn_down and pool is h.sim.pool:
+        pool.driver_owned = False          # the driver let go of it: Sim.teardown destroys it
         return
     pool.destroy()
-    pool_destroyed(this_cpu(), pool)

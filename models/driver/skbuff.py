@@ -233,6 +233,10 @@ def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: 
     move(buf, E_ADD_FRAG, rec)
     skb.frags.append(buf)
     skb.len += size
+    if rec.tracing and skb.data.kind == "hdr":
+        # the trace line of napi_alloc_skb() says what became of its skb, as the model's own RX path's does
+        rec.retell(NAPI_ALLOC_SKB, f"head#{skb.head.id}",
+                   f"{HEADERS}-byte header copied, {len(skb.frags)} frag(s) attached")
 
 
 def skb_mark_for_recycle(skb: Any) -> None:
