@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calls import CALL_ID
+from .drivers import variant_sim
 from .lesson.schema import Check, Lesson, Run, Step
 from .lifecycle import TRANSITION_EDGES
 from .sim import Sim
@@ -139,7 +140,8 @@ class LessonRun:
             # models.driver.lesson); lesson files never supply one.
             make = getattr(self.lesson, "factories", {}).get(name)
             out[name] = (make(prm, trace=self.trace) if make is not None
-                         else Sim(prm, trace=self.trace, faults=self.lesson.faults_for(name, self.faults)))
+                         else variant_sim(prm, runs=self.lesson.runs.get(name, ""), trace=self.trace,
+                                          faults=self.lesson.faults_for(name, self.faults)))
         return out
 
     @property

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import params as P
+from .drivers import variant_sim
 from .lesson.schema import Lesson
 from .scenario_checks import ScenarioError
 from .sim import FAULTS, Sim
@@ -108,9 +109,10 @@ def _run_frames(sim: Sim, n: int, tick: Callable[[int], None] | None) -> None:
 
 def run_params(name: str, prm: dict[str, Any], frames: int, *, seed: int = 0,
                faults: Iterable[str] = (), teardown: bool = True,
-               tick: Callable[[int], None] | None = None) -> VariantResult:
-    """One variant: a warm-up, `frames` measured frames, then teardown. `tick(n)` after every n frames."""
-    sim = Sim(prm, seed=seed, faults=tuple(faults))
+               tick: Callable[[int], None] | None = None, runs: str = "") -> VariantResult:
+    """One variant: a warm-up, `frames` measured frames, then teardown. `tick(n)` after every n frames.
+    `runs`: the model's driver the variant runs (Lesson.runs), else its strategy."""
+    sim = variant_sim(prm, runs=runs, seed=seed, faults=faults)
     _run_frames(sim, warmup(frames), tick)
     sim.mark()
     _run_frames(sim, frames, tick)
@@ -187,7 +189,7 @@ def run_lesson(lesson: Lesson, *, variants: Iterable[str] | None = None, frames:
 
     results = {n: run_params(n, variant_params(lesson, n, sets), frames, seed=seed,
                              faults=lesson.faults_for(n, faults),
-                             tick=tick if progress else None) for n in names}
+                             tick=tick if progress else None, runs=lesson.runs.get(n, "")) for n in names}
     return {
         "lesson": lesson.id,
         "frames": frames,
@@ -212,7 +214,7 @@ def _headline(lesson: Lesson, results: dict[str, VariantResult], frames: int, se
     both = {lesson.headline.before, lesson.headline.after} <= set(results)
     if out is not None and with_sensitivity and both and not changed:
         def run(name: str, prm: dict[str, Any], n: int) -> dict[str, Any]:
-            return run_params(name, prm, n, seed=seed, teardown=False).metrics
+            return run_params(name, prm, n, seed=seed, teardown=False, runs=lesson.runs.get(name, "")).metrics
         out["sensitivity"] = sensitivity(lesson, run, frames)
     return out
 

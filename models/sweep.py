@@ -43,7 +43,7 @@ MAX_DEFAULT_FRAMES = 20_000
 Progress = Callable[[int, int], None]
 
 # (slot, variant, full params, frames, seed): what a worker needs, all of it picklable
-_Job = tuple[int, str, dict[str, Any], int, int]
+_Job = tuple[int, str, dict[str, Any], int, int, str]
 
 
 def parse_values(key: str, text: str) -> list[tuple[str, Any]]:
@@ -122,8 +122,8 @@ def _values(key: str, values: str | Sequence[Any]) -> list[tuple[str, Any]]:
 
 
 def _run(job: _Job) -> tuple[int, dict[str, Any], dict[str, int]]:
-    slot, name, prm, frames, seed = job
-    r = run_params(name, prm, frames, seed=seed, teardown=False)
+    slot, name, prm, frames, seed, runs = job
+    r = run_params(name, prm, frames, seed=seed, teardown=False, runs=runs)
     return slot, r.metrics, r.violation_counts
 
 
@@ -250,7 +250,7 @@ def run(p: Plan, workers: int | None = None, progress: Progress | None = None) -
     for name in p.variants:
         for _, value in p.values:
             jobs.append((len(jobs), name, variant_params(p.lesson, name, {**p.sets, p.key: value}),
-                         p.frames, p.seed))
+                         p.frames, p.seed, p.lesson.runs.get(name, "")))
     done = _execute(jobs, workers_for(workers, len(jobs)), progress)
     out: dict[str, Any] = {}
     for i, name in enumerate(p.variants):

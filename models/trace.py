@@ -372,6 +372,20 @@ class Recorder:
             events[-1].transitions.append(tr)
         # else: the call it belongs to is outside the kept window
 
+    def retell(self, cid: int, obj: str, detail: str) -> None:
+        """A later call completed what a recorded one did (a driver attaching the frag of the header skb
+        it just allocated): the latest event of call `cid` on `obj`, LOOKBACK events back at most, says
+        `detail` (traced runs only)."""
+        events = self.events
+        if not events:
+            return
+        name = CALL_NAMES[cid]
+        for i in range(len(events) - 1, max(-1, len(events) - 1 - LOOKBACK), -1):
+            ev = events[i]
+            if ev.call == name and ev.obj == obj:
+                events[i] = ev._replace(detail=detail)
+                return
+
     # -- reading -----------------------------------------------------------------------
     @property
     def counts(self) -> Counts:

@@ -22,7 +22,7 @@ from mypy_extensions import mypyc_attr
 from ..dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE, Mapping
 from ..lifecycle import EDGE_ID as E
 from ..rx_buffer import Buf
-from .host import DMA_MAPPING_ERROR, DriverBug, frag_key, move, this_cpu
+from .host import CPU, DMA_MAPPING_ERROR, NO_CPU, DriverBug, move
 
 # Final: compiled, each is a C static (a driver reads them every frame), not a lookup in a module's dict
 DMA_TO_DEVICE: Final = TO_DEVICE
@@ -117,7 +117,9 @@ def dma_map_single(dev: Device, ptr: Any, size: int, dir: Any, offset: int = 0) 
     full or the IOMMU has no IOVA left. `offset` stands for the pointer arithmetic a C driver does
     (bgmac: buf + BGMAC_RX_BUF_OFFSET).
     """
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     buf = ptr if type(ptr) is Buf else _data(ptr)
     if buf is not ptr:                     # an skb: skb->data is past its NET_SKB_PAD of headroom
         offset += max(32, h.cacheline)
@@ -131,7 +133,9 @@ def dma_map_single(dev: Device, ptr: Any, size: int, dir: Any, offset: int = 0) 
 
 def dma_map_page(dev: Device, page: Any, offset: int, size: int, dir: Any) -> int:
     """include/linux/dma-mapping.h dma_map_page(): map a page (or part of it) for the device."""
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     m = h.dma.map(page.phys + offset, size, _check_dir(dir), MAP_PAGE)
     if m is None:
         return DMA_MAPPING_ERROR
@@ -150,7 +154,9 @@ def _entry(dma_addr: Any, size: int, what: str, exact: bool = False) -> Mapping:
     if not isinstance(dma_addr, int):
         raise DriverBug(f"{what}(): dma_addr must be the integer dma_map_single() returned, "
                         f"not {type(dma_addr).__name__}")
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     m = h.find(dma_addr, max(1, size), exact)
     if m is None:
         m = Mapping(0, dma_addr, 0, size, "", -1, 0, "single")
@@ -159,9 +165,11 @@ def _entry(dma_addr: Any, size: int, what: str, exact: bool = False) -> Mapping:
 
 
 def _unmap(dev: Device, dma_addr: Any, size: int, dir: Any, call: int, edge: int, what: str) -> None:
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     # check_unmap()'s exact lookup; _entry() says what is wrong when it finds nothing
-    m = h.mapping(dma_addr) if isinstance(dma_addr, int) else None
+    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
     if m is None:
         m = _entry(dma_addr, size, what, exact=True)
     was_live = m.live
@@ -185,15 +193,19 @@ def dma_unmap_page(dev: Device, dma_addr: Any, size: int, dir: Any) -> None:
 def dma_sync_single_range_for_cpu(dev: Device, dma_addr: Any, offset: int, size: int, dir: Any) -> None:
     """include/linux/dma-mapping.h: give [offset, offset+size) of a mapping to the CPU (bounce it back,
     invalidate the cache lines) before reading what the device wrote."""
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     # the common case first: the address a map returned (page_pool_get_dma_addr() of a pool page)
-    m = h.mapping(dma_addr) if isinstance(dma_addr, int) else None
+    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
     if m is None:
         m = _entry(dma_addr, size, "dma_sync_single_for_cpu")
     off = offset + (dma_addr - m.dma if m.live else 0)
     h.dma.sync_for_cpu(m, off, size, dir if dir in _DIRS else _check_dir(dir))
     if m.live:
-        owner = h.frags.get(frag_key(m.id, off)) or h.owner.get(m.id)
+        owner = h.frags.get(m.dma + off)          # a pool fragment RxRing.post() posted, at its bus address
+        if owner is None or owner.map is not m:
+            owner = h.owner.get(m.id)
         if owner is not None:
             move(owner, E_SYNC_CPU, h.rec)
 
@@ -207,8 +219,10 @@ def dma_sync_single_range_for_device(dev: Device, dma_addr: Any, offset: int, si
     """include/linux/dma-mapping.h: give [offset, offset+size) back to the device before it writes again."""
     if dir not in _DIRS:
         _check_dir(dir)
-    h = this_cpu()
-    m = h.mapping(dma_addr) if isinstance(dma_addr, int) else None
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
+    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
     if m is None:
         m = _entry(dma_addr, size, "dma_sync_single_for_device")
     h.dma.sync_for_device(m, offset + (dma_addr - m.dma if m.live else 0), size)

@@ -14,7 +14,8 @@ frame), serializable for snapshots, and built by compiled code only
 interpreter in some paths.
 
 The Host also keeps what CONFIG_DMA_API_DEBUG keeps: every mapping by its
-device address (dma_addr_t), live or already unmapped, so that an unmap or a
+device address (dma_addr_t, the int itself: a rotated or packed key costs
+more in big-int arithmetic than the dict's probes it saves), live or already unmapped, so that an unmap or a
 sync given a bus address finds its entry the way kernel/dma/debug.c does
 (check_unmap() needs the exact address, check_sync() takes the entry that
 contains the synced range), and reports the kernel's words when it does not.
@@ -54,21 +55,6 @@ class DriverBug(Exception):
     """A call the kernel would refuse outright (a BUG_ON or an oops), raised at the driver's line."""
 
 
-def map_key(addr: int) -> int:
-    """Host.maps' key of a bus address: the address rotated right by 12 bits (one-to-one on 64-bit
-    addresses), so that page-aligned addresses, equal in their low bits, do not all fall in one chain of
-    the dict's probe sequence (-1, never a key, for what is no 64-bit address)."""
-    if 0 <= addr < 1 << 64:
-        return addr >> 12 | (addr & 0xFFF) << 52
-    return -1
-
-
-def frag_key(map_id: int, off: int) -> int:
-    """Host.frags' key of the fragment at `off` in a page's mapping: one int, not a tuple to build and hash
-    (-1, never a key, for an offset no fragment can have)."""
-    return map_id << 32 | off if 0 <= off < 1 << 32 else -1
-
-
 def this_cpu() -> Host:
     """The host whose CPU runs the driver now (the kernel's per-CPU context)."""
     h = CPU.host
@@ -102,9 +88,9 @@ class Host:
         self.cacheline = sim.sc.cost.cacheline
         self.coherent = sim.sc.cost.coherent
         self.slabs = Slabs()
-        self.maps: dict[int, Mapping] = {}           # map_key(dma_addr_t) -> its latest mapping (live or unmapped)
+        self.maps: dict[int, Mapping] = {}           # dma_addr_t -> its latest mapping (live or unmapped)
         self.owner: dict[int, Any] = {}                # mapping id -> the object it maps: Buf, FlipPage, TX skb
-        self.frags: dict[int, Buf] = {}               # frag_key(page mapping id, offset) -> a posted pool fragment
+        self.frags: dict[int, Buf] = {}               # its bus address -> a posted pool fragment (RxRing.post)
         self.slab_of: dict[int, Slab] = {}             # an allocated data area's id -> its slab
         self.pools: list[PagePool] = []
         self.ids = 0
@@ -154,24 +140,24 @@ class Host:
 
     # -- the dma-debug table ---------------------------------------------------------------
     def remember(self, m: Mapping, owner: object) -> int:
-        self.maps[map_key(m.dma)] = m
+        self.maps[m.dma] = m
         self.owner[m.id] = owner
         return m.dma
 
     def mapping(self, addr: int) -> Mapping | None:
         """The latest mapping at exactly this bus address."""
-        return self.maps.get(map_key(addr))
+        return self.maps.get(addr)
 
     def find(self, addr: int, size: int = 1, exact: bool = False) -> Mapping | None:
         """The mapping at addr; unless `exact`, else the live one containing [addr, addr+size).
 
         An unmap is looked up exactly (check_unmap() uses bucket_find_exact()), a sync by
         containment (check_sync() uses bucket_find_contain())."""
-        m = self.maps.get(map_key(addr))
+        m = self.maps.get(addr)
         if m is not None or exact:
             return m
         for order in range(4):               # a page's mapping, page_pool_get_dma_addr(page) + offset
-            m = self.maps.get(map_key(addr & ~((4096 << order) - 1)))
+            m = self.maps.get(addr & ~((4096 << order) - 1))
             if m is not None and m.live and addr + size <= m.dma + m.size:
                 return m
         for m in self.dma.live.values():

@@ -25,7 +25,7 @@ from ..lifecycle import MACHINE
 from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..skb import Skb
-from .host import DriverBug, Host, frag_key, move, this_cpu
+from .host import CPU, NO_CPU, DriverBug, Host, move, this_cpu
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..lifecycle import Tracked
@@ -123,7 +123,7 @@ class RxRing:
             buf.page = data
             buf.offset = off
             buf.map = pm
-            h.frags[frag_key(pm.id, off)] = buf
+            h.frags[dma_addr] = buf
         else:
             buf = data.data if isinstance(data, Skb) else data
             if not isinstance(buf, Buf):
@@ -198,7 +198,9 @@ class TxRing:
 
 
 def _free_tx(skb: TxSkb, in_napi: bool) -> None:
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     if skb.freed:
         h.rec.violate("use-after-free", f"{skb.obj.label}: the TX skb was freed twice (kfree_skb of a freed skb)",
                       skb.obj.label)
@@ -241,7 +243,10 @@ def napi_gro_receive(napi: Napi, skb: Any) -> None:
         raise DriverBug(f"napi_gro_receive(): {type(skb).__name__} is no received sk_buff "
                         f"(build one with build_skb()/napi_build_skb() and skb_put(), or skb_put() the skb "
                         f"from netdev_alloc_skb())")
-    this_cpu().sim.stack.gro.napi_gro_receive(skb, True)
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
+    h.sim.stack.gro.napi_gro_receive(skb, True)
 
 
 def ieee80211_rx_napi(napi: Napi, skb: Any) -> None:
@@ -269,7 +274,9 @@ def napi_complete_done(napi: Napi, work_done: int) -> bool:
     also returns false under busy polling, or when an interrupt came during the poll and NAPI_STATE_MISSED
     reschedules it; the model has neither.) Called a second time in one poll the kernel warns once
     (WARN_ON_ONCE on NAPIF_STATE_SCHED) and goes on; the model reports it and refuses the second call."""
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     sim = h.sim
     rec = h.rec
     napi.complete_calls += 1
@@ -290,5 +297,7 @@ def napi_complete_done(napi: Napi, work_done: int) -> bool:
 def driver_irq_enable(napi: Napi) -> None:
     """The driver unmasks its RX interrupt (a register write of its own: bgmac_chip_intrs_on(), atlantic's
     hw_atl_b0_hw_irq_enable(), ...), after napi_complete_done() returned true."""
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     h.sim.link.rearm()

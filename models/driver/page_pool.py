@@ -20,7 +20,7 @@ from mypy_extensions import mypyc_attr
 
 from ..dma import BIDIRECTIONAL, FROM_DEVICE
 from ..page_pool import Page, PagePool
-from .host import DriverBug, map_key, this_cpu
+from .host import CPU, NO_CPU, DriverBug, this_cpu
 
 PP_FLAG_DMA_MAP: Final = 1 << 0          # include/net/page_pool/types.h
 PP_FLAG_DMA_SYNC_DEV: Final = 1 << 1
@@ -54,7 +54,9 @@ def page_pool_create(params: Any) -> PagePool:
     without PP_FLAG_DMA_MAP or without max_len. The model's pool always maps (every pool in the lessons
     does): creating one without PP_FLAG_DMA_MAP is refused here with a clear message.
     """
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     if not isinstance(params, PagePoolParams):
         raise DriverBug("page_pool_create() takes a PagePoolParams")
     if params.flags & ~PP_FLAG_ALL:
@@ -71,6 +73,7 @@ def page_pool_create(params: Any) -> PagePool:
     sim = h.sim
     pool = PagePool(sim.rec, sim.costs, sim.dma, sim.mem, params.order, params.pool_size, params.dma_dir,
                     params.max_len, sync_dev=sync_dev, napi=params.napi is not None and sim.napi_polled)
+    pool.driver_owned = True               # the driver destroys it (page_pool_destroy()), not the model
     h.pools.append(pool)
     return pool
 
@@ -78,7 +81,9 @@ def page_pool_create(params: Any) -> PagePool:
 def page_pool_dev_alloc_frag(pool: Any, size: int) -> tuple[Page | None, int]:
     """include/net/page_pool/helpers.h page_pool_dev_alloc_frag(): (page, offset) of a size-byte fragment,
     or (None, 0); the size is rounded up to dma_get_cache_alignment() as page_pool_alloc_frag() does."""
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_dev_alloc_frag(): the first argument is the pool page_pool_create() made")
     align = 1 if h.coherent else h.cacheline
@@ -94,10 +99,13 @@ def page_pool_get_dma_addr(page: Any) -> int:
     if not isinstance(page, Page) or page.map is None:
         raise DriverBug("page_pool_get_dma_addr(): not a page_pool page")
     m = page.map
-    h = this_cpu()
-    if h.mapping(m.dma) is not m:
-        h.maps[map_key(m.dma)] = m
-    return m.dma
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
+    addr = m.dma
+    if h.maps.get(addr) is not m:     # the dma-debug table learns the pool's mapping (Host.find())
+        h.maps[addr] = m
+    return addr
 
 
 def page_pool_put_full_page(pool: Any, page: Any, allow_direct: bool) -> None:
@@ -111,13 +119,20 @@ def page_pool_put_full_page(pool: Any, page: Any, allow_direct: bool) -> None:
 def page_pool_destroy(pool: Any) -> None:
     """net/core/page_pool.c page_pool_destroy(): free what the pool holds; pages still in flight keep it
     alive: page_pool_release_retry() tries again every second and, for a pool no live netdev shows,
-    warns "stalled pool shutdown" every 60 s until they come back."""
-    from .runtime import pool_destroyed
+    warns "stalled pool shutdown" every 60 s until they come back.
+
+    Called from stop() (ifdown), the pool of the ring is destroyed by the model's teardown, at the
+    point where it destroys the pool of its own RX strategies: after the socket's unread skbs are
+    freed (models/sim.py Sim.teardown). A driver and the strategy it stands for then give the same
+    figures; the pool is destroyed either way, and what is still in flight is counted the same."""
     if not isinstance(pool, PagePool):
         raise DriverBug("page_pool_destroy(): not a page_pool")
-    if pool.destroyed:
-        this_cpu().rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
-                               f"pool#{pool.id}")
+    h = this_cpu()
+    if pool.destroyed or not pool.driver_owned:
+        h.rec.violate("use-after-free", f"page_pool_destroy() of pool#{pool.id} twice: use after free",
+                      f"pool#{pool.id}")
+        return
+    if h.sim.torn_down and pool is h.sim.pool:
+        pool.driver_owned = False          # the driver let go of it: Sim.teardown destroys it
         return
     pool.destroy()
-    pool_destroyed(this_cpu(), pool)

@@ -31,7 +31,6 @@ from .napi import Suspend
 from .netdev import NetDriver, attach
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..page_pool import PagePool
     from ..ring import Ring
     from ..rx_buffer import Buf
 
@@ -119,16 +118,13 @@ class DriverStrategy(OwnAttributes, Strategy):
             buf = ring.bufs[j]
             if buf is not None:
                 from .host import move
+                ring.done[j] = 0           # what the device wrote and nobody took (PcieRing.deinit does it per call)
                 with running(self.host):
                     move(buf, E_RING_DEINIT)
                 ring.bufs[j] = None
         self.host.frags.clear()
         with running(self.host):
             self.sim.driver.stop()
-
-
-def pool_destroyed(host: Host, pool: PagePool) -> None:
-    """page_pool_destroy() ran: the teardown's retries watch its pages in flight."""
 
 
 class DriverSim(OwnAttributes, Sim):
@@ -152,8 +148,6 @@ class DriverSim(OwnAttributes, Sim):
             raise ValueError("a driver of your own runs under NAPI (delivery: napi)")
         pools = self.host.pools
         self.pool = pools[0] if pools else None
-        if self.pool is not None:
-            self.pool.driver_owned = True
 
     def _softirq_pending(self) -> bool:
         return not self.napi_stuck and super()._softirq_pending()

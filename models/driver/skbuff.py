@@ -21,7 +21,7 @@ from ..lifecycle import MACHINE
 from ..rx_buffer import Buf
 from ..rx_strategy import HEADERS, SHINFO
 from ..skb import Skb
-from .host import DriverBug, count, frag_key, move, this_cpu
+from .host import CPU, NO_CPU, DriverBug, count, move, this_cpu
 
 RX_BUFFER: Final = MACHINE["rx_buffer"]
 PP_FRAG: Final = MACHINE["pp_frag"]
@@ -56,7 +56,9 @@ SKB_SHINFO_SIZE: Final = SHINFO        # SKB_DATA_ALIGN(sizeof(struct skb_shared
 
 
 def _alloc(kind: str, size: Any, call: str) -> Buf:
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     if not isinstance(size, int) or size <= 0:
         raise DriverBug(f"{call}({size!r}): the size must be a positive number of bytes")
     slab = h.slab(size)
@@ -85,7 +87,9 @@ def kmalloc(size: Any) -> Buf:
 def netdev_alloc_skb(dev: Any, length: int) -> Skb:
     """net/core/skbuff.c __netdev_alloc_skb(): an sk_buff and a data area of NET_SKB_PAD + length bytes
     (plus skb_shared_info), skb->data after the headroom. dma_map_single(dev, skb, ...) maps skb->data."""
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     size = SKB_DATA_ALIGN(NET_SKB_PAD() + length) + SKB_SHINFO_SIZE
     buf = _alloc("skb", size, "netdev_alloc_skb")
     buf.head = h.heads.alloc_slab()
@@ -97,7 +101,9 @@ def netdev_alloc_skb(dev: Any, length: int) -> Skb:
 def skb_free_frag(data: Any) -> None:
     """include/linux/skbuff.h skb_free_frag() (page_frag_free), or kfree() / kfree_skb() for the other kinds:
     a data area that never carried a frame goes back (a failed map, the ring freed at stop)."""
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     skb = data if isinstance(data, Skb) else None
     buf = data.data if skb is not None else data
     if not isinstance(buf, Buf) or buf.kind not in ("frag", "skb", "kmalloc"):
@@ -130,7 +136,9 @@ def cpu_reads(h: Any, buf: Buf) -> None:
 
 
 def _new_skb(data: Buf, head: Any, call: int, edge: int, frag_size: int) -> Skb:
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     cpu_reads(h, data)
     rec = h.rec
     rec.cnt[call] += 1
@@ -173,7 +181,9 @@ def skb_put(skb: Any, length: int) -> None:
         raise DriverBug(f"skb_put(): {type(skb).__name__} is no sk_buff")
     skb.len += length
     if skb.id == 0:
-        h = this_cpu()
+        h = CPU.host
+        if h is None:
+            raise DriverBug(NO_CPU)
         rec = h.rec
         data = skb.data
         cpu_reads(h, data)
@@ -188,7 +198,9 @@ def skb_put(skb: Any, length: int) -> None:
 def napi_alloc_skb(napi: Any, length: int) -> Skb:
     """net/core/skbuff.c napi_alloc_skb(): a small skb in NAPI context for the headers the driver copies
     (atlantic's __aq_ring_rx_clean()); the model's cost includes that copy of the protocol headers."""
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     rec = h.rec
     h.ids += 1
     hdr = Buf(h.ids, -1, length, None, 0, "hdr")
@@ -205,24 +217,35 @@ def napi_alloc_skb(napi: Any, length: int) -> Skb:
 
 def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: int) -> None:
     """include/linux/skbuff.h skb_add_rx_frag(): attach [off, off+size) of a page as frag i."""
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     if not isinstance(skb, Skb):
         raise DriverBug(f"skb_add_rx_frag(): {type(skb).__name__} is no sk_buff")
     pm = getattr(page, "map", None)
-    buf = h.frags.pop(frag_key(pm.id, off), None) if pm is not None else None
-    if buf is None:
+    buf = h.frags.pop(pm.dma + off, None) if pm is not None else None
+    if buf is None or buf.map is not pm:       # none posted there, or one of a mapping that is gone
         raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
                         f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
-    cpu_reads(h, buf)
-    move(buf, E_ADD_FRAG, h.rec)
+    if buf.st == FRAG_FILLED:          # a pool fragment (RxRing.post made it) read before its sync for the CPU
+        cpu_reads(h, buf)
+    rec = h.rec
+    move(buf, E_ADD_FRAG, rec)
     skb.frags.append(buf)
     skb.len += size
+    if rec.tracing and skb.data.kind == "hdr":
+        # the trace line of napi_alloc_skb() says what became of its skb, as the model's own RX path's does
+        rec.retell(NAPI_ALLOC_SKB, f"head#{skb.head.id}",
+                   f"{HEADERS}-byte header copied, {len(skb.frags)} frag(s) attached")
 
 
 def skb_mark_for_recycle(skb: Any) -> None:
     """include/linux/skbuff.h skb_mark_for_recycle(): skb->pp_recycle = 1, so freeing the skb returns its
     page_pool pages to their pool (napi_pp_put_page) instead of put_page()."""
-    rec = this_cpu().rec
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
+    rec = h.rec
     rec.cnt[MARK] += 1
     if rec.tracing:
         rec.emit(MARK, 0, "head#%s", (skb.head.id,))
@@ -230,7 +253,9 @@ def skb_mark_for_recycle(skb: Any) -> None:
 
 def netdev_rx_dropped(dev: Any, data: Any) -> None:
     """The driver had no replacement buffer: netdev stats rx_dropped++, and the same buffer goes back."""
-    h = this_cpu()
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     buf = data.data if isinstance(data, Skb) else data
     h.rec.call(C["rx_dropped"], 0, "buf#%s|no replacement buffer: the frame is dropped", buf.id)
     move(buf, E_RX_DROPPED)

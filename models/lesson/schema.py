@@ -255,6 +255,8 @@ class Lesson:
     expect: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # variant -> faults (models.calls.FAULTS) its driver has on purpose, as `--inject` would add them
     inject: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # variant -> the model's driver (models.drivers.DRIVERS) that runs its RX path instead of the strategy
+    runs: dict[str, str] = field(default_factory=dict)
     # the two variants the end screen sums up, when the lesson names them (else the headline pair)
     end_pair: tuple[str, ...] = ()
     # control or bidi characters found in the lesson's text (each `file:line:col: field: ...`);

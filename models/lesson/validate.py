@@ -22,6 +22,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import calls, params
+from ..driver_names import DRIVERS
 from . import extras
 from .limits import MAX_CHECKS, MAX_FITTED, MAX_HEADLINE_FRAMES
 from .nodes import Map, TooMany, V, null, short
@@ -113,6 +114,7 @@ def _build(v: V, root: MappingNode, path: str, stem: str | None) -> Lesson | Non
     variants: dict[str, dict[str, Any]] = {}
     expect: dict[str, tuple[str, ...]] = {}
     inject: dict[str, tuple[str, ...]] = {}
+    runs: dict[str, str] = {}
     entries = v.keep(v.mapping, top.vals["variants"], "variants", default=[]) if "variants" in top else []
     if entries and not 1 <= len(entries) <= 6:
         v.record(v.error(top.vals["variants"], "variants", f"expected 1 to 6 variants, got {len(entries)}"))
@@ -123,12 +125,15 @@ def _build(v: V, root: MappingNode, path: str, stem: str | None) -> Lesson | Non
         if null(val):
             variants[key.value] = {}
             continue
-        overrides, shows, faults = v.keep(_variant, v, val, f"variants.{key.value}", default=({}, (), ()))
+        overrides, shows, faults, driver_name = v.keep(_variant, v, val, f"variants.{key.value}",
+                                                       default=({}, (), (), ""))
         variants[key.value] = overrides
         if shows:
             expect[key.value] = shows
         if faults:
             inject[key.value] = faults
+        if driver_name:
+            runs[key.value] = driver_name
     for key, val in entries:
         if "scenario" in top:
             v.keep(_check_scenario, v, key, val, top.vals["scenario"], {**scenario, **variants[key.value]})
@@ -197,7 +202,7 @@ def _build(v: V, root: MappingNode, path: str, stem: str | None) -> Lesson | Non
         return None
     return Lesson(lid, title, driver, summary, patch,
                   scenario, scenario_raw, variants, paper, headline, tuple(fitted), pseudocode, steps, checks,
-                  None if path == "<string>" else path, expect=expect, inject=inject, end_pair=end_pair,
+                  None if path == "<string>" else path, expect=expect, inject=inject, runs=runs, end_pair=end_pair,
                   problems=tuple(str(e) for e in sorted(dict.fromkeys(v.problems), key=lambda e: (e.line, e.column))),
                   code_calls=lines_calls, recap=recap)
 
@@ -256,14 +261,15 @@ def _fitted(v: V, i: int, node: Node, scenario: dict[str, Any], variants: dict[s
     return Fitted(name, to, p.get("note", "text", default=""), **target)
 
 
-def _variant(v: V, node: Node, where: str) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]:
-    """A variant's parameter overrides, the violations it shows on purpose (`expect`) and the
-    faults its driver has on purpose (`inject`)."""
+def _variant(v: V, node: Node, where: str) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...], str]:
+    """A variant's parameter overrides, the violations it shows on purpose (`expect`), the
+    faults its driver has on purpose (`inject`) and the model's driver it runs (`runs`, or "")."""
     pairs = v.mapping(node, where)
-    rest = [(k, x) for k, x in pairs if k.value not in ("expect", "inject")]
+    rest = [(k, x) for k, x in pairs if k.value not in ("expect", "inject", "runs")]
     overrides = v.params(MappingNode(node.tag, rest, node.start_mark, node.end_mark), where)[0]
     lists = {"expect": (calls.VIOLATIONS, "violation"), "inject": (calls.FAULTS, "fault")}
     found: dict[str, list[str]] = {"expect": [], "inject": []}
+    runs = ""
     for k, x in pairs:
         if k.value in lists:
             known, what = lists[k.value]
@@ -274,4 +280,9 @@ def _variant(v: V, node: Node, where: str) -> tuple[dict[str, Any], tuple[str, .
                     v.record(v.error(item, f"{where}.{k.value}[{j}]", f"{name!r} is listed twice"))
                 elif name is not None:
                     names.append(name)
-    return overrides, tuple(found["expect"]), tuple(found["inject"])
+        elif k.value == "runs":
+            runs = v.keep(v.choice, x, f"{where}.runs", DRIVERS, "model driver", default="")
+    if runs and found["inject"]:
+        v.record(v.error(node, f"{where}.runs", "a variant that runs a model driver injects no faults "
+                         "(the strategies have the fault switches; the drivers are written without them)"))
+    return overrides, tuple(found["expect"]), tuple(found["inject"]), runs

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from shipped import shipped_lesson
 
 from models.driver.runtime import DriverSim
+from models.drivers import variant_sim
+from models.read import reading_of
+from models.replay import LessonRun
 from models.runner import variant_params, warmup
 from viz.exercises.catalog import EXERCISES
 
@@ -46,3 +50,28 @@ def test_a_stop_between_two_frames_mid_poll_changes_nothing():
         many.run_frames(10)          # budget 64: most stops fall inside a poll
     assert many.rec.counters() == one.rec.counters()
     assert many.metrics() == one.metrics()
+
+
+def test_a_variant_that_runs_a_driver_builds_it_and_its_faults_run_the_strategy():
+    lesson = shipped_lesson("atlantic-page-pool")
+    prm = variant_params(lesson, "after")
+    sim = variant_sim(prm, runs=lesson.runs["after"])
+    assert isinstance(sim, DriverSim) and type(sim.driver).__module__ == "models.drivers.atlantic"
+    # the drivers have no fault switches: --inject runs the strategy, which has them
+    assert not isinstance(variant_sim(prm, runs="atlantic", faults=["no-sync-for-cpu"]), DriverSim)
+
+
+@pytest.mark.slow
+def test_the_player_shows_a_driver_variant_as_it_showed_the_strategy():
+    """Every record a view reads (models.read), at every step of the lesson, the same whether the
+    variant runs its model driver or the strategy it stands for (ifdown and its wait included)."""
+    lesson = shipped_lesson("atlantic-page-pool")
+    name = next(iter(lesson.runs))
+    driver, strategy = LessonRun(lesson), LessonRun(replace(lesson, runs={}))
+    assert isinstance(driver.sims[name], DriverSim) and not isinstance(strategy.sims[name], DriverSim)
+    assert driver.total > 10
+    for k in range(driver.total + 1):
+        a, b = reading_of(driver.snapshot(k)[0][name]), reading_of(strategy.snapshot(k)[0][name])
+        for what in ("ring", "pool", "memory", "skb_cache", "napi", "counters", "metrics", "events", "cursor",
+                     "path"):
+            assert getattr(a, what)() == getattr(b, what)(), (k, what)

@@ -9,10 +9,16 @@ counter, and every metric but a handful that moved in their last printed digit (
 sum of nanoseconds against an exact integer one). They were rewritten once, from the
 rebuilt model. A change that moves a figure on purpose regenerates them with
 `rxviz run LESSON --json > tests/data/golden/LESSON.json` and says why in its commit.
+
+tests/data/golden/trace/LESSON.VARIANT.jsonl.gz hold `rxviz trace LESSON --variant VARIANT
+--frames 200 --json`, every kernel call with its arguments and transitions, written by the model's
+RX strategy before the variant was switched to the model's driver of the driver API (`runs:`):
+the driver must make the very calls the strategy made (gzip -n: the bytes carry no date).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -23,6 +29,8 @@ from viz import cli
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 LESSONS = sorted(lesson.id for lesson in shipped_lessons())
+TRACES = sorted(p.name.removesuffix(".jsonl.gz") for p in (GOLDEN / "trace").glob("*.jsonl.gz"))
+TRACE_FRAMES = 200
 
 
 def test_every_lesson_has_a_golden_file():
@@ -41,3 +49,25 @@ def test_a_lesson_runs_to_its_golden_output(lesson_id, capsys):
         assert got["variants"][name]["counters"] == want["variants"][name]["counters"], name
     assert got == want
     assert out == want_text, "the same figures, printed differently: the bytes must not change either"
+
+
+def test_the_variants_that_run_a_model_driver_have_a_trace_golden():
+    runs = sorted(f"{lesson.id}.{v}" for lesson in shipped_lessons() for v in lesson.runs)
+    assert runs and set(runs) <= set(TRACES)
+
+
+@pytest.mark.slow
+@pytest.mark.golden
+@pytest.mark.parametrize("name", TRACES)
+def test_a_variant_traces_to_its_golden_calls(name, capsys):
+    lesson_id, variant = name.split(".")
+    assert cli.main(["trace", lesson_id, "--variant", variant, "--frames", str(TRACE_FRAMES), "--json"]) == 0
+    out = capsys.readouterr().out
+    want = gzip.decompress((GOLDEN / "trace" / f"{name}.jsonl.gz").read_bytes()).decode()
+    if out != want:
+        got_lines, want_lines = out.splitlines(), want.splitlines()
+        first = next((i for i, (a, b) in enumerate(zip(got_lines, want_lines, strict=False)) if a != b),
+                     min(len(got_lines), len(want_lines)))
+        got_line = got_lines[first] if first < len(got_lines) else "(none)"
+        want_line = want_lines[first] if first < len(want_lines) else "(none)"
+        pytest.fail(f"line {first + 1} differs:\n got  {got_line}\n want {want_line}")

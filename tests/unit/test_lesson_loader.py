@@ -187,6 +187,17 @@ def test_too_many_nodes():
     assert e.line > 11
 
 
+def test_a_variant_runs_a_model_driver_by_its_name_only():
+    """`runs:` names one of the model's drivers (models.driver_names.DRIVERS): a name the model does
+    not list is refused at the value, and a driver runs without the strategies' fault switches."""
+    lesson = load_lesson_text(MINIMAL.replace("  only: {}", "  only: {strategy: page-pool, runs: atlantic}"))
+    assert lesson.runs == {"only": "atlantic"} and lesson.variants["only"] == {"strategy": "page-pool"}
+    e = error(MINIMAL.replace("  only: {}", "  only: {runs: models.drivers.atlantic}"), text=True)
+    assert e.field == "variants.only.runs" and "unknown model driver" in e.message and at(e) == (7, 16)
+    e = error(MINIMAL.replace("  only: {}", "  only: {runs: atlantic, inject: [double-unmap]}"), text=True)
+    assert e.field == "variants.only.runs" and "injects no faults" in e.message
+
+
 def test_error_points_at_value_for_bad_value_and_key_for_unknown_key():
     text = MINIMAL.replace("scenario: {ram: 8GiB}", "scenario:\n  mtu: 100\n  rnig_size: 4")
     e = error(text, text=True)

@@ -48,7 +48,8 @@ def _pools() -> list[tuple[Any, str]]:
 def _model_stats(lesson: Lesson, variant: str) -> dict[str, int]:
     from models.runner import run_params, variant_params
     frames = min(lesson.headline.frames, STATS_FRAMES)
-    r = run_params(variant, variant_params(lesson, variant), frames, teardown=False)
+    r = run_params(variant, variant_params(lesson, variant), frames, teardown=False,
+                   runs=lesson.runs.get(variant, ""))
     return r.page_pool_stats or {}
 
 

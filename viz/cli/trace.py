@@ -15,8 +15,8 @@ TRACE_FRAMES = 20
 
 
 def run(args: argparse.Namespace) -> int:  # noqa: C901 (older than the complexity rule)
+    from models.drivers import variant_sim
     from models.runner import variant_params
-    from models.sim import Sim
 
     from .trace_stream import BUFFER, Stream, event_json, lines, problems
     lesson = load(args.lesson)
@@ -26,8 +26,8 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 (older than the complexi
     name = variants_of(lesson, args.variant)[0] if args.variant else next(iter(lesson.variants))
     sets, faults = settings_of(args)
     frames = args.frames or TRACE_FRAMES
-    sim = Sim(variant_params(lesson, name, sets), seed=args.seed, trace=BUFFER,
-              faults=lesson.faults_for(name, faults))
+    sim = variant_sim(variant_params(lesson, name, sets), runs=lesson.runs.get(name, ""), seed=args.seed,
+                      trace=BUFFER, faults=lesson.faults_for(name, faults))
     setup_seq = sim.setup_seq           # the ring fill, before t=0
     # In time order, as ftrace merges its per-CPU buffers: each context keeps its own clock (the
     # device stamps a frame when it arrived, the reader runs on its own core), so the order the
