@@ -55,7 +55,7 @@ def test_a_stop_between_two_frames_mid_poll_changes_nothing():
 def test_a_variant_that_runs_a_driver_builds_it_and_its_faults_run_the_strategy():
     lesson = shipped_lesson("atlantic-page-pool")
     prm = variant_params(lesson, "after")
-    sim = variant_sim(prm, runs=lesson.runs["after"])
+    sim = variant_sim(prm, runs="atlantic")
     assert isinstance(sim, DriverSim) and type(sim.driver).__module__ == "models.drivers.atlantic"
     # the drivers have no fault switches: --inject runs the strategy, which has them
     assert not isinstance(variant_sim(prm, runs="atlantic", faults=["no-sync-for-cpu"]), DriverSim)
@@ -65,9 +65,8 @@ def test_a_variant_that_runs_a_driver_builds_it_and_its_faults_run_the_strategy(
 def test_the_player_shows_a_driver_variant_as_it_showed_the_strategy():
     """Every record a view reads (models.read), at every step of the lesson, the same whether the
     variant runs its model driver or the strategy it stands for (ifdown and its wait included)."""
-    lesson = shipped_lesson("atlantic-page-pool")
-    name = next(iter(lesson.runs))
-    driver, strategy = LessonRun(lesson), LessonRun(replace(lesson, runs={}))
+    lesson, name = shipped_lesson("atlantic-page-pool"), "after"
+    driver, strategy = LessonRun(replace(lesson, runs={name: "atlantic"})), LessonRun(lesson)
     assert isinstance(driver.sims[name], DriverSim) and not isinstance(strategy.sims[name], DriverSim)
     assert driver.total > 10
     for k in range(driver.total + 1):
