@@ -404,8 +404,10 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         # Stopped inside the step by `]`/`[` (not where it lands, nor at its end: the same moment as its
         # landing, which must look the same however it is reached): the code view lights the call's line.
         at_call = frame.cursor is not None and not frame.landing
+        # The event log opens at the step's first call; stepping by call or playing, it follows the newest.
+        opens_at = None if at_call or self.playing or frame.opens is None else frame.opens.at(variant)
         key = (id(frame.sims[variant]), variant, frame.step, frame.code_line, id(prev), hidden, kept, self.follow,
-               id(earlier), at_call, asking)
+               id(earlier), at_call, asking, opens_at)
         state = self._states.pop(key, None) if reuse else None
         if state is not None:
             self._states[key] = state               # the latest used last
@@ -418,7 +420,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
                               code_line=frame.code_line, prev_counts=dict(prev),
                               watch=spec.watch if spec is not None else (),
                               hidden_code=hidden, hidden_counts=kept, follow=self.follow, earlier=earlier,
-                              at_call=at_call, asking=asking, twin=twin)
+                              at_call=at_call, opens_at=opens_at, asking=asking, twin=twin)
             if reuse:
                 self._states[key] = state
                 if len(self._states) > STATES_KEPT:

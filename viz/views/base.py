@@ -47,6 +47,8 @@ class ViewState:
     follow: str | None = None                       # the object followed ("buf#513"), None: the views pick
     earlier: tuple[Event, ...] = ()                 # its events before the trace buffer's
     at_call: bool = False                           # stopped at a call `]`/`[` walked to (not where the step lands)
+    opens_at: int | None = None                     # the call the event log opens at (the step's first); None:
+                                                    # it follows the newest (stepping or playing)
     asking: bool = False                            # a question about this variant waits (now or ahead):
                                                     # no view explains what the variant does
     # The first state made from the same inputs but for what a question ahead keeps back (`hidden_code`,
