@@ -170,6 +170,11 @@ class ModelView(OnePass, KeptComponentStyles, can_focus=True):
         self._styles = {}
         super().notify_style_update()
 
+    def rows_wanted(self, width: int) -> int:
+        """The content rows the view needs at this width to show what its state is about (0: no
+        claim): the deck gives it rows the machine strip would take when it has fewer (ViewDeck)."""
+        return 0
+
     # -- the Line API, shared: views only say what their lines are ------------------------
     def build_lines(self, width: int, height: int) -> list[Text]:
         """The view's content for this size; only called when the state, size or theme changed."""
