@@ -280,6 +280,16 @@ class ModelView(OnePass, KeptComponentStyles, can_focus=True):
                 out.append(part[0], self._s(part[1]) if part[1] else None)
         return out
 
+    def _fitting(self, width: int, *forms: tuple[Part, ...]) -> Text:
+        """The first of `forms` (each a line's parts, longest first) that fits `width`, else the last:
+        a phrase gives up its gloss ("so far", "this call") before the line is cut mid-word."""
+        text = self._text()
+        for parts in forms:
+            text = self._text(*parts)
+            if text.cell_len <= width:
+                break
+        return text
+
     @property
     def st(self) -> ViewState:
         """The state being drawn: build_lines and its helpers only run with one."""
