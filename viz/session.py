@@ -314,7 +314,8 @@ class Session:
         """One kernel call forward (delta 1) or back (-1) from call `at` of step k, across step ends.
 
         With `follow`, the next (previous) call that moves that object instead. Returns the
-        frame and "" or, when there is nowhere to go, None and why.
+        frame and "" (or what the move passed over, to be said), or, when there is nowhere to
+        go, None and why.
         """
         run = self._ensure()
         self.extra, self._ff = 0, None
@@ -326,15 +327,18 @@ class Session:
         target = at + delta
         if k and reachable <= target <= last:
             return self.frame_at(k, variant, target), ""
-        if delta < 0 and k and first < reachable <= at:
-            return None, (f"the calls before this one ran untraced (a long step: only its last "
-                          f"{TRACED_TAIL} frames are recorded): ← goes to the step before")
+        # Back from a long step's first recorded call: its head ran untraced and cannot be stopped in,
+        # so `[` crosses it to the step before's last call (as from any step's first call) and says so.
+        # (It used to stay put: press after press did nothing where the same key elsewhere moves.)
+        passed = (f"step {k}'s first {reachable - first:,} calls ran untraced (a long step records only "
+                  f"its last {TRACED_TAIL} frames): [ went to the step before"
+                  if delta < 0 and k and first < reachable <= at else "")
         j = k + delta
         while 1 <= j <= run.total and not cancelled():
             shown = run.shown(j)        # across a step's end, the step's own variant (not one `v` picked)
             f, lst, r = cur.call_range(j, shown)
             if lst >= r:
-                return self.frame_at(j, shown, r if delta > 0 else None), ""
+                return self.frame_at(j, shown, r if delta > 0 else None), passed
             j += delta
         return None, "the last call of the lesson" if delta > 0 else "the first call of the lesson"
 
