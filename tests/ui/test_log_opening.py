@@ -40,6 +40,11 @@ async def test_a_step_opens_the_log_at_its_first_call_and_brackets_follow():
         assert last - first + 1 > len(rows)         # the step does not fit: where it opens matters
         assert shows(rows[0], event(app, first)), rows
         assert not any(shows(r, event(app, last)) for r in rows)
+        screen = app.screen
+        screen.playing = True                           # playing, the state a step gets follows the newest
+        assert screen._state(frame, frame.shown).opens_at is None
+        screen.playing = False
+        assert screen._state(frame, frame.shown).opens_at == first
         await press(pilot, "left_square_bracket")       # stepping by call: the newest call at the bottom
         frame = app.screen.frame
         at = frame.sims[frame.shown].rec.seq
