@@ -269,6 +269,11 @@ class LessonRun:
         snap = self._snaps.get(k)
         return snap is not None and name in snap.blobs
 
+    def seq_at(self, k: int, name: str) -> int | None:
+        """The events variant `name` had numbered after step k, if it has passed that step (kept or not)."""
+        snap = self._snaps.get(k)
+        return snap.seq.get(name) if snap is not None else None
+
     def reach(self, k: int, names: Iterable[str], keep: Collection[int] = (),  # noqa: C901 (one walk; its parts share the plan)
               progress: Callable[[int, int], None] | None = None,
               cancelled: Callable[[], bool] | None = None) -> bool:

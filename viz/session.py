@@ -146,6 +146,29 @@ class StepCounts(Mapping[str, Counts]):
         return len(self._cnt)
 
 
+class Openings:
+    """Where each variant's event log opens at step k, read when asked (a variant filled in after
+    the frame was made has its figures by then; reading them never runs the model)."""
+    __slots__ = ("_run", "_k")
+
+    def __init__(self, run: LessonRun, k: int) -> None:
+        self._run, self._k = run, k
+
+    def at(self, variant: str) -> int | None:
+        """The step's first call; for a step that made none (a question's, or another variant's turn
+        to be read), the first of the latest step that made some, among the steps the variant has
+        passed (None: the set-up, or not known without running a step again)."""
+        run, j = self._run, self._k
+        while j >= 1:
+            before, after = run.seq_at(j - 1, variant), run.seq_at(j, variant)
+            if before is None or after is None:
+                return None
+            if after > before:
+                return before + 1
+            j -= 1
+        return None
+
+
 @dataclass(frozen=True)
 class Frame:
     """What the screen shows after one move: never mutated once published."""
@@ -160,6 +183,7 @@ class Frame:
     cursor: int | None = None       # `shown` is stopped right after this call (event number); None: the step's end
     calls: dict[str, tuple[int, int]] = field(default_factory=dict)   # each variant's calls in the step: (first, last)
     landing: bool = True            # where the step lands (not a call stepped to): the player keeps it as ready
+    opens: Openings | None = None   # where each variant's event log opens (None: at the newest calls)
     earlier: tuple[Event, ...] = ()  # following an object: its events found so far
     prior: Frame | None = None      # a step that asks a question: the step before's frame, which the
                                     # views show until the question is answered (however it was reached)
@@ -265,7 +289,7 @@ class Session:
             cursor = sims[shown].rec.seq
         before = self._prior(k, shown) if prior else None
         return Frame(self.lesson, k, run.total, 0, shown, sims,
-                     prev, reached, cursor, calls, landing, prior=before)
+                     prev, reached, cursor, calls, landing, opens=Openings(run, k), prior=before)
 
     def _prior(self, k: int, shown: str) -> Frame | None:
         """Step k-1's landing frame when step k asks a question, with `shown` thawed (kept: it never changes)."""
@@ -290,7 +314,8 @@ class Session:
         """One kernel call forward (delta 1) or back (-1) from call `at` of step k, across step ends.
 
         With `follow`, the next (previous) call that moves that object instead. Returns the
-        frame and "" or, when there is nowhere to go, None and why.
+        frame and "" (or what the move passed over, to be said), or, when there is nowhere to
+        go, None and why.
         """
         run = self._ensure()
         self.extra, self._ff = 0, None
@@ -302,15 +327,18 @@ class Session:
         target = at + delta
         if k and reachable <= target <= last:
             return self.frame_at(k, variant, target), ""
-        if delta < 0 and k and first < reachable <= at:
-            return None, (f"the calls before this one ran untraced (a long step: only its last "
-                          f"{TRACED_TAIL} frames are recorded): ← goes to the step before")
+        # Back from a long step's first recorded call: its head ran untraced and cannot be stopped in,
+        # so `[` crosses it to the step before's last call (as from any step's first call) and says so.
+        # (It used to stay put: press after press did nothing where the same key elsewhere moves.)
+        passed = (f"step {k}'s first {reachable - first:,} calls ran untraced (a long step records only "
+                  f"its last {TRACED_TAIL} frames): [ went to the step before"
+                  if delta < 0 and k and first < reachable <= at else "")
         j = k + delta
         while 1 <= j <= run.total and not cancelled():
             shown = run.shown(j)        # across a step's end, the step's own variant (not one `v` picked)
             f, lst, r = cur.call_range(j, shown)
             if lst >= r:
-                return self.frame_at(j, shown, r if delta > 0 else None), ""
+                return self.frame_at(j, shown, r if delta > 0 else None), passed
             j += delta
         return None, "the last call of the lesson" if delta > 0 else "the first call of the lesson"
 

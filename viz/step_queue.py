@@ -161,6 +161,7 @@ class StepQueue:
                 continue
             kind, n = op
             self._doing = kind
+            why = ""                     # a call move's word on what it passed over
             if kind == "fill":           # variants a jump did not run, then the UI's `then` on its thread
                 step, names, then = n
                 session.fill(step, names)
@@ -189,3 +190,5 @@ class StepQueue:
             if frame is None or stale or cancelled():
                 continue
             call(on_frame, frame)
+            if why and on_note is not None:
+                call(on_note, why)              # what the move passed over (a long step's untraced head)

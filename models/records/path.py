@@ -84,7 +84,7 @@ def stages(facts: PathFacts) -> tuple[Stage, ...]:  # noqa: C901 (older than the
     if not facts.bounce:
         skip["swiotlb"] = ("no SWIOTLB", "SWIOTLB")
     if facts.delivery != "napi":
-        instead["napi"] = (facts.delivery, facts.delivery[:7])
+        instead["napi"] = (facts.delivery, facts.delivery)     # whole: a cut name reads as another word
     elif not facts.polled:
         skip["napi"] = ("NAPI never polled", "NAPI")     # netif_napi_add() was never called
     if not facts.gro:

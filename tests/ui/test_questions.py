@@ -4,7 +4,9 @@ For every question step of every lesson, in the player at 160x50:
 
 - every view of every variant (the `v` key), and compare mode's columns, draw
   exactly what they drew at the step before (the issue's test: the screen
-  before answering is the previous step's screen, view by view);
+  before answering is the previous step's screen, view by view), but the
+  pseudo-code, which lights the line the question's step is about (its text
+  reads it), never one a question hides;
 - no text on screen outside the question itself (heading, narration, status
   line, every view of every variant, the pseudo-code), nor the lesson's title
   and summary (on the home screen and the player's header), contains the words
@@ -34,6 +36,7 @@ from viz.widgets.status import StatusLine
 LESSONS = shipped_lessons()
 QUESTIONS = [(lesson.id, s.index + 1) for lesson in LESSONS for s in lesson.steps if s.ask is not None]
 SIZE = (60, 30)          # each view is drawn at this size, shown or not
+CODE_VIEWS = ("v-code", "side-code", "a-code", "b-code")
 
 STOP = set("""a an the of to in on and or is are be it its by for with from as at this that not no one
 none each every all any than then there their into out up down so only does do did what which when where
@@ -171,6 +174,10 @@ async def test_a_question_holds_the_previous_screen_and_names_no_answer(lesson, 
             async for variant in each_variant(app, pilot):
                 now = await screen_views(app)
                 for key, lines in now.items():
+                    if key in CODE_VIEWS and spec.code:
+                        lit = [ln for ln in lines if ln.startswith("▶ ") and ln[2:].strip()[:1].isdigit()]
+                        assert [int(ln[2:].split()[0]) for ln in lit] in ([spec.code], []), (variant, key, lit)
+                        continue
                     assert lines == before[variant][key], (variant, key)
                     shown = "\n".join(lines).lower()
                     counted = [p for p in counts if re.search(p, shown)]
@@ -210,3 +217,20 @@ async def test_the_figures_a_question_keeps_back_are_on_no_view_until_it_is_answ
         views = await screen_views(app)
         assert any("recycle: cached" in line for line in views["v-pool"])
         assert re.search(r"recycle_in_cache [\d,]+", "\n".join(views["v-machine"])), views["v-machine"]
+
+
+@pytest.mark.parametrize("lesson,step", [("ath11k-36bit-dma-mask", 6), ("bgmac-napi-skb-cache", 12)])
+async def test_a_held_question_lights_its_own_steps_line_of_code(lesson, step):
+    """The held screen is the step before's model, but its pseudo-code lights the line the question's
+    step is about (ath11k 6: the two mask calls its text reads), not where the step before ended."""
+    app = make_app(lesson=lesson, step=step, remember=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        spec = screen.lesson.steps[step - 1]
+        assert screen.holding() and spec.focus == "code" and spec.code
+        code = screen.query_one("#v-code", ModelView)
+        assert code.lit_line()[0] == spec.code
+        assert screen.lesson.steps[step - 2].code != spec.code      # the step before's is another line
+        shown = [code.render_line(y).text for y in range(code.size.height)]
+        assert any(ln.startswith("▶ ") and ln[2:].split()[0] == str(spec.code) for ln in shown), shown

@@ -348,11 +348,12 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         # breakpoint, -deck-wide) restyle the column with it.
         asking_styled = self.has_class("-deck-wide") or self.has_class("-narrow", "-normal")
         self._one(Vertical, "#side").set_class(ask is not None, "-asking", update=asking_styled)
-        state = self._state(seen, shown)
+        held_by = step if hold else 0
+        state = self._state(seen, shown, held_by=held_by)
         pair = None
         names = compare_pair(self.lesson, shown)
         if self.compare and names and all(v in seen.sims for v in names):
-            a, b = (self._state(seen, v, reuse=False) for v in names)     # each gets its `other`
+            a, b = (self._state(seen, v, reuse=False, held_by=held_by) for v in names)     # each gets its `other`
             a.other, b.other = b, a
             pair = (a, b)
         deck = self._one(ViewDeck)
@@ -387,10 +388,16 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         if self.playing and step >= frame.total and not frame.extra:
             self._set_playing(False)
 
-    def _state(self, frame: Frame, variant: str, reuse: bool = True, revealing: int = 0) -> ViewState:
+    def _state(self, frame: Frame, variant: str, reuse: bool = True, revealing: int = 0,
+               held_by: int = 0) -> ViewState:
         """The views' state for `variant` of `frame`: the very object built before for the same
-        inputs (`reuse`), so the lines the views built ahead for it (`_prepare_next`) are used."""
+        inputs (`reuse`), so the lines the views built ahead for it (`_prepare_next`) are used.
+        `held_by`: the step whose question holds `frame` (the step before it) on screen."""
         spec = self.lesson.steps[frame.step - 1] if frame.step else None
+        # Held by a question, the pseudo-code lights the line the question's step is about (its text
+        # reads it: ath11k 6's two mask calls), not the line the step before ended on; a line that
+        # would answer the question is hidden all the same (`hide_code`).
+        code_line = (self.lesson.steps[held_by - 1].code or frame.code_line) if held_by else frame.code_line
         prev = frame.prev_counts.get(variant, NO_COUNTS)       # one object for none: its id is in the key
         hidden = self.hidden_code(variant, frame.step, revealing)
         kept = self.hidden_counts(variant, frame.step, revealing)
@@ -404,8 +411,10 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         # Stopped inside the step by `]`/`[` (not where it lands, nor at its end: the same moment as its
         # landing, which must look the same however it is reached): the code view lights the call's line.
         at_call = frame.cursor is not None and not frame.landing
-        key = (id(frame.sims[variant]), variant, frame.step, frame.code_line, id(prev), hidden, kept, self.follow,
-               id(earlier), at_call, asking)
+        # The event log opens at the step's first call; stepping by call or playing, it follows the newest.
+        opens_at = None if at_call or self.playing or frame.opens is None else frame.opens.at(variant)
+        key = (id(frame.sims[variant]), variant, frame.step, code_line, id(prev), hidden, kept, self.follow,
+               id(earlier), at_call, asking, opens_at)
         state = self._states.pop(key, None) if reuse else None
         if state is not None:
             self._states[key] = state               # the latest used last
@@ -415,10 +424,10 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
             inputs = (*key[:5], *key[7:10])
             twin = self._twins.get(inputs) if reuse else None
             state = ViewState(sim=frame.sims[variant], variant=variant, lesson=self.lesson, step=frame.step,
-                              code_line=frame.code_line, prev_counts=dict(prev),
+                              code_line=code_line, prev_counts=dict(prev),
                               watch=spec.watch if spec is not None else (),
                               hidden_code=hidden, hidden_counts=kept, follow=self.follow, earlier=earlier,
-                              at_call=at_call, asking=asking, twin=twin)
+                              at_call=at_call, opens_at=opens_at, asking=asking, twin=twin)
             if reuse:
                 self._states[key] = state
                 if len(self._states) > STATES_KEPT:
@@ -459,7 +468,7 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
             step = nxt.step
             if self.holding(nxt):
                 # A question first shows the step before's model, as the variant the question is about.
-                state, told = self._state(self._held(nxt), nxt.shown), False
+                state, told = self._state(self._held(nxt), nxt.shown, held_by=nxt.step), False
             else:
                 state = self._state(nxt, nxt.shown)
         self.call_later(self._one(Narration).prepare, (step, 0, told))

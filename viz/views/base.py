@@ -47,6 +47,8 @@ class ViewState:
     follow: str | None = None                       # the object followed ("buf#513"), None: the views pick
     earlier: tuple[Event, ...] = ()                 # its events before the trace buffer's
     at_call: bool = False                           # stopped at a call `]`/`[` walked to (not where the step lands)
+    opens_at: int | None = None                     # the call the event log opens at (the step's first); None:
+                                                    # it follows the newest (stepping or playing)
     asking: bool = False                            # a question about this variant waits (now or ahead):
                                                     # no view explains what the variant does
     # The first state made from the same inputs but for what a question ahead keeps back (`hidden_code`,
@@ -168,6 +170,11 @@ class ModelView(OnePass, KeptComponentStyles, can_focus=True):
         self._styles = {}
         super().notify_style_update()
 
+    def rows_wanted(self, width: int) -> int:
+        """The content rows the view needs at this width to show what its state is about (0: no
+        claim): the deck gives it rows the machine strip would take when it has fewer (ViewDeck)."""
+        return 0
+
     # -- the Line API, shared: views only say what their lines are ------------------------
     def build_lines(self, width: int, height: int) -> list[Text]:
         """The view's content for this size; only called when the state, size or theme changed."""
@@ -272,6 +279,16 @@ class ModelView(OnePass, KeptComponentStyles, can_focus=True):
             else:
                 out.append(part[0], self._s(part[1]) if part[1] else None)
         return out
+
+    def _fitting(self, width: int, *forms: tuple[Part, ...]) -> Text:
+        """The first of `forms` (each a line's parts, longest first) that fits `width`, else the last:
+        a phrase gives up its gloss ("so far", "this call") before the line is cut mid-word."""
+        text = self._text()
+        for parts in forms:
+            text = self._text(*parts)
+            if text.cell_len <= width:
+                break
+        return text
 
     @property
     def st(self) -> ViewState:

@@ -170,8 +170,7 @@ class CountersView(ModelView):
         head = [line if line.cell_len <= width else self._text(*parts)]      # the reader's share goes first
         head += self._watched_metrics(m, width)
         head += self._sparks(width)
-        legend = [self._text(("▸ watched · +N: since the previous step · bars: CPU ns per frame and its share"
-                              if width >= 74 else "▸ watched · +N this step · bars: ns/frame, %", "muted"))]
+        legend = [self._legend(width)]
         room = max(0, height - len(head) - len(legend))
         if width >= 70:
             # Wide: the table on the left, the bars on the right, side by side.
@@ -188,6 +187,21 @@ class CountersView(ModelView):
             bars = self._bars(width, room // 2)
             body = self._table(width, room - len(bars)) + bars
         return head + body + legend
+
+    def _legend(self, width: int) -> Text:
+        return self._text(("▸ watched · +N: since the previous step · bars: CPU ns per frame and its share"
+                           if width >= 74 else "▸ watched · +N this step · bars: ns/frame, %", "muted"))
+
+    def rows_wanted(self, width: int) -> int:
+        """The headline, the watched metrics' row, the sparklines, a row a watched counter, the
+        "… more" row and the legend: what a step that watches counters is about, all on screen."""
+        st = self.state
+        if st is None:
+            return 0
+        m = st.read.metrics()
+        head = 1 + len(self._watched_metrics(m, width)) + len(self._sparks(width))
+        watched = [k for k in st.watch if k in COUNTERS or k in CALLS]
+        return head + len(watched) + 2 if watched else 0
 
     def _watched_metrics(self, m: dict[str, Any], width: int) -> list[Text]:
         """The watched metrics the headline row does not carry, on one row (as many as fit)."""

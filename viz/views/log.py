@@ -9,11 +9,17 @@ warning is drawn in the error or warning colour with its message, since it
 is what a lesson about a bug wants the reader to find.
 
 The calls the last step made are bright; older ones are dimmed, so a step's
-work stands out in the scrollback. No scrolling: the view shows as many of
-the newest events as fit (the trace buffer keeps the last few hundred).
+work stands out in the scrollback. No scrolling: a step opens with its first
+call on the view's top line (ViewState.opens_at), since that is where its
+text starts reading, and as many after it as fit; stepping by call or
+playing, the view follows the newest call instead (the trace buffer keeps
+the last few hundred).
 """
 
 from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
 
 from rich.text import Text
 
@@ -54,7 +60,8 @@ def stamp(t_ns: float) -> str:
 class LogView(ModelView):
     KEY = "log"
     TITLE = "Event log"
-    READS = ("hidden_counts",)      # the calls a question ahead keeps back are not listed, some details not said
+    # The calls a question ahead keeps back are not listed, some details not said; where it opens.
+    READS = ("hidden_counts", "opens_at")
 
     COMPONENT_CLASSES = {"logview--hardirq", "logview--softirq", "logview--process", "logview--app",
                          "logview--device", "logview--error", "logview--warning", "logview--muted",
@@ -80,29 +87,54 @@ class LogView(ModelView):
         legend = self._legend(width)
         rows = max(0, height - 1)
         kept = st.hidden_counts         # calls whose record would answer a question still ahead
-        # Lines kept back leave room for older ones: read further back (the trace buffer keeps a few hundred).
-        events = st.read.recent(rows * (4 if kept else 1)) if rows else []
         if not st.read.traced():
             return [Text("no trace buffer: the model runs without an event log", self._s("muted"))]
-        if not events:
+        everything = st.read.events()
+        if not everything or not rows:
             return [Text("no kernel call yet", self._s("muted")), legend]
-        # Every call bumps one counter, so the counters' growth since the previous step is
-        # the number of calls the step added: the newest ones in the buffer (reports too).
-        counts, prev = st.read.counts(), st.prev_counts
-        fresh = sum(n - prev.get(k, 0) for k, n in counts.items()) if prev else len(events)
-        first_fresh = len(events)
-        while first_fresh > 0 and fresh > 0:
-            first_fresh -= 1
-            fresh -= events[first_fresh].call not in ("VIOLATION", "WARNING")
+        opening = self._opening(everything, st.opens_at)
+        # Lines kept back leave room for older ones: read further back (the trace buffer keeps a few hundred).
+        events = (everything[max(0, opening - rows * 4):opening + rows * 4] if opening is not None
+                  else everything[-rows * (4 if kept else 1):])
+        fresh_from = self._fresh_from(everything)
         out: list[Text] = []
         setup = st.read.setup_seq
         quiet = kept_details(kept)      # calls listed, but what they did kept back
-        for i, e in enumerate(events):
+        top = None                      # the line of the call the view opens at
+        for e in events:
+            if top is None and opening is not None and e.seq >= everything[opening].seq:
+                top = len(out)
             if e.call not in kept:
-                out += self._event(e, width, i < first_fresh, e.seq <= setup, e.call in quiet)
-        out = out[-rows:] if rows else []
+                out += self._event(e, width, e.seq < fresh_from, e.seq <= setup, e.call in quiet)
+        if top is not None:             # that call on the top line, unless the lines after it leave room
+            out = out[:top + rows]
+        out = out[-rows:]
         pad = [Text("")] * (rows - len(out))
         return pad + out + [legend]
+
+    def _fresh_from(self, events: Sequence[Event]) -> int:
+        """The number of the first event the last step made (the ones before it are dimmed).
+
+        Every call bumps one counter, so the counters' growth since the previous step is
+        the number of calls the step added: the newest ones in the buffer (reports too).
+        """
+        counts, prev = self.st.read.counts(), self.st.prev_counts
+        if not prev:
+            return events[0].seq
+        fresh = sum(n - prev.get(k, 0) for k, n in counts.items())
+        i = len(events)
+        while i > 0 and fresh > 0:
+            i -= 1
+            fresh -= events[i].call not in ("VIOLATION", "WARNING")
+        return events[i].seq if i < len(events) else events[-1].seq + 1
+
+    @staticmethod
+    def _opening(events: Sequence[Event], at: int | None) -> int | None:
+        """The index of call `at` (the first numbered `at` or later) if the trace buffer still holds it."""
+        if at is None or events[0].seq > at:
+            return None
+        lo = bisect_left(events, at, key=lambda e: e.seq)
+        return lo if lo < len(events) else None
 
     def _event(self, e: Event, width: int, old: bool, setup: bool = False, quiet: bool = False) -> list[Text]:
         """One event's line; a report's message wraps under it, since it must be read whole.

@@ -273,7 +273,8 @@ class MemoryView(ModelView):
                     line.append(" ").append(glyph * max(1, round(c[glyph] * barw / maxn)), self._s(style))
                     line.append(f" {c[glyph]}")
             if any(lo <= a < hi for a in now):
-                line.append(" ◀ this call", self._s("now"))
+                # the legend says what ◀ is: its words go first when the row has no room for them
+                line.append(" ◀ this call" if line.cell_len + 12 <= width else " ◀", self._s("now"))
                 lit.add(("row", lo))
             elif any(lo <= a < hi for a in was):
                 line.append(" ◁", self._s("was"))

@@ -155,7 +155,8 @@ class NapiView(ModelView):
         return [
             held,
             *self._pair("napi_gro_receive", "netif_receive_skb"),
-            self._text("     = ", (f"{m['segments_per_skb']:.1f}", "label"), " segments per skb so far"),
+            self._fitting(self._width, *(("     = ", (f"{m['segments_per_skb']:.1f}", "label"), tail)
+                                         for tail in (" segments per skb so far", " segments per skb", " seg/skb"))),
         ]
 
     def _pair(self, a: str, b: str) -> list[Text]:
@@ -177,6 +178,9 @@ class NapiView(ModelView):
             m = read.metrics()
             first: list[Part] = [("TCP ", "label"), *self._count("tcp_send_ack"), " = ",
                      (f"{m['acks_per_segment']:.2f}", "label"), " ACK/seg so far"]
+            after = [] if self._narrow else ["  ", *queue]     # what shares its line
+            if self._text(*first, *after).cell_len > self._width:  # the gloss goes before the unit is cut
+                first[-1] = " ACK/seg"
         else:
             first = [("UDP ", "label"), *self._count("udp_recvmsg")]
             if counts.get("kfree_skb_reason", 0):

@@ -321,9 +321,28 @@ class ViewDeck(Widget):
                 set_flags(view, {"-hidden": key != self.active, "-active": key == mark})
         for strip in self.query(MachineStrip):      # the full machine on screen says it all
             # At 80x24 a question's panel (more once answered: the answer and its explanation) or the
-            # payoff's headline leaves the view below it a few rows: the strip gives them up meanwhile.
-            squeezed = self.crowded and size.height < STACK and size.width < WIDE
+            # payoff's headline leaves the view below it a few rows: the strip gives them up meanwhile,
+            # and to a view that needs them for what its step is about (the counters a step watches).
+            small = size.height < STACK and size.width < WIDE
+            squeezed = small and (self.crowded or self._short_of_rows(grid, shown, strip))
             strip.display = not (self.compare or self.zoomed or squeezed or "machine" in shown)
+
+    def _short_of_rows(self, grid: Widget, shown: list[str], strip: Widget) -> bool:
+        """The one view shown would have fewer rows than it wants (ModelView.rows_wanted) beside the strip.
+
+        Measured on the deck's own height, which the strip does not change (the narration's does:
+        the deck's resize lays it out again), so the strip's display never flips back and forth.
+        """
+        if len(shown) != 1 or self.size.height <= 0:
+            return False
+        view = grid.query_one(f"#v-{shown[0]}", ModelView)
+        gutter = view.styles.gutter
+        rows = self.size.height - gutter.height
+        tabs = self.query_one(TabStrip)
+        for other in (tabs, strip) if tabs.display else (strip,):      # the strip's rows, shown or not
+            height = other.styles.height
+            rows -= int(height.value) if height is not None and height.is_cells else 0
+        return view.rows_wanted(self.size.width - gutter.width) > rows
 
     def _mark(self, view: ModelView, lead: bool, active: bool) -> None:
         """Give the lead view both columns of the grid, and the active one the accent border.

@@ -129,7 +129,17 @@ class StatusLine(KeptComponentStyles):
         s = self._s
         parts: list[tuple[int, str, Text]] = [(0, "l", play), (2, "l", Text(f"  {frame.shown}", s("variant")))]
         if self.hint:           # a question's hint names the step the views hold: it comes before the rest
-            parts.append((0, "l", Text(f"  {self.hint}", s("ctx"))))
+            # Its aside in brackets gives way before the variant's name (a long one, "missing-unmap",
+            # did not fit beside the whole hint at 80 columns): the keys to press never do.
+            head, bracket, rest = self.hint.partition(" (")
+            aside, closed, tail = rest.partition(")")
+            if not (bracket and closed):
+                head, aside, tail = self.hint, "", ""
+            parts.append((0, "l", Text(f"  {head}", s("ctx"))))
+            if aside:
+                parts.append((3, "l", Text(f" ({aside})", s("ctx"))))
+            if tail:
+                parts.append((0, "l", Text(tail, s("ctx"))))
             return parts
         parts.append((4, "l", Text(f"  step {frame.step}/{frame.total}", s("muted"))))
         where = frame.call_index()
