@@ -105,3 +105,14 @@ def test_the_palette_gone_before_its_search_starts_is_no_traceback():
     asyncio.run(drive(ath11k, [["u", "t", "b", "i", "g", "space"], ["x", "k", "d", "n", "r", "k"],
                                ["h", "j", "d", "h", "b"], ["escape", "ctrl+p", "tab", "f"],
                                ["b", "b", "h", "escape", "left"]]))
+
+
+
+async def test_the_lessons_resumed_before_they_are_built_is_no_traceback():
+    """Found by the test above (rx-basics, one burst: escape, b): escape builds the lessons the first
+    time they are shown; `b` blanked the screen before they were composed, and when the blank screen
+    went their resume looked up a list that did not exist yet (NoMatches). Here that resume, directly."""
+    from viz.screens.home import HomeScreen
+    app = make_app(lesson="rx-basics", remember=False)
+    async with app.run_test(size=(80, 24)):
+        HomeScreen(app.course).on_screen_resume()      # not composed: nothing to update yet

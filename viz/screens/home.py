@@ -73,8 +73,13 @@ class HomeScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         """Back from a lesson: each lesson's progress line is updated in place, so the separators,
-        the highlight and the scroll stay (clearing and refilling the list lost a separator)."""
-        options = self.query_one(OptionList)
+        the highlight and the scroll stay (clearing and refilling the list lost a separator).
+        A resume can come before the first compose (a screen pushed over the lessons in the same
+        burst of keys that built them, and gone again): the list, when built, reads the progress then."""
+        found = self.query(OptionList)
+        if not found:
+            return
+        options = found.first()
         for lesson in self.course.lessons:
             options.replace_option_prompt(lesson.id, self._prompt(lesson))
         if options.highlighted is None:
