@@ -272,12 +272,12 @@ class Recorder:
     def __getstate__(self) -> tuple[Any, ...]:
         return (list(self.cnt), list(self.extra), list(self.unit), list(self.moves), self.t, self.ctx, self.t0,
                 self.cpu, self.events, self.seq, self.violations, self.warnings, self.bounce_bytes, self.tracing,
-                self.keep_from, self.keep_to, self.halt_at)
+                self.keep_from, self.keep_to, self.halt_at, self.move_floor)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         (cnt, extra, unit, moves, self.t, self.ctx, self.t0, self.cpu, self.events, self.seq, self.violations,
-         self.warnings, self.bounce_bytes, self.tracing, self.keep_from, self.keep_to, self.halt_at) = state
-        self._floor()
+         self.warnings, self.bounce_bytes, self.tracing, self.keep_from, self.keep_to, self.halt_at,
+         self.move_floor) = state
         self.cnt, self.extra, self.unit, self.moves = (counters_from(cnt), counters_from(extra),
                                                        counters_from(unit), counters_from(moves))
 
