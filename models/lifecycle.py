@@ -124,7 +124,7 @@ def move(rec: Recorder, m: Machine, obj: Stateful, edge: int, label: str = "") -
     """
     at = obj.st * NEDGES + edge
     tid = m.flat_tid[at]
-    if tid >= 0 and not rec.tracing:
+    if tid >= rec.move_floor:          # a legal edge (tid >= 0) of an untraced run (Recorder.move_floor)
         obj.st = m.flat_dst[at]
         rec.moves[tid] += 1
         return True
@@ -135,7 +135,7 @@ def _move_rows(rec: Recorder, m: Machine, obj: Stateful, edge: int, label: str =
     """move() for the interpreter: the flat index would allocate two int objects a move, the
     nested rows none."""
     tid = m.tid[obj.st][edge]
-    if tid >= 0 and not rec.tracing:
+    if tid >= rec.move_floor:
         obj.st = DST[tid]
         rec.moves[tid] += 1
         return True

@@ -71,11 +71,7 @@ class PageFlip(Strategy):
 
     def _slice(self, pg: FlipPage) -> Buf:
         self._ids += 1
-        buf = Buf(self._ids, pg.phys + pg.off, self.SLICE, None, 0, "slice")
-        buf.page = pg
-        buf.offset = pg.off
-        buf.map = pg.map
-        return buf
+        return Buf(self._ids, pg.phys + pg.off, self.SLICE, None, 0, "slice", pg, pg.off, pg.map)
 
     def fill(self, i: int) -> bool:
         pg = self._new_page()

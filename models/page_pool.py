@@ -336,9 +336,9 @@ class PagePool:
     # -- putting a fragment back ------------------------------------------------------
     def put_frag(self, page: Page, allow_direct: bool) -> None:
         """page_pool_put_page(..., -1, allow_direct) for one fragment."""
-        page.pp_ref -= 1
-        if page.pp_ref != 0:
-            if page.pp_ref < 0:
+        ref = page.pp_ref = page.pp_ref - 1
+        if ref:
+            if ref < 0:
                 self.rec.violate("page-refcount-underflow",
                                  f"page#{page.id}: a fragment was put back twice (pp_ref_count went negative)",
                                  f"page#{page.id}")

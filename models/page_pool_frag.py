@@ -66,12 +66,10 @@ class PagePoolFrag(Strategy):
             return False
         page, off = got
         self._ids += 1
-        buf = Buf(self._ids, page.phys + off, self.frag, PP_FRAG, FRAG_CARVED, "pp")
-        buf.page = page
-        buf.offset = off
-        assert page.map is not None          # the pool maps every page it holds
-        buf.map = page.map
-        self.dma.sync_for_device(page.map, off, self.size)
+        pm = page.map
+        assert pm is not None          # the pool maps every page it holds
+        buf = Buf(self._ids, page.phys + off, self.frag, PP_FRAG, FRAG_CARVED, "pp", page, off, pm)
+        self.dma.sync_for_device(pm, off, self.size)
         move(self.rec, PP_FRAG, buf, E_POST)
         self.ring.post(i, buf)
         return True
@@ -79,14 +77,15 @@ class PagePoolFrag(Strategy):
     def receive(self, descs: list[int]) -> Received:
         bufs = []
         rec = self.rec
+        ring = self.ring
         for i in descs:
-            buf = self.ring.bufs[i]
+            buf = ring.bufs[i]
             assert buf is not None and buf.map is not None
             if not self.sync_cpu:
                 self.signals.fault_hit("no-sync-for-cpu")
             else:
                 # EDMA-style status in the buffer head: the driver syncs the whole buffer to read it.
-                self.dma.sync_for_cpu(buf.map, buf.offset, self.size if self.status_in_buffer else self.ring.lens[i],
+                self.dma.sync_for_cpu(buf.map, buf.offset, self.size if self.status_in_buffer else ring.lens[i],
                                       self.sync_dir)
                 if self.wrong_dir:
                     self.signals.fault_hit("wrong-direction")
@@ -105,11 +104,13 @@ class PagePoolFrag(Strategy):
             bufs.append(buf)
         xdp_tx = self.xdp_tx
         if self.napi_alloc and not xdp_tx:
-            return self.header_skb(bufs, self.ring.lens[descs[0]]), False
+            return self.header_skb(bufs, ring.lens[descs[0]]), False
         return (bufs[0], bufs[1:]), xdp_tx
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
-        self.pool.put_frag(_pp(buf), allow_direct)
+        pg = buf.page          # _pp(), without the call: one free a frame comes here
+        assert pg is not None and not isinstance(pg, FlipPage)
+        self.pool.put_frag(pg, allow_direct)
 
     def deinit(self, i: int) -> None:
         buf = self.ring.bufs[i]

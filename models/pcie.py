@@ -89,6 +89,8 @@ class PcieRing(Link):
         """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped."""
         wire, ring, rec = self.wire, self.ring, self.rec
         length = self.frame_len
+        bufs, lens, size = ring.bufs, ring.lens, ring.size       # the ring's arrays: the same objects throughout
+        check_reach = self.check_reach
         while (ta := wire.take_by(t)) >= 0:
             self.frames += 1
             first = ring.dev_idx
@@ -98,7 +100,6 @@ class PcieRing(Link):
                 wire.on_drop()
                 rec.device(RX_MISSED, ta, "|no free descriptor")
                 continue
-            bufs, lens, size = ring.bufs, ring.lens, ring.size
             i = first
             while k:                                  # the k descriptors the frame took
                 k -= 1
@@ -119,7 +120,7 @@ class PcieRing(Link):
                     off = buf.offset if buf.page is not None else 0
                     if off + n > m.size:
                         self.dma.device_wrote_beyond(m, off, n, "desc %d", i)
-                    if self.check_reach and m.dma + off + n - 1 > self.device_reach:
+                    if check_reach and m.dma + off + n - 1 > self.device_reach:
                         rec.violate("mask-violation",
                                     f"device writes to bus address {m.dma:#x}, beyond the "
                                     f"{self.device_reach.bit_length()} address bits it drives",

@@ -102,11 +102,12 @@ class Ring:
         Each descriptor takes at most its own buffer's size; the last one is marked
         end-of-packet. The hardware checks it owns them all before it writes.
         """
-        owner, bufs, t_post, size = self.owner, self.bufs, self.t_post, self.size
         first = i = self.dev_idx
+        bufs = self.bufs
         buf = bufs[i]
         if buf is not None and 0 < length <= buf.size:      # the common case: one descriptor holds it
-            if owner[i] != DEVICE or t_post[i] > t:
+            owner = self.owner
+            if owner[i] != DEVICE or self.t_post[i] > t:
                 return 0
             owner[i] = DRIVER
             self.done[i] = 1
@@ -114,8 +115,9 @@ class Ring:
             self.t_done[i] = t
             self.eop[i] = 1
             self.device_owned -= 1
-            self.dev_idx = i + 1 if i + 1 < size else 0
+            self.dev_idx = i + 1 if i + 1 < self.size else 0
             return 1
+        owner, t_post, size = self.owner, self.t_post, self.size
         need, n = length, 0
         while need > 0:
             buf = bufs[i]

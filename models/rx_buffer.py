@@ -34,15 +34,16 @@ class Buf(Stateful):
     """
     __slots__ = ("id", "phys", "size", "map", "m", "page", "offset", "kind", "head")
 
-    def __init__(self, id: int, phys: int, size: int, m: Machine | None, st: int, kind: str) -> None:
+    def __init__(self, id: int, phys: int, size: int, m: Machine | None, st: int, kind: str,
+                 page: FlipPage | Page | None = None, offset: int = 0, map: Mapping | None = None) -> None:
         self.id = id
         self.phys = phys
         self.size = size
-        self.map: Mapping | None = None
+        self.map = map              # a slice of a page comes with the page's mapping
         self.m = m                  # its lifecycle machine, or None (a slice of a flip page, a header)
         self.st = st                # its state in m (m.sid), 0 when it has no machine
-        self.page: FlipPage | Page | None = None
-        self.offset = 0
+        self.page = page            # the page it is a slice or fragment of
+        self.offset = offset
         self.kind = kind
         self.head: Head | None = None            # rx_alloc=skb: the sk_buff allocated with the buffer
 

@@ -116,7 +116,7 @@ class Strategy(RxBuffers):
         rec = self.rec
         self._ids += 1
         hdr = Buf(self._ids, -1, AQ_CFG_RX_HDR_SIZE, None, 0, "hdr")
-        hdr.head = self.heads.alloc_napi(via="napi_alloc_skb")
+        hdr.head = self.heads.alloc_napi("napi_alloc_skb")     # positional: a keyword call is not specialised
         rec.cnt[NAPI_ALLOC_SKB] += 1
         rec.extra[NAPI_ALLOC_SKB] += self.hdr_cost
         rec.t += self.hdr_cost

@@ -65,9 +65,15 @@ class SkbFree:
 
     def _release_data(self, skb: Skb, allow_direct: bool) -> None:
         rec = self.rec
-        free_data = self.free_data
-        for buf in (skb.data, *skb.frags):
+        data = skb.data
+        if data.m is not None:
+            move(rec, data.m, data, E_RELEASE)
+        self.free_data(data, allow_direct)
+        # A page frag is always a driver's RX buffer (never the header napi_alloc_skb() made): it
+        # goes straight back to the RX strategy, one call a frag.
+        free_buf = self.rx_buffers.free_buf
+        for buf in skb.frags:
             m = buf.m
             if m is not None:
                 move(rec, m, buf, E_RELEASE)
-            free_data(buf, allow_direct)
+            free_buf(buf, allow_direct)

@@ -246,7 +246,7 @@ class Counts(Mapping[str, int]):
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Recorder:
     __slots__ = ("cnt", "extra", "unit", "moves", "t", "ctx", "t0", "cpu", "events", "seq", "violations",
-                 "warnings", "bounce_bytes", "tracing", "keep_from", "keep_to", "halt_at")
+                 "warnings", "bounce_bytes", "tracing", "keep_from", "keep_to", "halt_at", "move_floor")
 
     def __init__(self, trace: int = 0) -> None:
         self.cnt = counters(NCALLS)
@@ -259,6 +259,8 @@ class Recorder:
         self.cpu = dict.fromkeys(CONTEXTS, 0)
         self.events: deque[Event] | None = deque(maxlen=trace) if trace else None
         self.tracing = self.events is not None
+        self.move_floor = 0
+        self._floor()
         self.seq = 0
         self.keep_from, self.keep_to = 0, 1 << 62      # the events kept (all, up to the buffer's size)
         self.halt_at = 1 << 62             # a traced run raises Halt before recording this event
@@ -270,11 +272,12 @@ class Recorder:
     def __getstate__(self) -> tuple[Any, ...]:
         return (list(self.cnt), list(self.extra), list(self.unit), list(self.moves), self.t, self.ctx, self.t0,
                 self.cpu, self.events, self.seq, self.violations, self.warnings, self.bounce_bytes, self.tracing,
-                self.keep_from, self.keep_to, self.halt_at)
+                self.keep_from, self.keep_to, self.halt_at, self.move_floor)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         (cnt, extra, unit, moves, self.t, self.ctx, self.t0, self.cpu, self.events, self.seq, self.violations,
-         self.warnings, self.bounce_bytes, self.tracing, self.keep_from, self.keep_to, self.halt_at) = state
+         self.warnings, self.bounce_bytes, self.tracing, self.keep_from, self.keep_to, self.halt_at,
+         self.move_floor) = state
         self.cnt, self.extra, self.unit, self.moves = (counters_from(cnt), counters_from(extra),
                                                        counters_from(unit), counters_from(moves))
 
@@ -335,12 +338,20 @@ class Recorder:
             self.tracing = True
         elif not on:
             self.tracing = False
+        self._floor()
+
+    def _floor(self) -> None:
+        """move_floor follows tracing: models.lifecycle.move() takes its fast path (no call, no line)
+        for a transition id at or above it, so one comparison asks both "a legal edge?" (ids are
+        >= 0, an illegal edge's -1) and "untraced?" (traced, no id reaches NTRANSITIONS)."""
+        self.move_floor = NTRANSITIONS if self.tracing else 0
 
     def keep(self, first: int, last: int) -> None:
         """Keep only the events numbered first..last, all of them (a re-run for one stretch of calls)."""
         self.keep_from, self.keep_to = first, last
         self.events = deque()
         self.tracing = True
+        self._floor()
 
     def device(self, cid: int, t: int, fmt: str = "", *args: Any) -> None:
         """A call the device makes at time t: counted, costs no CPU, leaves the CPU's clock alone."""

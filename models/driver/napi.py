@@ -119,10 +119,7 @@ class RxRing:
                 raise DriverBug(f"post(): bus address {dma_addr:#x} is not inside page#{data.id}'s mapping "
                                 f"(page_pool_get_dma_addr(page) + offset)")
             h.ids += 1
-            buf = Buf(h.ids, data.phys + off, length, PP_FRAG, FRAG_CARVED, "pp")
-            buf.page = data
-            buf.offset = off
-            buf.map = pm
+            buf = Buf(h.ids, data.phys + off, length, PP_FRAG, FRAG_CARVED, "pp", data, off, pm)
             h.frags[dma_addr] = buf
         else:
             buf = data.data if isinstance(data, Skb) else data
