@@ -8,7 +8,8 @@ which only the code and its inputs decide. Each figure is the difference of
 two runs of the same process, with N frames and with none, over N: start-up,
 imports and the Sim's construction cancel out. Frames/s on a quiet core is
 roughly the machine's instructions per second over this figure, so it is the
-number to watch between two versions of the model on a busy machine.
+number to watch between two versions of the model on a busy machine. The hash seed
+is fixed (PYTHONHASHSEED=0): seeded per process, it moved pure figures by up to 2%.
 
 `--driver` also counts the variant's reference driver of the driver API (the exercise's,
 models/drivers, through models.driver.runtime.DriverSim) on the same scenario.
@@ -64,7 +65,9 @@ print(sim.processed - start)
 
 def count(lesson: str, variant: str, frames: int, build: str, code: str = RUN) -> tuple[int, int]:
     """Instructions the whole process executed, and the frames the second run_frames took."""
-    env = {**os.environ, "RXVIZ_MODEL": build}
+    # A fixed hash seed: with str hashing seeded per process, dict layouts (and with them the
+    # instructions a lookup takes) move from run to run by up to 2% in pure Python.
+    env = {**os.environ, "RXVIZ_MODEL": build, "PYTHONHASHSEED": "0"}
     p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", code,
                         lesson, variant, str(frames)], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     refs = re.search(r"refs:\s+([\d,]+)", p.stderr)
