@@ -84,7 +84,7 @@ async def test_ring_after_the_patch_maps_directly():
 
 
 async def test_big_ring_shows_a_window_around_head_and_tail():
-    st = state("atlantic-page-pool", "before", 200)
+    st = state("atlantic-page-pool", "before", 1000)        # tail and head well into the ring
     ring = st.sim.ring
     text, _ = await render(RingView, st, (80, 24))
     assert ring.size == 2048
