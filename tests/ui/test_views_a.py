@@ -93,6 +93,21 @@ async def test_big_ring_shows_a_window_around_head_and_tail():
     assert "iova 0x" in text
 
 
+async def test_where_head_meets_tail_the_ring_says_full_or_nothing_to_clean():
+    lesson = shipped_lesson("rx-basics")
+    sim = Sim(lesson.params_for("gro"))
+    st = ViewState(sim=sim, variant="gro", lesson=lesson, step=1)
+    text, _ = await render(RingView, st, (80, 24))
+    assert "· head = tail 0 · empty ·" in text and "▲head = tail 0 · empty" in text
+    sim = Sim(lesson.params_for("gro"))
+    while sim.ring.device_fill(1514, 1 << 50):          # the device writes every descriptor
+        pass
+    st = ViewState(sim=sim, variant="gro", lesson=lesson, step=1)
+    text, _ = await render(RingView, st, (160, 50))
+    assert f"{sim.ring.size} descriptors · 0 device-owned · head = tail 0 · full · dropped 0" in text
+    assert "▲head = tail 0 · full" in text and "empty" not in text
+
+
 async def test_sdio_shows_firmware_and_host_queues():
     st = state("ath10k-sdio-napi", "after")
     text, _ = await render(RingView, st, (160, 50))
