@@ -47,11 +47,14 @@ def fit(prm: dict[str, Any], param: str, metric: str, target: float, lo: float, 
     return (lo + hi) / 2
 
 
-def refit_lesson(lesson: Lesson, frames: int = 15000, rounds: int = 3) -> dict[str, float]:
+def refit_lesson(lesson: Lesson, frames: int = 16384, rounds: int = 3) -> dict[str, float]:
     """Re-fit every parameter a lesson declares with a `target`, in order, a few rounds.
 
     Several targets can interact (ath11k fits the SWIOTLB share and the rest of
     the CPU); alternating the one-dimensional fits converges in a few rounds.
+    `frames` is a power of two: a whole number of laps of any ring up to that size, so a
+    cost that repeats every lap or two (a page-flip ring's pages all unmap on one lap) is
+    measured over whole periods, whatever the lap the window starts on.
     """
     # a target declares its metric, value and search range together (the lesson validator checks it)
     targets = [f for f in lesson.fitted if f.metric and f.value is not None and f.lo is not None

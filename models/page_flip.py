@@ -77,10 +77,8 @@ class PageFlip(Strategy):
         pg = self._new_page()
         if pg is None:
             return False
-        if self.filling and self.page_bytes > self.SLICE:
-            # The ring has been running a while: its pages are at different slices, not all
-            # at offset 0 (which would make every descriptor flip and unmap in lockstep).
-            pg.off = self.rng.randrange(self.page_bytes // self.SLICE) * self.SLICE
+        # aq_get_rxpage() starts every page at pg_off 0, at ifup as at a refill: every
+        # descriptor then flips and unmaps on the same lap as the others, as the driver's do.
         move(self.rec, FLIP_PAGE, pg, E_POST)
         self.ring.post(i, self._slice(pg))
         return True

@@ -29,8 +29,6 @@ from .rx_buffer import PP_FRAG, RX_BUFFER, Buf, Received, RxBuffers
 from .scenario import Costs
 
 if TYPE_CHECKING:  # pragma: no cover
-    import random
-
     from .dma import DmaApi
     from .host_signals import HostSignals
     from .memory import PhysMem
@@ -78,8 +76,6 @@ class Strategy(RxBuffers):
         self.dma = parts.dma
         self.mem = parts.mem
         self.heads = parts.heads
-        self.rng = parts.rng
-        self.filling = False        # ifup is posting the first buffers (fill_ring)
         self.dir = BIDIRECTIONAL if sc.dma_dir == "bidirectional" else FROM_DEVICE
         self.size = sc.rx_buf_size
         self.faults = parts.faults
@@ -89,11 +85,9 @@ class Strategy(RxBuffers):
 
     def fill_ring(self) -> None:
         """ifup: a buffer on every descriptor (or as many as can be allocated and mapped)."""
-        self.filling = True
         for i in range(self.ring.size):
             if not self.fill(i):
                 break
-        self.filling = False
 
     def _new_id(self) -> int:
         self._ids += 1
@@ -148,7 +142,7 @@ class RxParts:
     """What an RX strategy works with: the clock and counters, the DMA API, memory, skb heads, the host."""
 
     def __init__(self, rec: Recorder, costs: Costs, dma: DmaApi, mem: PhysMem, heads: SkbHeads,
-                 signals: HostSignals, faults: frozenset[str], rng: random.Random) -> None:
+                 signals: HostSignals, faults: frozenset[str]) -> None:
         self.rec = rec
         self.costs = costs
         self.dma = dma
@@ -156,5 +150,4 @@ class RxParts:
         self.heads = heads
         self.signals = signals
         self.faults = faults
-        self.rng = rng              # where a page-flip page starts when the ring is filled
 

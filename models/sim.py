@@ -149,7 +149,7 @@ class Sim(HostSignals):
         self.mark_state: dict[str, Any] | None = None
         self.stop_at = 1 << 62          # run_frames() stops the CPU here, between two frames
         self.suspended: Work | None = None      # where a stopped run carries on (run_frames)
-        self.rng = random.Random(seed)
+        self.rng = random.Random(seed)  # the seeded source for randomness; nothing draws from it yet
         link: PcieRing | SdioMailbox
         if self.bus == "pcie":
             link = PcieRing(sc, rec, costs, self.mem, self.dma, self.wire, self, self.faults, self._new_strategy)
@@ -176,7 +176,7 @@ class Sim(HostSignals):
         make: Callable[[Sim, Ring], Strategy] | None = getattr(self, "driver_strategy", None)
         if make is not None:
             return make(self, ring)
-        parts = RxParts(self.rec, self.costs, self.dma, self.mem, self.heads, self, self.faults, self.rng)
+        parts = RxParts(self.rec, self.costs, self.dma, self.mem, self.heads, self, self.faults)
         return STRATEGIES[self.sc.strategy](self.sc, parts, ring)
 
     @property

@@ -3,7 +3,7 @@
 A step's snapshot fills in a variant at a time. The player's jump (`End`, a step
 picked on the map) runs the variant shown on its own and freezes it where it
 lands; every step it passes on the way keeps only that variant's figures (its
-event number, call counters and frames), which is all a later step reads of the
+event number, call counters, SWIOTLB's bounced bytes and frames), which is all a later step reads of the
 step before. The other variants, and the frozen copies of the steps passed,
 are filled in afterwards, behind the reader (models.replay). A variant's
 snapshot is the same whichever way it was made: each variant is a model of its
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from .sim import Sim
 from .snapshot import freeze, thaw
+from .trace import Counts
 
 
 @dataclass
@@ -31,7 +32,7 @@ class StepNote:
 
 class Snapshot:
     """The model after one lesson step: the variants frozen so far, each thawed once when first read."""
-    __slots__ = ("names", "blobs", "notes", "seq", "cnt", "processed", "sims")
+    __slots__ = ("names", "blobs", "notes", "seq", "cnt", "bounce", "processed", "sims")
 
     def __init__(self, names: list[str], notes: list[StepNote]) -> None:
         self.names = names                   # the lesson's variants, in its order
@@ -39,6 +40,7 @@ class Snapshot:
         self.blobs: dict[str, bytes] = {}
         self.seq: dict[str, int] = {}        # events numbered so far
         self.cnt: dict[str, list[int]] = {}  # call counters, by id
+        self.bounce: dict[str, int] = {}     # bytes SWIOTLB copied: a counter, but no call's
         self.processed: dict[str, int] = {}
         self.sims = Thawed(self)
 
@@ -47,9 +49,14 @@ class Snapshot:
         if name not in self.seq:
             self.seq[name] = sim.rec.seq
             self.cnt[name] = list(sim.rec.cnt)
+            self.bounce[name] = sim.rec.bounce_bytes
             self.processed[name] = sim.processed
         if keep and name not in self.blobs:
             self.blobs[name] = freeze(sim)
+
+    def counts(self, name: str) -> Counts:
+        """Variant `name`'s counters after this step, by name: what a step's "+N" is counted from."""
+        return Counts(self.cnt[name], self.bounce[name])
 
     @property
     def full(self) -> bool:

@@ -222,23 +222,33 @@ class Reports(list[Violation]):
         return (Reports, (list(self), self.total, dict(self.counts), self.last))
 
 
-class Counts(Mapping[str, int]):
-    """The call counters by name, read from the id-indexed list (what views and checks read)."""
-    __slots__ = ("_cnt",)
+BOUNCE_BYTES: Final = "swiotlb_bounce_bytes"      # a counter no call's: the bytes SWIOTLB copied
 
-    def __init__(self, cnt: Sequence[int]) -> None:
+
+class Counts(Mapping[str, int]):
+    """The call counters by name, read from the id-indexed list (what views and checks read),
+    and the one counter that is no call's count, the bytes SWIOTLB copied (Recorder.bounce_bytes)."""
+    __slots__ = ("_cnt", "_bounce")
+
+    def __init__(self, cnt: Sequence[int], bounce_bytes: int = 0) -> None:
         self._cnt = cnt
+        self._bounce = bounce_bytes
 
     def __getitem__(self, name: str) -> int:
+        if name == BOUNCE_BYTES:
+            return self._bounce
         return self._cnt[CALL_ID[name]]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(CALL_NAMES)
+        yield from CALL_NAMES
+        yield BOUNCE_BYTES
 
     def __len__(self) -> int:
-        return NCALLS
+        return NCALLS + 1
 
     def get(self, name: str, default: Any = 0) -> Any:
+        if name == BOUNCE_BYTES:
+            return self._bounce
         i = CALL_ID.get(name)
         return default if i is None else self._cnt[i]
 
@@ -400,7 +410,8 @@ class Recorder:
     # -- reading -----------------------------------------------------------------------
     @property
     def counts(self) -> Counts:
-        return Counts(cast(Sequence[int], self.cnt))     # a live view: a vec indexes as a list does
+        # a live view of the calls (a vec indexes as a list does); the bounce bytes as they are now
+        return Counts(cast(Sequence[int], self.cnt), self.bounce_bytes)
 
     def cost_ps(self, cid: int) -> int:
         return self.cnt[cid] * self.unit[cid] + self.extra[cid]

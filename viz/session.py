@@ -32,7 +32,7 @@ from typing import Any
 
 from models.call_cursor import CallCursor
 from models.lesson.schema import Lesson
-from models.replay import TRACED_TAIL, LessonRun, Thawed
+from models.replay import TRACED_TAIL, LessonRun, Snapshot, Thawed
 from models.sim import Sim
 from models.snapshot import clone
 from models.trace import Counts, Event
@@ -127,23 +127,25 @@ class StepCounts(Mapping[str, Counts]):
     """Each variant's call counters after a step, read when asked: a variant filled in after the
     frame was made (a jump runs only the one it shows) has its figures there by then. One Counts
     per variant, the same object every time (the player keys its view states by its id)."""
-    __slots__ = ("_cnt", "_made")
+    __slots__ = ("_snap", "_made")
 
-    def __init__(self, cnt: Mapping[str, list[int]]) -> None:
-        self._cnt = cnt                  # the step's snapshot's, filled in as variants reach it
+    def __init__(self, snap: Snapshot | None) -> None:
+        self._snap = snap                # the step's snapshot, filled in as variants reach it (None: no step)
         self._made: dict[str, Counts] = {}
 
     def __getitem__(self, variant: str) -> Counts:
         got = self._made.get(variant)
         if got is None:
-            got = self._made.setdefault(variant, Counts(self._cnt[variant]))
+            if self._snap is None:
+                raise KeyError(variant)
+            got = self._made.setdefault(variant, self._snap.counts(variant))
         return got
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self._cnt))
+        return iter(list(self._snap.cnt) if self._snap is not None else [])
 
     def __len__(self) -> int:
-        return len(self._cnt)
+        return len(self._snap.cnt) if self._snap is not None else 0
 
 
 class Openings:
@@ -265,7 +267,7 @@ class Session:
         run.reach(k, self.needs(k, variant), keep=(k - 1, k))
         snap = run.at(k)
         sims, notes = snap.sims, snap.notes
-        prev = StepCounts(run.at(k - 1).cnt if k else {})
+        prev = StepCounts(run.at(k - 1) if k else None)
         reached = notes[-1].reached if notes else True
         landing = variant is None and cursor == -1
         shown = variant or run.shown(k)
@@ -446,6 +448,7 @@ class Session:
             done += chunk
             progress(done, n)
         self._ff, self.extra = sims, self.extra + done
-        prev = {v: Counts(cnt) for v, cnt in run.at(self.step).cnt.items()}
+        snap = run.at(self.step)
+        prev = {v: snap.counts(v) for v in snap.cnt}
         reached = notes[-1].reached if notes else True
         return Frame(self.lesson, self.step, run.total, self.extra, run.shown(self.step), sims, prev, reached)

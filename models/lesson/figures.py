@@ -28,6 +28,7 @@ FIGURES: Final[dict[str, str]] = {
     **{f"{COST_PREFIX}{c}": f"the {c} row of the CPU breakdown (ns per frame and its share)" for c in CATEGORIES},
     "gro_held": "what GRO holds: its segments and bytes (the NAPI view)",
     "pool_page": "the pool's page size and how many fragments a page holds (the pool view)",
+    "flip_stats": "a page-flip driver's pg_flips, pg_reuses and pg_losts (the pool view)",
     **{f"{DETAIL_PREFIX}{c}": f"what the event log says {c} did (its line stays)" for c in CALLS},
 }
 

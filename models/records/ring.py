@@ -21,6 +21,17 @@ class RingRecord:
     device_owned: int
     dropped: int                # frames the device found no descriptor for
     states: tuple[str, ...]     # per descriptor: "device", "filled", "cpu" or "empty"
+    to_clean: int               # descriptors written by the device that the driver has not cleaned yet
+
+    @property
+    def full(self) -> bool:
+        """Every descriptor written and none cleaned yet: the device has none left (it drops)."""
+        return self.to_clean == self.size
+
+    @property
+    def empty(self) -> bool:
+        """Nothing written that the driver has not cleaned."""
+        return self.to_clean == 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +66,25 @@ class Queues:
     reading: bool               # the bus is reading a bundle now
 
 
+def to_clean(ring: Any) -> int:
+    """The descriptors the device has written and the driver not cleaned: from the tail to the head.
+
+    The device writes in ring order from `dev_idx` and the driver cleans in ring order from
+    `clean_idx` (its next_to_clean). When the two indices meet, that is none of the ring or all
+    of it; a kernel driver tells which as it does every time, by the descriptor at
+    next_to_clean: its DD (descriptor done) bit set, here `done`, means the device has gone
+    all the way round and the ring is full.
+    """
+    size: int = ring.size
+    n: int = (ring.dev_idx - ring.clean_idx) % size
+    return size if n == 0 and ring.done[ring.clean_idx] else n
+
+
 def ring_record(sim: Any) -> RingRecord:
     ring = sim.ring
     state = ring.state
     return RingRecord(ring.size, ring.dev_idx, ring.clean_idx, ring.device_owned, sim.dropped,
-                      tuple(state(i) for i in range(ring.size)))
+                      tuple(state(i) for i in range(ring.size)), to_clean(ring))
 
 
 def descriptor(sim: Any, i: int) -> Descriptor:

@@ -29,6 +29,8 @@ CASES = [
     # which way pages come back, from the other end: the cache's fill, the alloc split, A and R pages
     ("atlantic-page-pool", 8, (160, 50), "v-pool", r"alloc cache +▕|ptr_ring +▕|alloc: fast|\bA \d|\bR \d",
      r"back in the pool: \d+ pages"),
+    # the page-flip driver's stats: the first frame's refill counted one pg_flip
+    ("atlantic-page-pool", 2, (160, 50), "v-pool", r"\bflips \d", r"flips, reuses, lost: kept back"),
     # what GRO holds while the poll runs: the segments merged into one skb
     ("rx-basics", 5, (80, 24), "v-napi", r"GRO holds \d+ seg", r"GRO holds … kept back"),
 ]

@@ -84,13 +84,28 @@ async def test_ring_after_the_patch_maps_directly():
 
 
 async def test_big_ring_shows_a_window_around_head_and_tail():
-    st = state("atlantic-page-pool", "before", 200)
+    st = state("atlantic-page-pool", "before", 1000)        # tail and head well into the ring
     ring = st.sim.ring
     text, _ = await render(RingView, st, (80, 24))
     assert ring.size == 2048
     assert "…" in text
     assert f"tail {ring.clean_idx}" in text and f"head {ring.dev_idx}" in text
     assert "iova 0x" in text
+
+
+async def test_where_head_meets_tail_the_ring_says_full_or_nothing_to_clean():
+    lesson = shipped_lesson("rx-basics")
+    sim = Sim(lesson.params_for("gro"))
+    st = ViewState(sim=sim, variant="gro", lesson=lesson, step=1)
+    text, _ = await render(RingView, st, (80, 24))
+    assert "· head = tail 0 · empty ·" in text and "▲head = tail 0 · empty" in text
+    sim = Sim(lesson.params_for("gro"))
+    while sim.ring.device_fill(1514, 1 << 50):          # the device writes every descriptor
+        pass
+    st = ViewState(sim=sim, variant="gro", lesson=lesson, step=1)
+    text, _ = await render(RingView, st, (160, 50))
+    assert f"{sim.ring.size} descriptors · 0 device-owned · head = tail 0 · full · dropped 0" in text
+    assert "▲head = tail 0 · full" in text and "empty" not in text
 
 
 async def test_sdio_shows_firmware_and_host_queues():

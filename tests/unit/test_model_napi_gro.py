@@ -290,3 +290,39 @@ def test_stolen_shells_go_to_the_napi_cache_from_5_12(kernel, to):
     sim = run({**BIG, "kernel": kernel}, 2000, trace=4_000_000)
     ev = [e for e in sim.rec.events if e.call == "napi_skb_free_stolen_head"]
     assert ev and all(("NAPI cache" if to == "napi" else "slab") in e.detail for e in ev)
+
+
+# The lessons' NAPI variants on PCIe: the driver's poll unmasks its device's interrupt with its own
+# call right after napi_complete_done() (bgmac_poll(), aq_vec_poll(), ath11k's ext group poll).
+PCIE_NAPI = [("rx-basics", "gro"), ("bgmac-napi-skb-cache", "after"), ("atlantic-page-pool", "after")]
+
+
+@pytest.mark.parametrize("lesson_id,variant", PCIE_NAPI)
+def test_the_poll_unmasks_its_interrupt_right_after_napi_complete_done(lesson_id, variant):
+    from shipped import shipped_lesson
+
+    from models.nic import NICS
+    params = shipped_lesson(lesson_id).params_for(variant)
+    sim = Sim(params, trace=100_000)
+    unmask = NICS[sim.sc.platform].irq_unmask
+    for _ in range(400):                  # frame by frame: NAPI idle never leaves the interrupt masked
+        sim.run_frames(1)
+        if sim.napi_state == "idle":
+            assert sim.irq_on, f"{lesson_id}/{variant}: NAPI idle with the IRQ masked at frame {sim.processed}"
+    events = list(sim.rec.events)
+    after = [events[i + 1].call for i, e in enumerate(events[:-1]) if e.call == "napi_complete_done"]
+    assert after and set(after) == {unmask}
+
+
+def test_on_sdio_the_interrupt_stays_masked_only_while_the_irq_thread_reads():
+    """ath10k's SDIO poll never touches the hardware: the MMC core re-enables the card interrupt
+    when ath10k_sdio_irq_handler() returns, which it does once the mailbox has nothing pending."""
+    from shipped import shipped_lesson
+    sim = Sim(shipped_lesson("ath10k-sdio-napi").params_for("after"))
+    seen = 0
+    for _ in range(300):
+        sim.run_frames(1)
+        if not sim.irq_on:
+            seen += 1
+            assert sim.sdio_reading
+    assert seen

@@ -58,3 +58,22 @@ def test_the_records_of_every_view_hold_plain_data_only():
             got += [ring, r.descriptor(ring.tail), r.descriptor(ring.head)]
         for record in got:
             assert _plain(record), (lesson, variant, record)
+
+
+def test_the_ring_record_tells_a_full_ring_from_one_with_nothing_to_clean():
+    """head == tail both when the device has written every descriptor and when it has written none:
+    the record counts what waits for the driver, as the DD bit at next_to_clean tells a driver."""
+    from models.sim import Sim
+    sim = Sim(shipped_lesson("rx-basics").params_for("gro"))
+    ring = sim.ring
+    first = read.reading_of(sim).ring()
+    assert first is not None and first.head == first.tail and first.to_clean == 0
+    assert first.empty and not first.full
+    written = 0
+    while ring.device_fill(1514, 1 << 50):          # the device writes until it has no descriptor left
+        written += 1
+    r = read.Reading(sim).ring()        # a fresh reading: the device's writes record no call
+    assert r is not None and written == ring.size
+    assert r.head == r.tail == first.head
+    assert r.to_clean == ring.size and r.full and not r.empty
+    assert r.to_clean == sum(s == "filled" for s in r.states)

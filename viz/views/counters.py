@@ -60,8 +60,8 @@ def _canonical(name: str) -> tuple[int, int, str]:
 
 
 def step_counts(st: ViewState) -> dict[str, tuple[int, int]]:
-    """Each counter's total and what the last step added (the bounce byte count has no step delta),
-    but those a question still ahead keeps back (its answer is in their figures)."""
+    """Each counter's total and what the last step added, but those a question still ahead keeps
+    back (its answer is in their figures)."""
     counts, prev, kept = st.read.counts(), st.prev_counts, st.hidden_counts
     return {k: (v, v - prev.get(k, 0) if k in counts else 0) for k, v in st.read.counters().items() if k not in kept}
 

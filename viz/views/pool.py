@@ -289,6 +289,8 @@ class PoolView(ModelView):
         assert ring is not None
         out = [Text(f"page flip, no page_pool: {st.slice // 1024} KiB slices of {st.page_bytes // 1024} KiB pages")]
         parts = [Text(f"{what} {n}") for n, what in ((st.flips, "flips"), (st.reuses, "reuses"), (st.lost, "lost"))]
+        if "flip_stats" in self.st.hidden_counts:            # models.lesson.figures: what a refill did
+            parts = [Text("flips, reuses, lost: kept back until you answer", self._s("muted"))]
         for call in ("dma_map_page", "dma_unmap_page"):
             parts.append(Text(f"{call} {read.counts().get(call, 0)}"))
             if d := self.delta(call):

@@ -26,6 +26,13 @@ HEAD_TAIL = Style(reverse=True, bold=True)   # inverted, keeping the state's col
 GLYPH = {"device": "D", "filled": "F", "cpu": "C", "empty": "·"}   # Ring.state(i) -> its letter (and class)
 
 
+def _met(ring: RingRecord) -> str:
+    """Where head and tail meet: "full" (every descriptor written, none left for the device) or
+    "empty" (nothing written to clean). The indices are the same either way; the record's count
+    of written descriptors, what the driver's DD-bit check at next_to_clean finds, tells which."""
+    return "full" if ring.full else "empty"
+
+
 @register
 class RingView(ModelView):
     """The descriptor ring of a PCIe NIC, or the firmware/host queues of an SDIO/USB one."""
@@ -55,9 +62,11 @@ class RingView(ModelView):
         if ring is None:
             return self._queues(width)
         size, head, tail = ring.size, ring.head, ring.tail
-        full = (f"{size} descriptors · {ring.device_owned} device-owned · head {head} · tail {tail} · "
-                f"dropped {ring.dropped}")
-        short = f"{size} desc · {ring.device_owned} D · head {head} · tail {tail} · drop {ring.dropped}"
+        ends, tight = f"head {head} · tail {tail}", f"head {head} · tail {tail}"
+        if head == tail:
+            ends, tight = f"head = tail {head} · {_met(ring)}", f"head=tail {head} {_met(ring)}"
+        full = f"{size} descriptors · {ring.device_owned} device-owned · {ends} · dropped {ring.dropped}"
+        short = f"{size} desc · {ring.device_owned} D · {tight} · drop {ring.dropped}"
         out = [Text(full if len(full) <= width else short)]
         legend = Text()
         entries = (("D", "device", "device-owned", "device"), ("F", "filled", "filled, not yet cleaned", "filled"),
@@ -134,13 +143,13 @@ class RingView(ModelView):
                 line.append(glyph, style)
             out.append(line)
             if r in marked and len(out) < budget:
-                out.append(self._carets(r, cols, digits, head, tail, width, grouped))
+                out.append(self._carets(r, cols, digits, head, tail, width, grouped, _met(ring)))
             prev = r
         self.lit = frozenset(lit)
         return out
 
     def _carets(self, row: int, cols: int, digits: int, head: int, tail: int, width: int,
-                grouped: bool) -> Text:
+                grouped: bool, met: str) -> Text:
         """A line under a grid row: ▲ under the head and the tail, each with its label."""
         def col(i: int) -> int:
             off = i - row * cols
@@ -153,7 +162,7 @@ class RingView(ModelView):
         for c, _ in marks:
             chars[c] = "▲"
         for n, (c, name) in enumerate(marks):
-            label = f"{name} {tail if name == 'tail' else head}" if "=" not in name else f"head = tail {head}"
+            label = f"{name} {tail if name == 'tail' else head}" if "=" not in name else f"head = tail {head} · {met}"
             nxt = marks[n + 1][0] if n + 1 < len(marks) else len(chars)
             if c + 1 + len(label) < nxt:
                 chars[c + 1:c + 1 + len(label)] = label
