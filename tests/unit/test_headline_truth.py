@@ -41,7 +41,11 @@ def test_atlantic_after_is_bounded_by_the_ipv6_link():
 @pytest.mark.parametrize("variant", ["after", "after-xdp"])
 def test_a_window_counts_no_more_goodput_than_arrived_in_it(variant):
     """The ring's backlog when the window opens is delivered inside it; it must not lift a
-    link-bound run above its link (a 40,000-frame window read 9,289 of a 9,284.8 bound)."""
+    link-bound run above its link (a 40,000-frame window read 9,289 of a 9,284.8 bound).
+
+    A frame counts where it arrived, at its last bit: a window that opens just after a frame
+    began to arrive counts all of it, so what arrived in the window may exceed the link by up
+    to one frame's payload over the window (1.2 Mbit/s here), never by more."""
     lesson = shipped_lesson("atlantic-page-pool")
     prm = full(variant_params(lesson, variant))
     sim = Sim(prm)
@@ -49,7 +53,8 @@ def test_a_window_counts_no_more_goodput_than_arrived_in_it(variant):
     sim.mark()
     sim.run_frames(8000)
     m = sim.metrics()
-    assert m["throughput_mbps"] <= capacity_mbps(prm, make_platform(prm)) + 0.01
+    one_frame = sim.wire.mss * 8 / m["sim_time_s"] / 1e6
+    assert m["throughput_mbps"] <= capacity_mbps(prm, make_platform(prm)) + one_frame + 0.01
     assert m["frames_delivered"] >= m["throughput_mbps"] * 1e6 * m["sim_time_s"] / (8 * sim.wire.mss) - 0.5
 
 
