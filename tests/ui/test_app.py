@@ -329,7 +329,7 @@ async def test_compare_shows_both_variants_and_the_counter_difference():
         await settle(app, pilot)
         deck = app.screen.query_one(ViewDeck)
         await press(pilot, "c")
-        assert deck.compare and deck.has_class("-compare")
+        assert deck.compare and deck.query_one("#deck-pair").display
         assert str(deck.query_one("#title-a").render()) == "gro"
         assert str(deck.query_one("#title-b").render()) == "no-gro"
         text = str(deck.query_one(DiffLine).render())

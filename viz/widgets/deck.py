@@ -279,14 +279,28 @@ class ViewDeck(Widget):
         slots += [k for k in keys if k != lead and k not in slots]
         return slots[:want]
 
+    def _shape(self, wide: bool, tall: bool) -> None:
+        """The views' grid (two columns wide, three rows tall; one column stacked; one view alone) or
+        compare's columns. Set on the two containers' own styles, not as classes of the deck: a class
+        change restyles the deck and every view and component class in it (~200 nodes, 30 ms on a
+        step whose focus view fills the deck), where a style of one container only lays it out again."""
+        views, pair = self.query_one("#deck-views"), self.query_one("#deck-pair")
+        if self.cap > 1:
+            views.styles.layout = "grid"
+            views.styles.grid_size_columns = 2 if wide else 1
+            views.styles.grid_size_rows = 3 if wide and tall else 2
+        else:
+            views.styles.layout = "vertical"
+        views.display = not self.compare
+        pair.display = self.compare
+
     def _relayout(self) -> None:  # noqa: C901 (older than the complexity rule)
         if not self.is_mounted or not self.active:
             return
         size = self.screen.size
         self.cap = 1 if self.compare or self.zoomed or self._fills() else capacity(size.width, size.height)
         wide = self.cap > 1 and size.width >= WIDE
-        set_flags(self, {"-grid": wide, "-stack": self.cap > 1 and not wide,
-                         "-rows-3": size.height >= TALL, "-compare": self.compare, "-zoomed": self.zoomed})
+        self._shape(wide, size.height >= TALL)
         keys = self.pool()
         lead = self._lead(keys)
         if self.active not in keys:
