@@ -28,6 +28,7 @@ from textual.app import ComposeResult
 from textual.color import Color
 from textual.containers import Container, Horizontal, Vertical
 from textual.dom import DOMNode
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -42,6 +43,20 @@ from viz.widgets.tabstrip import TabStrip
 WIDE = 140        # columns from which views are laid out as a grid
 STACK = 40        # rows from which a narrower screen stacks two views
 TALL = 50         # rows from which the grid has three rows instead of two
+
+
+class DeckViews(Container):
+    """The container of the deck's views. It never scrolls: its views fill it (a grid, or one view).
+
+    When a step brings a view that fills the deck (or the machine strip comes or goes), this
+    container's size changes; Textual then sets its virtual size as a reactive that asks for a
+    second layout pass, painted a frame later (some 20 ms on every such step), though the pass that
+    measured the new size has already arranged the views in it. Here the virtual size is set
+    without that request. `_size_updated` is private Textual API: valid because Textual is pinned
+    exactly (pyproject.toml); the snapshots and layout tests guard it."""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 
 def set_flags(widget: Widget, flags: dict[str, bool]) -> None:
@@ -102,7 +117,7 @@ class ViewDeck(Widget):
 
     def compose(self) -> ComposeResult:
         yield TabStrip(self.keys, id="deck-tabs")      # not focusable: ←/→ step the lesson
-        with Container(id="deck-views"):
+        with DeckViews(id="deck-views"):
             for key in self.keys:
                 yield view_class(key)(id=f"v-{key}", classes="-hidden")
         if "machine" in self.keys:
