@@ -87,14 +87,13 @@ class MemoryView(ModelView):
             blocks["bounce"] = wrap_phrases(self._bounce_line(mem), width, two)
         if mem.iommu is not None:
             blocks["iommu"] = wrap_phrases(self._iommu_line(mem), width, two)
-        legend = Text()
         entries = (("B", "bounced", "bounced"), ("d", "direct", "direct"), ("i", "iommu", "IOMMU"),
                    ("S", "pool", "SWIOTLB pool"), ("R", "ring", "descriptor ring"), ("◀", "now", "this call"))
         short = width < sum(len(what) + 4 for _, _, what in entries)
-        for glyph, name, what in entries:
-            what = what.split()[-1] if short and glyph in "SR" else what
-            legend.append(glyph, self._s(name)).append(f" {what}  ")
-        blocks["legend"] = [legend]
+        # one line; an entry that does not fit is left out whole (the last first), never cut mid-word
+        blocks["legend"] = wrap_phrases([Text.assemble((glyph, self._s(name)),
+                                                       f" {what.split()[-1] if short and glyph in 'SR' else what}")
+                                         for glyph, name, what in entries], width, 1, sep="  ")
         # Every block gets the lines it may take whatever it holds now (a bounce line that wraps at one
         # step and not at the next), so the map below keeps its rows, and its axis labels, from step to
         # step and variant to variant of a lesson; a short view keeps the map (the point of the view)

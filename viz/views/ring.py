@@ -68,14 +68,13 @@ class RingView(ModelView):
         full = f"{size} descriptors · {ring.device_owned} device-owned · {ends} · dropped {ring.dropped}"
         short = f"{size} desc · {ring.device_owned} D · {tight} · drop {ring.dropped}"
         out = [Text(full if len(full) <= width else short)]
-        legend = Text()
         entries = (("D", "device", "device-owned", "device"), ("F", "filled", "filled, not yet cleaned", "filled"),
                    ("C", "cpu", "CPU-owned", "CPU"), ("▲", "mark", "head/tail", "head/tail"),
                    ("▒", "now", "this call", "this call"))
         narrow = width < sum(len(e[2]) + 4 for e in entries)
-        for glyph, name, long_what, short_what in entries:
-            legend.append(glyph, self._s(name))
-            legend.append(f" {short_what if narrow else long_what}  ")
+        # one line; an entry that does not fit is left out whole (the last first), never cut mid-word
+        legend = wrap_phrases([Text.assemble((glyph, self._s(name)), f" {short_what if narrow else long_what}")
+                               for glyph, name, long_what, short_what in entries], width, 1, sep="  ")[0]
         details = []
         cur = self.cursor()
         here = sorted(cur.now.descs) if cur.now is not None else []
