@@ -49,3 +49,24 @@ async def test_holding_a_question_the_status_line_keeps_a_long_variant_name():
         assert len(shown) >= 12                     # "missing-unmap"
         text = screen.query_one(StatusLine).render().plain
         assert shown in text and "1–3 to answer, → to reveal" in text, text
+
+
+async def test_the_ring_and_memory_headers_keep_every_figure_whole_at_160x50():
+    # the ring's first line ended "· drop…" and the memory map's top edge "buffers above its li…"
+    app = app_for("ath11k-36bit-dma-mask", 5)       # 4096 descriptors, four-digit head and tail
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        ring = lines(app.screen.query_one("#v-ring", ModelView))
+        assert " D · head " in ring[0] and "…" not in ring[0], ring[:3]
+        assert any(ln.rstrip().endswith(("drop 0", "dropped 0")) for ln in ring[:2]), ring[:3]
+        memory = [ln for ln in lines(app.screen.query_one("#v-memory", ModelView)) if "▲ dma_mask" in ln]
+        assert memory and not any("…" in ln for ln in memory), memory
+
+
+async def test_a_short_pool_view_keeps_the_ptr_ring_count_on_one_line():
+    # at 80x24 the two fill bars gave way whole and ath9k's ptr_ring (n/171) was gone
+    app = app_for("ath9k-page-pool", 14)             # ifdown: the pool's pages back in cache and ring
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        pool = lines(app.screen.query_one("#v-pool", ModelView))
+        assert any("ptr_ring" in ln and "/171" in ln for ln in pool), pool

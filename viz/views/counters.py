@@ -189,8 +189,8 @@ class CountersView(ModelView):
         return head + body + legend
 
     def _legend(self, width: int) -> Text:
-        return self._text(("▸ watched · +N: since the previous step · bars: CPU ns per frame and its share"
-                           if width >= 74 else "▸ watched · +N this step · bars: ns/frame, %", "muted"))
+        long = "▸ watched · +N: since the previous step · bars: CPU ns per frame and its share"
+        return self._text((long if len(long) <= width else "▸ watched · +N this step · bars: ns/frame, %", "muted"))
 
     def rows_wanted(self, width: int) -> int:
         """The headline, the watched metrics' row, the sparklines, a row a watched counter, the

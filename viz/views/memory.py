@@ -201,12 +201,16 @@ class MemoryView(ModelView):
         segs, rules, cuts = self._layout(mem, bits, limit)
         out, nrules = [], len(cuts)
         # The top edge says how far the mask reaches, on every variant (so every map has the same rows).
-        if limit >= top:
-            reach = f"dma_mask {bits} → {size_str(limit)}, above all RAM" if bits < 64 else "dma_mask 64"
-            out.append(Text().append(f"▲ {reach}: every buffer in reach", self._s("line")))
+        # the longest wording that fits, never one cut mid-word
+        if bits >= 64:
+            words: tuple[str, ...] = ("▲ dma_mask 64: every buffer in reach", "▲ dma_mask 64: all in reach")
+        elif limit >= top:
+            words = (f"▲ dma_mask {bits} → {size_str(limit)}, above all RAM: every buffer in reach",
+                     f"▲ dma_mask {bits} → {size_str(limit)}: all RAM in reach", f"▲ dma_mask {bits}: all in reach")
         else:
-            out.append(Text().append(f"▲ dma_mask {bits} → {size_str(limit)}: buffers above its line bounce",
-                                     self._s("line")))
+            reach = f"▲ dma_mask {bits} → {size_str(limit)}"
+            words = (f"{reach}: buffers above its line bounce", f"{reach}: above it, bounce", reach)
+        out.append(Text(next((w for w in words if len(w) <= width), words[-1]), self._s("line")))
         if budget - len(out) - nrules < len(segs) and len(segs) > 1 and segs[0][2] == "DMA":
             # no row to spare for the 16 MiB ZONE_DMA: fold it into the zone above it
             segs[1] = (0, segs[1][1], "≤" + segs[1][2])

@@ -106,16 +106,19 @@ class PoolView(ModelView):
         head = [Text(f"page_pool#{pool.id} · {pool.page_bytes // 1024} KiB pages · {frags} of {frag} B") if sized
                 else Text(f"page_pool#{pool.id} · ").append("page size, fragments a page: kept back until you answer",
                                                              self._s("muted"))]
-        bars = []
+        bars, fills = [], []           # fills: the same counts on one line, when two bars do not fit
         for label, n, cap, style in (("alloc cache", pool.cache, 128, "cache"),
                                      ("ptr_ring", pool.ring, pool.ring_cap, "ring")):
             if self._which_way_kept:
-                bars = [Text(f"back in the pool: {pool.cache + pool.ring} pages · ")
-                        .append("alloc cache or ptr_ring: kept back", self._s("muted"))]
+                bars = fills = [Text(f"back in the pool: {pool.cache + pool.ring} pages · ")
+                                .append("alloc cache or ptr_ring: kept back", self._s("muted"))]
                 break
             full, empty = bar(n, cap, bar_w)
             bars.append(Text(f"{label:<11} ▕").append(full, self._s(style)).append(empty, self._s("muted"))
                         .append(f"▏ {n}/{cap}"))
+            fills.append(Text(f"{label.split()[-1]} ").append(f"{n}/{cap}", self._s(style)))   # "cache", "ptr_ring"
+        if len(fills) > 1:
+            fills = _wrap_dot(fills, width, 1)
         # struct page_pool_stats, named as ethtool -S and page-pool-stats-get name them. waive and
         # released_refcnt are always shown: they stay 0 in this model (one NUMA node, and a pool
         # page is only ever referenced by the pool; models/page_pool.py says where the kernel counts them).
@@ -154,10 +157,10 @@ class PoolView(ModelView):
         event = [self._event(pool, per, frag, width)]
         blocks = {"bars": bars, "stats": stats, "legend": [legend], "carving": carving}
         room = height - len(head) - len(event) - len(census) - 2      # a row of pages, and "… N more"
-        for name in ("legend", "stats", "bars", "carving"):
+        for name, less in (("legend", []), ("stats", []), ("bars", fills), ("carving", []), ("bars", [])):
             if sum(map(len, blocks.values())) <= room:
                 break
-            blocks[name] = []
+            blocks[name] = less
         out = head + blocks["bars"] + blocks["stats"] + blocks["legend"] + event + blocks["carving"] + census
         return out + self._cells(pool, per, width, max(1, height - len(out)))
 

@@ -66,8 +66,18 @@ class RingView(ModelView):
         if head == tail:
             ends, tight = f"head = tail {head} · {_met(ring)}", f"head=tail {head} {_met(ring)}"
         full = f"{size} descriptors · {ring.device_owned} device-owned · {ends} · dropped {ring.dropped}"
-        short = f"{size} desc · {ring.device_owned} D · {tight} · drop {ring.dropped}"
-        out = [Text(full if len(full) <= width else short)]
+        if len(full) <= width:
+            out = [Text(full)]
+        else:
+            # never cut a figure: the phrases on two lines when the view is tall, else the ring's size
+            # (the grid shows it) goes first and then whole phrases from the end
+            short = [Text(p) for p in (f"{ring.device_owned} D", tight, f"drop {ring.dropped}")]
+            every = [Text(f"{size} desc"), *short]
+            if height >= 16:
+                out = wrap_phrases(every, width, 2, sep=" · ")
+            else:
+                fits = sum(p.cell_len + 3 for p in every) - 3 <= width
+                out = wrap_phrases(every if fits else short, width, 1, sep=" · ")
         entries = (("D", "device", "device-owned", "device"), ("F", "filled", "filled, not yet cleaned", "filled"),
                    ("C", "cpu", "CPU-owned", "CPU"), ("▲", "mark", "head/tail", "head/tail"),
                    ("▒", "now", "this call", "this call"))
@@ -87,10 +97,11 @@ class RingView(ModelView):
             details += wrap_phrases(self._detail(read, tail, "tail"), width, 2)
         elif height >= 18 and head != tail:
             details += wrap_phrases(self._detail(read, head, "head"), width, 2)
-        room = height - 1 - len(details) - (1 if height >= 6 else 0)
+        heads = len(out)
+        room = height - len(out) - len(details) - (1 if height >= 6 else 0)
         out += self._grid(ring, width, max(1, room))
         if height >= 6:
-            out.insert(1, legend)
+            out.insert(heads, legend)
         return out + details
 
     def _grid(self, ring: RingRecord, width: int, budget: int) -> list[Text]:  # noqa: C901 (older than the complexity rule)
