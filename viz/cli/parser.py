@@ -114,7 +114,8 @@ def _run_epilog(faults: bool = True) -> str:
 def _sim_options(p: argparse.ArgumentParser, frames_help: str) -> None:
     p.add_argument("lesson", metavar="LESSON", help="a lesson id (see `rxviz list`) or a path to a .yaml file")
     p.add_argument("--frames", type=positive_int, metavar="N", help=frames_help)
-    p.add_argument("--seed", type=seed_int, default=0, metavar="N", help="random seed (default 0)")
+    p.add_argument("--seed", type=seed_int, default=0, metavar="N",
+                   help="seed of the model's random source (default 0; today's scenarios draw nothing from it)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scenario parameter in every variant (repeatable), e.g. --set ram=8GiB")
     p.add_argument("--inject", action="append", default=[], metavar="FAULT",

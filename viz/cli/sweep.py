@@ -66,7 +66,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "throughput_mbps); the list is below")
     p.add_argument("--frames", type=positive_int, metavar="N",
                    help="frames per run after a 10%% warm-up (default: headline.frames, at most 20,000)")
-    p.add_argument("--seed", type=seed_int, default=0, metavar="N", help="random seed (default 0)")
+    p.add_argument("--seed", type=seed_int, default=0, metavar="N",
+                   help="seed of the model's random source (default 0; today's scenarios draw nothing from it)")
     p.add_argument("--workers", type=positive_int, metavar="N",
                    help="parallel processes (default and most: the number of CPUs)")
     p.add_argument("--json", action="store_true",
