@@ -122,6 +122,11 @@ class CodeView(ModelView):
                     line.stylize(self._s("lit"), 2)
                 out.append(line)
         if lit and len(out) < height:
+            # the call's context, then the call, give way before the caption is cut
+            if len(caption) > width and caption.endswith(")"):
+                caption = caption[:caption.rindex(" (")]
+            if len(caption) > width:
+                caption = caption.split(" · ")[0]
             out.append(Text(caption, self._s("muted")))
         return self._window(out, lit_row, height)
 

@@ -78,8 +78,11 @@ class NapiView(ModelView):
     def _status(self) -> list[Text]:
         napi = self.read.napi()
         irq = ("unmasked", "ok") if napi.irq_on else ("masked", "warn")
-        return [self._text(("NAPI ", "label"), (napi.state, _STATE_STYLE.get(napi.state, "")),
-                           "   IRQ ", irq, "   ", *self._count("napi_poll"))]
+        state = (napi.state, _STATE_STYLE.get(napi.state, ""))
+        count = self._count("napi_poll")
+        # the total (in brackets) gives way before any figure is cut
+        return [self._fitting(self._width, (("NAPI ", "label"), state, "   IRQ ", irq, "   ", *count),
+                              (("NAPI ", "label"), state, "  IRQ ", irq, "  ", *count[:3]))]
 
     def _budget_line(self, width: int) -> list[Text]:
         """The chart squeezed into one row: a column of eighths per poll, ▲ for a full budget."""
@@ -173,7 +176,8 @@ class NapiView(ModelView):
         q = napi.socket_queue
         queue: list[Part] = ["socket queue ", (f"{q} skb", "warn" if q else "muted")]
         if counts.get("ip_forward", 0) or (napi.forward and not counts.get("tcp_send_ack", 0)):
-            return [self._text(("routed ", "label"), *self._count("ip_forward"), ("  no local socket", "muted"))]
+            routed = (("routed ", "label"), *self._count("ip_forward"))
+            return [self._fitting(self._width, (*routed, ("  no local socket", "muted")), routed)]
         if counts.get("tcp_send_ack", 0) or (napi.tcp and not counts.get("udp_recvmsg", 0)):
             m = read.metrics()
             first: list[Part] = [("TCP ", "label"), *self._count("tcp_send_ack"), " = ",

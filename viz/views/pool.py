@@ -81,12 +81,16 @@ class PoolView(ModelView):
             return self._flip(read, width, height)
         if name and name != "sdio":
             alloc, free = strategy.alloc, strategy.free
-            out = [Text(f"no page_pool in this variant (strategy: {name})"),
-                   Text().append(f"one buffer per frame: {alloc}, map; unmap, {free}", self._s("muted"))]
+            out = [self._fitting(width, (f"no page_pool in this variant (strategy: {name})",),
+                                 (f"no page_pool (strategy: {name})",), ("no page_pool",)),
+                   *wrap_phrases([Text(w, self._s("muted")) for w in ("one buffer per frame:", f"{alloc}, map;",
+                                                                         f"unmap, {free}")], width, 2)]
             calls: tuple[str, ...] = (alloc, "dma_map_single", "dma_unmap_single", free)
         else:          # SDIO/USB: the MMC/USB core's own DMA is not modelled
-            out = [Text(f"no page_pool in this variant ({read.bus_name.upper()} bus)"),
-                   Text().append("one skb per message, copied out of the bus read", self._s("muted"))]
+            out = [self._fitting(width, (f"no page_pool in this variant ({read.bus_name.upper()} bus)",),
+                                 (f"no page_pool ({read.bus_name.upper()} bus)",)),
+                   *wrap_phrases([Text(w, self._s("muted")) for w in ("one skb per message,", "copied out of",
+                                                                         "the bus read")], width, 2)]
             calls = ("__netdev_alloc_skb", "skb_free_frag")
         # what a pool would save: the per-frame calls, with this step's share
         parts = []
@@ -103,9 +107,7 @@ class PoolView(ModelView):
         bar_w = max(4, min(30, width - 26))
         frags = f"{per} frag{'s' if per != 1 else ''}"
         sized = "pool_page" not in self.st.hidden_counts        # models.lesson.figures
-        head = [Text(f"page_pool#{pool.id} · {pool.page_bytes // 1024} KiB pages · {frags} of {frag} B") if sized
-                else Text(f"page_pool#{pool.id} · ").append("page size, fragments a page: kept back until you answer",
-                                                             self._s("muted"))]
+        head = self._head(pool, f"{frags} of {frag} B" if sized else "", width, height)
         bars, fills = [], []           # fills: the same counts on one line, when two bars do not fit
         for label, n, cap, style in (("alloc cache", pool.cache, 128, "cache"),
                                      ("ptr_ring", pool.ring, pool.ring_cap, "ring")):
@@ -142,13 +144,7 @@ class PoolView(ModelView):
                                    ("M", "mapped", "mapped"), ("■", "out", "out"),
                                    ("·", "muted", "back"), ("□", "muted", "uncarved")):
             legend.append(glyph, self._s(style)).append(f" {what} ")
-        carving = []
-        page = pool.frag_page
-        if page is not None:
-            carved = -(-pool.frag_offset // frag)
-            line = Text("carving ").append_text(self._page_cell(page, per, carved))
-            carving.append(line.append(f" page#{page.id} +{pool.frag_offset}{f'/{pool.page_bytes}' * sized} · "
-                                       f"pp_ref_count {page.outstanding}"))
+        carving = self._carving(pool, per, sized, width)
         inflight = pool.hold - pool.release         # page_pool_inflight(): hold_cnt - release_cnt
         census = _wrap_dot([self._census(pool),
                             Text(f"hold {pool.hold} − release {pool.release} = inflight {inflight}")], width, 1)
@@ -163,6 +159,29 @@ class PoolView(ModelView):
             blocks[name] = less
         out = head + blocks["bars"] + blocks["stats"] + blocks["legend"] + event + blocks["carving"] + census
         return out + self._cells(pool, per, width, max(1, height - len(out)))
+
+    def _head(self, pool: PoolRecord, frags: str, width: int, height: int) -> list[Text]:
+        """The pool, its page size and fragments a page (`frags`; "" while a question keeps them back)."""
+        if frags:
+            return _wrap_dot([Text(f"page_pool#{pool.id}"), Text(f"{pool.page_bytes // 1024} KiB pages"),
+                              Text(frags)], width, 2 if height >= 16 else 1)
+        return [self._fitting(width, (f"page_pool#{pool.id} · ",
+                                      ("page size, fragments a page: kept back until you answer", "muted")),
+                              (f"page_pool#{pool.id} · ", ("page size: kept back", "muted")))]
+
+    def _carving(self, pool: PoolRecord, per: int, sized: bool, width: int) -> list[Text]:
+        """The page being carved: its cells, where the next fragment starts and its pp_ref_count."""
+        page = pool.frag_page
+        if page is None:
+            return []
+        cell = Text("carving ").append_text(self._page_cell(page, per, -(-pool.frag_offset // pool.frag)))
+        where = f" page#{page.id} +{pool.frag_offset}"
+        # the longest that fits: the page's size and the kernel's field name give way first
+        for tail in (f"{where}{f'/{pool.page_bytes}' * sized} · pp_ref_count {page.outstanding}",
+                     f"{where} · pp_ref_count {page.outstanding}", f"{where} · refs {page.outstanding}"):
+            if cell.cell_len + len(tail) <= width:
+                break
+        return [cell + Text(tail)]
 
     # What the current call did to the pool, in a phrase: (edge, words, style). A page that comes back
     # is the point of page_pool (recycled: no alloc, no map); one fresh from the page allocator is the
@@ -290,10 +309,13 @@ class PoolView(ModelView):
         st = read.flip()
         ring = read.ring()
         assert ring is not None
-        out = [Text(f"page flip, no page_pool: {st.slice // 1024} KiB slices of {st.page_bytes // 1024} KiB pages")]
+        out = wrap_phrases([Text("page flip, no page_pool:"),
+                            Text(f"{st.slice // 1024} KiB slices of {st.page_bytes // 1024} KiB pages")],
+                           width, 2 if height >= 10 else 1)
         parts = [Text(f"{what} {n}") for n, what in ((st.flips, "flips"), (st.reuses, "reuses"), (st.lost, "lost"))]
         if "flip_stats" in self.st.hidden_counts:            # models.lesson.figures: what a refill did
-            parts = [Text("flips, reuses, lost: kept back until you answer", self._s("muted"))]
+            parts = [self._fitting(width, (("flips, reuses, lost: kept back until you answer", "muted"),),
+                                   (("flips, reuses, lost: kept back", "muted"),))]
         for call in ("dma_map_page", "dma_unmap_page"):
             parts.append(Text(f"{call} {read.counts().get(call, 0)}"))
             if d := self.delta(call):

@@ -27,6 +27,8 @@ ROWS = (("kmem_cache_alloc", "napi_skb_cache_get"),
         ("dev_kfree_skb", "napi_consume_skb"),
         ("kmem_cache_alloc_bulk", "kmem_cache_free_bulk"))
 NAME_W, DELTA_W, TOTAL_W = 21, 5, 7
+# where a head went, when the whole phrase does not fit
+SHORT = {"napi-cache": "NAPI cache", "slab": "slab", "in-use": "in use", "bulk-free": "bulk-free"}
 
 
 def bar(n: int, total: int, width: int) -> tuple[str, str]:
@@ -78,7 +80,7 @@ class SkbCacheView(ModelView):
         else:
             out += [Text(refill), Text(f"▲ {flush}")]
         out.append(self._traffic())
-        out.append(self._event())
+        out.append(self._event(width))
         legend = (Text().append("█", self._s("fill")).append(" cached  ").append("▲", self._s("mark"))
                   .append(" refill/flush level  ").append("+N", self._s("delta")).append(" this step  ")
                   .append("·", self._s("muted")).append(" none"))
@@ -147,7 +149,7 @@ class SkbCacheView(ModelView):
         return (Text().append(title[:NAME_W], self._s("head")).append(" " * max(0, NAME_W - len(title)))
                 .append(f" {'step':>{DELTA_W}} {'total':>{TOTAL_W}}", self._s("muted")))
 
-    def _event(self) -> Text:
+    def _event(self, width: int) -> Text:
         """The sk_buff head the current call moved, and where to (the call before's, dim), or why none."""
         cur = self.cursor()
         for touch, lit in ((cur.now, True), (cur.before, False)):
@@ -158,7 +160,10 @@ class SkbCacheView(ModelView):
                 where = {"napi-cache": "into the NAPI cache", "slab": "back to the slab", "in-use": "into use",
                          "bulk-free": "onto the bulk-free list"}.get(m.dst, m.dst)
                 line = Text().append("▶ " if lit else "▷ a call ago: ", self._s("now" if lit else "muted"))
-                line.append(f"{touch.call}: {m.obj}{more} {m.src} → {where}", None if lit else self._s("muted"))
+                said = f"{touch.call}: {m.obj}{more} {m.src} → {where}"
+                if line.cell_len + len(said) > width:     # where it came from gives way, then the gloss
+                    said = f"{touch.call}: {m.obj}{more} → {SHORT.get(m.dst, m.dst)}"
+                line.append(said, None if lit else self._s("muted"))
                 self.lit = frozenset({("head", int(m.obj.split("#")[-1]))}) if lit else frozenset()
                 return line
         self.lit = frozenset()
