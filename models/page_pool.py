@@ -72,7 +72,6 @@ STATS: Final = ("alloc_fast", "alloc_slow", "alloc_slow_high_order", "alloc_empt
 
 M: Final = MACHINE["pp_page"]
 S: Final = M.sid
-CARVING: Final = S["carving"]
 E_ALLOC_PAGES: Final = E["alloc_pages"]
 E_DMA_MAP: Final = E["page_pool_dma_map"]
 E_ALLOC_FRAG: Final = E["page_pool_alloc_frag"]
@@ -126,8 +125,12 @@ class Page(Stateful):
         return f"page#{self.id}"
 
     def outstanding(self) -> int:
-        """Fragments of this page still out (what pp_ref_count means once drained)."""
-        if self.st == CARVING:
+        """Fragments of this page still out (what pp_ref_count means once drained).
+
+        While the page is carved its count carries the bias page_pool_fragment_netmem() set; it is
+        tested by value, not by state: a step stopped inside page_pool_alloc_frag() sees the bias set
+        on a page the call has not yet moved to "carving"."""
+        if self.pp_ref > BIAS_MAX // 2:
             return self.pp_ref - (BIAS_MAX - self.frag_users)
         return self.pp_ref
 

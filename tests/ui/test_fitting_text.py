@@ -70,3 +70,15 @@ async def test_a_short_pool_view_keeps_the_ptr_ring_count_on_one_line():
         await settle(app, pilot)
         pool = lines(app.screen.query_one("#v-pool", ModelView))
         assert any("ptr_ring" in ln and "/171" in ln for ln in pool), pool
+
+
+async def test_a_page_being_carved_counts_its_fragments_not_the_bias():
+    # ath9k's step 10 stops inside page_pool_alloc_frag(): the page has the bias (BIAS_MAX) set and is
+    # not yet moved to "carving"; the view showed pp_ref_count 4611686018427387904
+    app = app_for("ath9k-page-pool", 10)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        carving = [ln for ln in lines(app.screen.query_one("#v-pool", ModelView)) if ln.startswith("carving")]
+        assert carving, "the step shows the page being carved"
+        refs = int(carving[0].split()[-1])
+        assert 0 <= refs <= 3, carving           # 8 KiB pages, three fragments a page
