@@ -321,9 +321,10 @@ class PoolView(ModelView):
             if d := self.delta(call):
                 parts[-1].append(f" +{d}", self._s("delta"))
         out += _wrap_dot(parts, width, 2 if height >= 10 else 1)
-        if height >= 6:
-            out.append(Text("page_ref_count: ").append("1", self._s("cache")).append(" the ring's only  ")
-                       .append("2+", self._s("flight")).append(" the stack holds a slice too"))
+        if height >= 6:     # the legend of the counts below: an entry that does not fit is left out whole
+            out += wrap_phrases([Text("page_ref_count:"), Text.assemble(("1", self._s("cache")), " the ring's only"),
+                                 Text.assemble(("2+", self._s("flight")), " the stack holds a slice too")], width,
+                                2 if height >= 12 else 1, sep="  ")
         cell_w = 21
         cols = max(1, (width + 1) // cell_w)
         rows = max(1, height - len(out))
