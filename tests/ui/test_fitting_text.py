@@ -82,3 +82,13 @@ async def test_a_page_being_carved_counts_its_fragments_not_the_bias():
         assert carving, "the step shows the page being carved"
         refs = int(carving[0].split()[-1])
         assert 0 <= refs <= 3, carving           # 8 KiB pages, three fragments a page
+
+
+async def test_no_view_of_the_grid_cuts_a_word_in_bgmac_at_160x50():
+    # the GRO gauge's "64 KiB", the skb cache's legend and the page_ref_count legend were cut mid-word
+    app = app_for("bgmac-napi-skb-cache", 10)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        for view in ("#v-napi", "#v-skbcache", "#v-ring", "#v-memory"):
+            cut = [ln for ln in lines(app.screen.query_one(view, ModelView)) if "…" in ln and "… " not in ln]
+            assert not cut, (view, cut)

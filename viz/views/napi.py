@@ -150,11 +150,15 @@ class NapiView(ModelView):
         fill = 12
         full = round(nbytes / GRO_LEGACY_MAX_SIZE * fill)
         m = self.read.metrics()
-        held = (self._text(("GRO ", "label"), "holds ", ("… kept back until you answer", "muted"))
-                if "gro_held" in self.st.hidden_counts else
-                self._text(("GRO ", "label"), "holds ",
-                           (f"{segs} seg{'s' if segs != 1 else ''}", "ok" if segs else "muted"),
-                           f" {nbytes:,} B ", ("■" * full, "bar"), ("·" * (fill - full), "muted"), " 64 KiB"))
+        if "gro_held" in self.st.hidden_counts:
+            held = self._text(("GRO ", "label"), "holds ", ("… kept back until you answer", "muted"))
+        else:
+            what: tuple[Part, ...] = (("GRO ", "label"), "holds ",
+                                      (f"{segs} seg{'s' if segs != 1 else ''}", "ok" if segs else "muted"),
+                                      f" {nbytes:,} B ")
+            gauge: tuple[Part, ...] = (("■" * full, "bar"), ("·" * (fill - full), "muted"))
+            # the gauge's scale, then the gauge, give way before a figure is cut
+            held = self._fitting(self._width, (*what, *gauge, " 64 KiB"), (*what, *gauge), what)
         return [
             held,
             *self._pair("napi_gro_receive", "netif_receive_skb"),

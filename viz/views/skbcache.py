@@ -18,7 +18,7 @@ from collections.abc import Callable
 from rich.text import Text
 
 from . import register
-from .base import ModelView
+from .base import ModelView, wrap_phrases
 
 # (slab path, NAPI cache path): rows pair the calls a driver swaps for each other
 ROWS = (("kmem_cache_alloc", "napi_skb_cache_get"),
@@ -81,9 +81,10 @@ class SkbCacheView(ModelView):
             out += [Text(refill), Text(f"▲ {flush}")]
         out.append(self._traffic())
         out.append(self._event(width))
-        legend = (Text().append("█", self._s("fill")).append(" cached  ").append("▲", self._s("mark"))
-                  .append(" refill/flush level  ").append("+N", self._s("delta")).append(" this step  ")
-                  .append("·", self._s("muted")).append(" none"))
+        # an entry that does not fit is left out whole
+        legend = wrap_phrases([Text.assemble((glyph, self._s(style)), f" {what}") for glyph, style, what in (
+            ("█", "fill", "cached"), ("▲", "mark", "refill/flush level"), ("+N", "delta", "this step"),
+            ("·", "muted", "none"))], width, 1, sep="  ")[0]
         if height < 8:
             return out
         out = out[:height - 1]
