@@ -21,7 +21,7 @@ from viz.views import VIEW_CLASSES
 from viz.views.base import ViewState
 from viz.views.bus import BusView
 from viz.views.code import CodeView
-from viz.views.counters import CountersView, sparkline
+from viz.views.counters import CountersView, rank_counters, sparkline
 from viz.views.log import STAMP_W, LogView, stamp
 from viz.views.napi import NapiView
 
@@ -238,6 +238,18 @@ async def test_counters_compare_rank_by_difference_on_the_same_rows():
     assert rows_l and rows_l == rows_r                          # same counter, same row in both panels
     assert "swiotlb_bounce" in rows_l                           # what the lesson is about, not hidden
     assert right[rows_r["swiotlb_bounce"]].split()[1] == "0"
+
+
+def test_bytes_bounced_rank_right_after_the_bounces_not_above_every_call():
+    # ranked by its own delta, 2,048 bytes a bounce put swiotlb_bounce_bytes first wherever a step bounced
+    mine = {"swiotlb_bounce": (3, 3), "swiotlb_bounce_bytes": (6144, 6144), "dma_map_single": (40, 40),
+            "napi_gro_receive": (1, 1)}
+    assert rank_counters(mine, None) == ["dma_map_single", "swiotlb_bounce", "swiotlb_bounce_bytes",
+                                         "napi_gro_receive"]
+    theirs = {"swiotlb_bounce": (0, 0), "swiotlb_bounce_bytes": (0, 0), "dma_map_single": (40, 40),
+              "napi_gro_receive": (30, 30)}
+    ranked = rank_counters(mine, theirs)
+    assert ranked.index("swiotlb_bounce_bytes") == ranked.index("swiotlb_bounce") + 1
 
 
 def test_sparkline_scales_to_its_maximum():
