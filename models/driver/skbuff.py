@@ -93,7 +93,8 @@ def netdev_alloc_skb(dev: Any, length: int) -> Skb:
     size = SKB_DATA_ALIGN(NET_SKB_PAD() + length) + SKB_SHINFO_SIZE
     buf = _alloc("skb", size, "netdev_alloc_skb")
     buf.head = h.heads.alloc_slab()
-    count("__netdev_alloc_skb", None, "buf#%s|%s bytes at %#x", buf.id, size, buf.phys)
+    # the trace line gives the call's argument (ath11k: dev_alloc_skb(DP_RX_BUFFER_SIZE + DP_RX_BUFFER_ALIGN_SIZE))
+    count("__netdev_alloc_skb", None, "buf#%s|%s bytes at %#x", buf.id, length, buf.phys)
     move(buf, E["__netdev_alloc_skb"])
     return Skb(0, buf.head, buf, [], 0, 0)      # id 0: not received yet (skb_put gives it one)
 
