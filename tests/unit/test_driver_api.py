@@ -15,7 +15,8 @@ from models.drivers import variant_sim
 from models.read import reading_of
 from models.replay import LessonRun
 from models.runner import variant_params, warmup
-from viz.exercises.catalog import EXERCISES
+from viz.exercises.catalog import BY_ID, EXERCISES
+from viz.exercises.child import load
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 
@@ -99,20 +100,17 @@ def test_a_reference_driver_goes_down_as_the_strategy_it_stands_for(ex):
 
 
 @pytest.mark.slow
-def test_a_stop_that_frees_without_unmapping_still_takes_its_buffers_back():
+def test_a_stop_that_frees_without_unmapping_still_takes_its_buffers_back(tmp_path):
     """ifdown with a stop() that frees every buffer and unmaps none: each buffer is the driver's
     (ring_deinit) as it is freed, and ends free; the audit reports the mappings leaked."""
-    from models.driver import skb_free_frag
-    from models.drivers.rx_basics import Driver
-
-    class Leaky(Driver):
-        def stop(self) -> None:
-            for i, buf in enumerate(self.bufs):
-                if buf is not None:
-                    skb_free_frag(buf)
-                    self.bufs[i] = None
-
-    sim = DriverSim(Leaky(), variant_params(shipped_lesson("rx-basics"), "gro"), trace=1 << 20)
+    ex = BY_ID["rx-refill"]
+    unmap = "                dma_unmap_single(self.dev, self.dma[i], RX_BUF_SIZE, DMA_FROM_DEVICE)\n"
+    src = ex.solution_text()
+    assert src.count(unmap) == 1            # the one in stop()
+    f = tmp_path / "driver.py"
+    f.write_text(src.replace(unmap, ""))
+    leaky = load(str(f))                    # interpreted, as a learner's driver runs
+    sim = DriverSim(leaky(), variant_params(shipped_lesson(ex.lesson), ex.variant), trace=1 << 20)
     sim.run_frames(77)
     assert sim.ring is not None
     posted = {f"buf#{buf.id}" for buf in sim.ring.bufs if buf is not None}
