@@ -64,6 +64,9 @@ class PerFrame(Strategy):
         align = sc.cost.cacheline
         alloc = (self.headroom + self.size + align - 1) // align * align + SHINFO if self.headroom else self.size
         self.slab = Slab(parts.mem, alloc)
+        # what the allocation call is given: netdev_alloc_frag(fragsz) the whole fragment (bgmac:
+        # BGMAC_RX_ALLOC_SIZE, shared info included), __netdev_alloc_skb(dev, len) and kmalloc(size) the length
+        self.asked = alloc if self.kind == "frag" else self.size
         self.status_in_buffer = self.dir == BIDIRECTIONAL
         self.no_sync = "no-sync-for-cpu" in self.faults
         self.missing_unmap = "missing-unmap" in self.faults
@@ -83,7 +86,7 @@ class PerFrame(Strategy):
         rec.cnt[cid] += 1
         rec.t += rec.unit[cid]
         if rec.tracing:
-            rec.emit(cid, rec.unit[cid], "buf#%s|%s bytes at %#x", (buf.id, self.size, phys))
+            rec.emit(cid, rec.unit[cid], "buf#%s|%s bytes at %#x", (buf.id, self.asked, phys))
         move(rec, RX_BUFFER, buf, self.alloc_edge)
         m = self.dma.map(phys + self.headroom, self.map_size, self.dir, MAP_SINGLE)
         if m is None:

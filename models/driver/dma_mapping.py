@@ -36,6 +36,7 @@ E_UNMAP_SINGLE: Final = E["dma_unmap_single"]
 E_SYNC_CPU: Final = E["dma_sync_single_for_cpu"]
 E_MAP_PAGE: Final = E["dma_map_page"]
 E_UNMAP_PAGE: Final = E["dma_unmap_page"]
+E_RING_DEINIT: Final = E["ring_deinit"]
 
 
 def DMA_BIT_MASK(n: int) -> int:
@@ -176,6 +177,9 @@ def _unmap(dev: Device, dma_addr: Any, size: int, dir: Any, call: int, edge: int
     h.dma.unmap(m, size, dir if dir in _DIRS else _check_dir(dir), call)
     owner = h.owner.get(m.id)
     if was_live and owner is not None:
+        # at ifdown a buffer the ring held is the driver's again as its unmap ends (PerFrame.deinit's order)
+        if h.unposted and h.unposted.pop(m.id, None) is not None:
+            edge = E_RING_DEINIT
         move(owner, edge, h.rec)
 
 

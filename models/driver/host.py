@@ -91,6 +91,9 @@ class Host:
         self.maps: dict[int, Mapping] = {}           # dma_addr_t -> its latest mapping (live or unmapped)
         self.owner: dict[int, Any] = {}                # mapping id -> the object it maps: Buf, FlipPage, TX skb
         self.frags: dict[int, Buf] = {}               # its bus address -> a posted pool fragment (RxRing.post)
+        # ifdown: what the ring held and the driver's stop() has not given back yet (DriverStrategy.deinit)
+        self.unposted: dict[int, Buf] = {}            # mapping id -> a buffer mapped for itself
+        self.unposted_frags: dict[int, list[Buf]] = {}    # page id -> the pool fragments of that page, ring order
         self.slab_of: dict[int, Slab] = {}             # an allocated data area's id -> its slab
         self.pools: list[PagePool] = []
         self.ids = 0

@@ -19,8 +19,9 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from ..dma import BIDIRECTIONAL, FROM_DEVICE
+from ..lifecycle import EDGE_ID as E
 from ..page_pool import Page, PagePool
-from .host import CPU, NO_CPU, DriverBug, this_cpu
+from .host import CPU, NO_CPU, DriverBug, move, this_cpu
 
 PP_FLAG_DMA_MAP: Final = 1 << 0          # include/net/page_pool/types.h
 PP_FLAG_DMA_SYNC_DEV: Final = 1 << 1
@@ -29,6 +30,7 @@ PP_FLAG_SYSTEM_POOL: Final = 1 << 2
 # zero-copy RX since 6.12): the model has no such memory, so page_pool_create() refuses it.
 PP_FLAG_ALL: Final = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV | PP_FLAG_SYSTEM_POOL
 EINVAL: Final = 22
+E_RING_DEINIT: Final = E["ring_deinit"]
 
 
 @mypyc_attr(native_class=False)
@@ -113,6 +115,11 @@ def page_pool_put_full_page(pool: Any, page: Any, allow_direct: bool) -> None:
     (never one an skb holds: that one comes back when the skb is freed)."""
     if not isinstance(page, Page):
         raise DriverBug("page_pool_put_full_page(): not a page_pool page")
+    h = CPU.host
+    if h is not None and h.unposted_frags:
+        frags = h.unposted_frags.get(page.id)
+        if frags:                          # ifdown: a fragment the ring held is the driver's as it goes back
+            move(frags.pop(0), E_RING_DEINIT, h.rec)
     pool.put_frag(page, allow_direct)
 
 

@@ -109,22 +109,40 @@ class DriverStrategy(OwnAttributes, Strategy):
         self.host.give_back(buf, allow_direct)
 
     def deinit(self, i: int) -> None:
-        """ifdown: the RX engine is stopped; every posted buffer is the driver's again; stop() frees them."""
+        """ifdown: the RX engine is stopped; every posted buffer is the driver's again; stop() frees them.
+
+        Each buffer becomes the driver's where stop() gives it back, in the order the model's RX
+        strategies have it: a buffer mapped for itself as its dma_unmap_single() ends (PerFrame.deinit),
+        or as it is freed if stop() never unmaps it; a pool fragment as page_pool_put_full_page() begins
+        (PagePoolFrag.deinit); what stop() keeps (a leak the audit reports) after stop()."""
         if self.stopped:
             return
         self.stopped = True
-        ring = self.ring
+        from .host import move
+        ring, host = self.ring, self.host
         for j in range(ring.size):
             buf = ring.bufs[j]
             if buf is not None:
-                from .host import move
                 ring.done[j] = 0           # what the device wrote and nobody took (PcieRing.deinit does it per call)
-                with running(self.host):
-                    move(buf, E_RING_DEINIT)
+                m = buf.map
+                if buf.kind == "pp" and buf.page is not None:
+                    host.unposted_frags.setdefault(buf.page.id, []).append(buf)
+                elif m is not None and m.live:
+                    host.unposted[m.id] = buf
+                else:
+                    with running(host):
+                        move(buf, E_RING_DEINIT)
                 ring.bufs[j] = None
-        self.host.frags.clear()
-        with running(self.host):
+        host.frags.clear()
+        with running(host):
             self.sim.driver.stop()
+            for buf in host.unposted.values():
+                move(buf, E_RING_DEINIT)
+            for frags in host.unposted_frags.values():
+                for buf in frags:
+                    move(buf, E_RING_DEINIT)
+        host.unposted.clear()
+        host.unposted_frags.clear()
 
 
 class DriverSim(OwnAttributes, Sim):

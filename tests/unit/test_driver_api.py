@@ -15,7 +15,8 @@ from models.drivers import variant_sim
 from models.read import reading_of
 from models.replay import LessonRun
 from models.runner import variant_params, warmup
-from viz.exercises.catalog import EXERCISES
+from viz.exercises.catalog import BY_ID, EXERCISES
+from viz.exercises.child import load
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 
@@ -62,15 +63,69 @@ def test_a_variant_that_runs_a_driver_builds_it_and_its_faults_run_the_strategy(
 
 
 @pytest.mark.slow
-def test_the_player_shows_a_driver_variant_as_it_showed_the_strategy():
+@pytest.mark.parametrize("ex", EXERCISES, ids=lambda e: e.id)
+def test_the_player_shows_a_driver_variant_as_it_showed_the_strategy(ex):
     """Every record a view reads (models.read), at every step of the lesson, the same whether the
-    variant runs its model driver or the strategy it stands for (ifdown and its wait included)."""
-    lesson, name = shipped_lesson("atlantic-page-pool"), "after"
-    driver, strategy = LessonRun(replace(lesson, runs={name: "atlantic"})), LessonRun(lesson)
+    variant runs its exercise's reference driver or the strategy it stands for (ifdown and its wait
+    included)."""
+    lesson, name = shipped_lesson(ex.lesson), ex.variant
+    driver, strategy = LessonRun(replace(lesson, runs={name: ex.solution})), LessonRun(lesson)
     assert isinstance(driver.sims[name], DriverSim) and not isinstance(strategy.sims[name], DriverSim)
-    assert driver.total > 10
+    assert driver.total >= 10           # every step of a whole lesson (dma-bugs has ten)
     for k in range(driver.total + 1):
         a, b = reading_of(driver.snapshot(k)[0][name]), reading_of(strategy.snapshot(k)[0][name])
         for what in ("ring", "pool", "memory", "skb_cache", "napi", "counters", "metrics", "events", "cursor",
                      "path"):
             assert getattr(a, what)() == getattr(b, what)(), (k, what)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ex", EXERCISES, ids=lambda e: e.id)
+def test_a_reference_driver_goes_down_as_the_strategy_it_stands_for(ex):
+    """ifdown after a run that stops mid-poll (77 frames: not a multiple of the budget): every event, with
+    its transitions, the same from the driver's stop() as from the strategy's ring release (a buffer is
+    the driver's as its unmap ends, a pool fragment as it goes back), and the same teardown audit."""
+    prm = variant_params(shipped_lesson(ex.lesson), ex.variant)
+    driver, strategy = variant_sim(prm, runs=ex.solution, trace=1 << 20), variant_sim(prm, trace=1 << 20)
+    assert isinstance(driver, DriverSim) and not isinstance(strategy, DriverSim)
+    for sim in (driver, strategy):
+        sim.run_frames(77)
+        sim.teardown()
+    got, want = driver.rec.events, strategy.rec.events
+    assert got is not None and want is not None and len(want) < 1 << 20      # none fell out of the window
+    assert any(ev.call == "ring_deinit" for ev in want)
+    assert list(got) == list(want)
+    assert driver.accounting() == strategy.accounting()
+    assert not driver.rec.violations.counts and not strategy.rec.violations.counts
+
+
+@pytest.mark.slow
+def test_a_stop_that_frees_without_unmapping_still_takes_its_buffers_back(tmp_path):
+    """ifdown with a stop() that frees every buffer and unmaps none: each buffer is the driver's
+    (ring_deinit) as it is freed, and ends free; the audit reports the mappings leaked."""
+    ex = BY_ID["rx-refill"]
+    unmap = "                dma_unmap_single(self.dev, self.dma[i], RX_BUF_SIZE, DMA_FROM_DEVICE)\n"
+    src = ex.solution_text()
+    assert src.count(unmap) == 1            # the one in stop()
+    f = tmp_path / "driver.py"
+    f.write_text(src.replace(unmap, ""))
+    leaky = load(str(f))                    # interpreted, as a learner's driver runs
+    sim = DriverSim(leaky(), variant_params(shipped_lesson(ex.lesson), ex.variant), trace=1 << 20)
+    sim.run_frames(77)
+    assert sim.ring is not None
+    posted = {f"buf#{buf.id}" for buf in sim.ring.bufs if buf is not None}
+    assert len(posted) == sim.sc.ring_size
+    sim.teardown()
+    assert sim.rec.events is not None
+    events = list(sim.rec.events)
+    down = next(i for i, ev in enumerate(events) if ev.call == "ring_deinit" and ev.obj == "rx")
+    moves: dict[str, list[tuple[str, str, str]]] = {obj: [] for obj in posted}
+    for ev in events[down:]:
+        for t in ev.transitions:
+            if t.obj in moves:
+                moves[t.obj].append((t.src, t.dst, t.call))
+    # posted (device-owned) or written and not taken (filled), then the driver's, then free
+    assert {(m[0][1:], *m[1:]) for m in moves.values()} == {
+        (("unmapped", "ring_deinit"), ("unmapped", "free", "skb_free_frag"))}
+    assert sim.rec.violations.counts == {"leak-at-teardown": 1}
+    assert sim.accounting()["live_mappings"] == sim.sc.ring_size

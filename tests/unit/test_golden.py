@@ -64,7 +64,8 @@ def _running(tmp_path: Path, lesson_id: str, variant: str, driver: str) -> str:
     line = re.compile(rf"^(  {re.escape(variant)}: \{{)(.*)(\}})$", re.M)
     assert len(line.findall(text)) == 1, f"{lesson_id}: one flow-style line for variant {variant}"
     path = tmp_path / f"{lesson_id}.yaml"
-    path.write_text(line.sub(rf"\g<1>\g<2>, runs: {driver}\g<3>", text))
+    # `clean: {}` takes `runs:` as its only key, `after: {dma_mask: 36}` after the others
+    path.write_text(line.sub(lambda m: f"{m[1]}{m[2] + ', ' if m[2] else ''}runs: {driver}{m[3]}", text))
     return str(path)
 
 
