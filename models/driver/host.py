@@ -89,6 +89,10 @@ class Host:
         self.coherent = sim.sc.cost.coherent
         self.slabs = Slabs()
         self.maps: dict[int, Mapping] = {}           # dma_addr_t -> its latest mapping (live or unmapped)
+        # the last address looked up or stored and maps[last_addr]: a sync most often takes the address the
+        # driver's previous call gave (page_pool_get_dma_addr(), dma_map_single()), and finds it here
+        self.last_addr = -1
+        self.last_map: Mapping | None = None
         self.owner: dict[int, Any] = {}                # mapping id -> the object it maps: Buf, FlipPage, TX skb
         self.frags: dict[int, Buf] = {}               # its bus address -> a posted pool fragment (RxRing.post)
         # ifdown: what the ring held and the driver's stop() has not given back yet (DriverStrategy.deinit)
@@ -143,9 +147,13 @@ class Host:
 
     # -- the dma-debug table ---------------------------------------------------------------
     def remember(self, m: Mapping, owner: object) -> int:
-        self.maps[m.dma] = m
+        addr = m.dma
+        self.maps[addr] = m
+        m.debug = True
+        self.last_addr = addr
+        self.last_map = m
         self.owner[m.id] = owner
-        return m.dma
+        return addr
 
     def mapping(self, addr: int) -> Mapping | None:
         """The latest mapping at exactly this bus address."""

@@ -97,6 +97,7 @@ class RxRing:
         self.host = host
         self.hw = ring
         self.size = ring.size
+        self.driver_rx = host.sim.costs.driver_rx     # the CPU time of taking one descriptor (read once)
 
     def post(self, i: int, data: Any, dma_addr: int, length: int) -> None:
         """Write descriptor i (bus address, length) and hand it to the device (dma_wmb(), then the doorbell).
@@ -151,7 +152,7 @@ class RxRing:
         i = hw.clean_idx
         if not hw.done[i]:
             return None
-        driver_rx = sim.costs.driver_rx
+        driver_rx = self.driver_rx
         rec.extra[NAPI_POLL] += driver_rx
         rec.t += driver_rx
         if hw.eop[i]:

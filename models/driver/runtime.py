@@ -28,14 +28,13 @@ from ..sim import Sim
 from .dma_mapping import Device
 from .host import CPU, Host
 from .napi import Suspend
-from .netdev import NetDriver, attach
+from .netdev import NetDriver, driver_strategy
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ring import Ring
-    from ..rx_buffer import Buf
 
 NAPI_POLL = C["napi_poll"]
-E_POLL, E_EXHAUSTED, E_RING_DEINIT = E["napi_poll"], E["repoll"], E["ring_deinit"]
+E_POLL, E_EXHAUSTED = E["napi_poll"], E["repoll"]
 
 
 @contextmanager
@@ -69,82 +68,6 @@ class OwnAttributes:
         vars(self).update(own)
 
 
-class DriverStrategy(OwnAttributes, Strategy):
-    """Sits where the model's RX strategy sits (models/rx_strategy.py) and hands each duty to the driver.
-    It does not run Strategy.__init__: it is a Strategy for the ring's calls only."""
-
-    sim: DriverSim
-
-    name = "driver"
-    kind = "driver"
-
-    def __init__(self, sim: DriverSim, ring: Ring) -> None:
-        self.sim = sim
-        sim.driver.dev = sim.device
-        self.host = sim.host = attach(sim, ring, sim.driver)
-        self.ring = ring
-        self.slab = self.host.slabs          # what the teardown audit counts (rx_buffers_in_use)
-        self.opened = self.stopped = False
-
-    @property
-    def frag(self) -> int:
-        """The fragment size the driver carves pool pages into (the pool view reads the strategy's)."""
-        if not self.host.frag:
-            raise AttributeError("frag")          # none taken yet: the view falls back to whole pages
-        return self.host.frag
-
-    def fill(self, i: int) -> bool:
-        """ifup: the driver's open() fills the ring itself, once."""
-        if not self.opened:
-            self.opened = True
-            with running(self.host):
-                self.sim.driver.open()
-        return False
-
-    def receive(self, descs: list[int]) -> Any:
-        raise AssertionError("a driver of your own takes frames in its poll")
-
-    def free_buf(self, buf: Buf, allow_direct: bool) -> None:
-        """An skb the stack is done with gives its data back where the driver got it (Host.give_back)."""
-        self.host.give_back(buf, allow_direct)
-
-    def deinit(self, i: int) -> None:
-        """ifdown: the RX engine is stopped; every posted buffer is the driver's again; stop() frees them.
-
-        Each buffer becomes the driver's where stop() gives it back, in the order the model's RX
-        strategies have it: a buffer mapped for itself as its dma_unmap_single() ends (PerFrame.deinit),
-        or as it is freed if stop() never unmaps it; a pool fragment as page_pool_put_full_page() begins
-        (PagePoolFrag.deinit); what stop() keeps (a leak the audit reports) after stop()."""
-        if self.stopped:
-            return
-        self.stopped = True
-        from .host import move
-        ring, host = self.ring, self.host
-        for j in range(ring.size):
-            buf = ring.bufs[j]
-            if buf is not None:
-                ring.done[j] = 0           # what the device wrote and nobody took (PcieRing.deinit does it per call)
-                m = buf.map
-                if buf.kind == "pp" and buf.page is not None:
-                    host.unposted_frags.setdefault(buf.page.id, []).append(buf)
-                elif m is not None and m.live:
-                    host.unposted[m.id] = buf
-                else:
-                    with running(host):
-                        move(buf, E_RING_DEINIT)
-                ring.bufs[j] = None
-        host.frags.clear()
-        with running(host):
-            self.sim.driver.stop()
-            for buf in host.unposted.values():
-                move(buf, E_RING_DEINIT)
-            for frags in host.unposted_frags.values():
-                for buf in frags:
-                    move(buf, E_RING_DEINIT)
-        host.unposted.clear()
-        host.unposted_frags.clear()
-
-
 class DriverSim(OwnAttributes, Sim):
     """The model's host with a driver of the API in the RX strategy's place (NAPI delivery only)."""
 
@@ -160,7 +83,7 @@ class DriverSim(OwnAttributes, Sim):
         values = dict(values or {})
         values["dma_mask"] = self.device.dma_mask.bit_length()
         values["coherent_mask"] = self.device.coherent_dma_mask.bit_length()
-        self.driver_strategy: Callable[[DriverSim, Ring], DriverStrategy] = DriverStrategy
+        self.driver_strategy: Callable[[DriverSim, Ring], Strategy] = driver_strategy
         super().__init__(values, seed=seed, trace=trace)
         if not self.napi_polled:
             raise ValueError("a driver of your own runs under NAPI (delivery: napi)")

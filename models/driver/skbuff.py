@@ -18,6 +18,7 @@ from typing import Any, Final
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import MACHINE
+from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..rx_strategy import HEADERS, SHINFO
 from ..skb import Skb
@@ -209,7 +210,7 @@ def napi_alloc_skb(napi: Any, length: int) -> Skb:
     rec = h.rec
     h.ids += 1
     hdr = Buf(h.ids, -1, length, None, 0, "hdr")
-    head = h.heads.alloc_napi(via="napi_alloc_skb")
+    head = h.heads.alloc_napi("napi_alloc_skb")       # positional: a keyword call is not specialised
     cost = h.hdr_cost
     rec.cnt[NAPI_ALLOC_SKB] += 1
     rec.extra[NAPI_ALLOC_SKB] += cost
@@ -227,7 +228,7 @@ def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: 
         raise DriverBug(NO_CPU)
     if not isinstance(skb, Skb):
         raise DriverBug(f"skb_add_rx_frag(): {type(skb).__name__} is no sk_buff")
-    pm = getattr(page, "map", None)
+    pm = page.map if type(page) is Page else getattr(page, "map", None)
     buf = h.frags.pop(pm.dma + off, None) if pm is not None else None
     if buf is None or buf.map is not pm:       # none posted there, or one of a mapping that is gone
         raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
