@@ -21,6 +21,7 @@ from mypy_extensions import mypyc_attr
 
 from ..dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE, Mapping
 from ..lifecycle import EDGE_ID as E
+from ..lifecycle import move as lifecycle_move
 from ..rx_buffer import Buf
 from .host import CPU, DMA_MAPPING_ERROR, NO_CPU, DriverBug, move
 
@@ -216,9 +217,14 @@ def dma_sync_single_range_for_cpu(dev: Device, dma_addr: Any, offset: int, size:
         off = offset + (dma_addr - m.dma if m.live else 0)
     h.dma.sync_for_cpu(m, off, size, dir if (dir is DMA_FROM_DEVICE or dir in _DIRS) else _check_dir(dir))
     if m.live:
-        owner = h.frags.get(m.dma + off)          # a pool fragment RxRing.post() posted, at its bus address
-        if owner is None or owner.map is not m:
-            owner = h.owner.get(m.id)
+        a = m.dma + off
+        frag = h.frags.get(a ^ (a >> 12) if a >= 0 else a)     # a pool fragment RxRing.post() posted there
+        if frag is not None and frag.map is m:
+            bm = frag.m                # host.move() for a Buf, inline: one call fewer a frame
+            if bm is not None and bm.tid[frag.st][E_SYNC_CPU] >= 0:
+                lifecycle_move(h.rec, bm, frag, E_SYNC_CPU)
+            return
+        owner = h.owner.get(m.id)
         if owner is not None:
             move(owner, E_SYNC_CPU, h.rec)
 

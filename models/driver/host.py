@@ -94,7 +94,10 @@ class Host:
         self.last_addr = -1
         self.last_map: Mapping | None = None
         self.owner: dict[int, Any] = {}                # mapping id -> the object it maps: Buf, FlipPage, TX skb
-        self.frags: dict[int, Buf] = {}               # its bus address -> a posted pool fragment (RxRing.post)
+        # a posted pool fragment (RxRing.post) by its bus address a, keyed a ^ (a >> 12) (a >= 0; a itself
+        # when negative, which no posted one is): one-to-one, and fragments at the same offset of different
+        # pages do not all start probing at the same slot of the dict, as page-aligned int keys do
+        self.frags: dict[int, Buf] = {}
         # ifdown: what the ring held and the driver's stop() has not given back yet (DriverStrategy.deinit)
         self.unposted: dict[int, Buf] = {}            # mapping id -> a buffer mapped for itself
         self.unposted_frags: dict[int, list[Buf]] = {}    # page id -> the pool fragments of that page, ring order
@@ -178,7 +181,7 @@ class Host:
 
 
 class Cpu:
-    """Which host runs the driver now: `host` (None outside a hook), kept by `enter`/`leave` (runtime.running())."""
+    """Which host runs the driver now: `host` (None outside a hook), kept by `enter`/`leave` around each hook."""
 
     def __init__(self) -> None:
         self.host: Host | None = None

@@ -22,10 +22,11 @@ from mypy_extensions import mypyc_attr
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import MACHINE
+from ..lifecycle import move as lifecycle_move
 from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..skb import Skb
-from .host import CPU, NO_CPU, DriverBug, Host, move, this_cpu
+from .host import CPU, NO_CPU, DriverBug, Host, this_cpu
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..lifecycle import Tracked
@@ -121,7 +122,7 @@ class RxRing:
                                 f"(page_pool_get_dma_addr(page) + offset)")
             h.ids += 1
             buf = Buf(h.ids, data.phys + off, length, PP_FRAG, FRAG_CARVED, "pp", data, off, pm)
-            h.frags[dma_addr] = buf
+            h.frags[dma_addr ^ (dma_addr >> 12)] = buf        # dma_addr >= pm.dma >= 0 (Host.frags)
         else:
             buf = data.data if isinstance(data, Skb) else data
             if not isinstance(buf, Buf):
@@ -135,7 +136,9 @@ class RxRing:
                 if m is None or not m.live:
                     buf.map = None
             buf.size = length
-        move(buf, E_POST, h.rec)
+        bm = buf.m                     # host.move() for a Buf, inline: one call fewer a frame
+        if bm is not None and bm.tid[buf.st][E_POST] >= 0:
+            lifecycle_move(h.rec, bm, buf, E_POST)
         hw.post(i, buf)
 
     def next_rx(self, napi: Napi) -> tuple[int, int] | None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
+from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..rx_strategy import Strategy
 from .host import CPU, Host, move
@@ -36,6 +37,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .dma_mapping import Device
 
 E_RING_DEINIT: Final = E["ring_deinit"]
+E_POLL: Final = E["napi_poll"]
+E_EXHAUSTED: Final = E["repoll"]
+NAPI_POLL: Final = C["napi_poll"]
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -166,6 +170,57 @@ class DriverStrategy(Strategy):
             CPU.leave()
         host.unposted.clear()
         host.unposted_frags.clear()
+
+
+def napi_poll(sim: Any) -> bool:
+    """__napi_poll() around the driver's poll: the body of DriverSim._poll (models/driver/runtime.py), which
+    catches the Suspend of a run stopped between two frames. Compiled, the Sim's fields are read natively;
+    `sim` is the DriverSim, whose own attributes (the driver, napi_stuck, over_budget) are read as Python's."""
+    s: Sim = sim
+    rec = s.rec
+    budget = s.budget
+    napi = s.napi
+    stack = s.stack
+    host: Host = sim.host
+    api: Napi = host.napi
+    if napi.state == "scheduled":
+        s.defer_kick = False
+        reader = stack.reader
+        if reader.defer:
+            reader.defer_flush()
+        s.polls += 1
+        s.work = 0
+        rec.call(NAPI_POLL, -1, "napi|budget %s", budget)
+        napi.go(rec, E_POLL)
+        api.tx_now = rec.t
+        api.resumed = False
+        api.taken = 0
+        api.complete_calls = 0
+    else:
+        api.resumed = True
+    api.base = s.work
+    driver: Any = sim.driver          # a learner's poll may return anything: it is checked below, not unboxed
+    CPU.enter(host)
+    try:
+        got = driver.poll(api, budget - s.work)
+    finally:
+        CPU.leave()
+    ret: int = got if isinstance(got, int) else -1
+    work = api.base + ret
+    s.poll_work.append(s.work)
+    if work > budget or s.work > budget:
+        sim.over_budget.append((max(work, s.work), budget))
+    if napi.state == "idle":
+        return True
+    if work >= budget or s.work >= budget:
+        napi.go(rec, E_EXHAUSTED)
+        stack.gro.gro_flush(old_only=s.platform.hz >= 1000)
+        stack.gro.gro_normal_list()
+    else:
+        # Fewer than budget and no napi_complete_done(): NAPI_STATE_SCHED stays set, nothing polls it
+        # again and the interrupt stays masked. RX stops.
+        sim.napi_stuck = True
+    return True
 
 
 def driver_strategy(sim: Any, ring: Ring) -> Strategy:

@@ -13,39 +13,26 @@ poll is a plain function, so the stop unwinds it (Suspend) and the poll is
 called again with the budget it has left. TX completion then has nothing new
 to reclaim, and napi_complete_done() counts the frames of both parts: a poll
 written as the kernel's behaves as if it had never been stopped.
+
+What runs once a frame or once a poll is compiled with the API (models/driver/netdev.py:
+DriverStrategy in the strategy's place, napi_poll() around the driver's poll); DriverSim
+itself, an interpreted subclass of the model's Sim, only builds them and catches the stop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..calls import CALL_ID as C
-from ..lifecycle import EDGE_ID as E
 from ..rx_strategy import Strategy
 from ..sim import Sim
 from .dma_mapping import Device
-from .host import CPU, Host
+from .host import Host
 from .napi import Suspend
-from .netdev import NetDriver, driver_strategy
+from .netdev import NetDriver, driver_strategy, napi_poll
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ring import Ring
-
-NAPI_POLL = C["napi_poll"]
-E_POLL, E_EXHAUSTED = E["napi_poll"], E["repoll"]
-
-
-@contextmanager
-def running(host: Host) -> Iterator[None]:
-    """The driver's code runs on this host's CPU (this_cpu())."""
-    CPU.enter(host)
-    try:
-        yield
-    finally:
-        CPU.leave()
-
 
 class OwnAttributes:
     """For a subclass of one of the model's classes: its own attributes travel beside the class's.
@@ -94,46 +81,9 @@ class DriverSim(OwnAttributes, Sim):
         return not self.napi_stuck and super()._softirq_pending()
 
     def _poll(self) -> bool:
-        """__napi_poll() around the driver's poll (models/sim.py Sim._poll for the model's strategies)."""
-        rec = self.rec
-        budget = self.budget
-        napi = self.napi
-        stack = self.stack
-        api = self.host.napi
-        if napi.state == "scheduled":
-            self.defer_kick = False
-            if stack.reader.defer:
-                stack.reader.defer_flush()
-            self.polls += 1
-            self.work = 0
-            rec.call(NAPI_POLL, -1, "napi|budget %s", budget)
-            napi.go(rec, E_POLL)
-            api.tx_now = rec.t
-            api.resumed = False
-            api.taken = 0
-            api.complete_calls = 0
-        else:
-            api.resumed = True
-        api.base = self.work
+        """__napi_poll() around the driver's poll (models/driver/netdev.py napi_poll(); models/sim.py Sim._poll
+        for the model's strategies)."""
         try:
-            with running(self.host):
-                ret = self.driver.poll(api, budget - self.work)
+            return napi_poll(self)
         except Suspend:
             return self._suspend(self._poll)
-        if not isinstance(ret, int):
-            ret = -1
-        work = api.base + ret
-        self.poll_work.append(self.work)
-        if work > budget or self.work > budget:
-            self.over_budget.append((max(work, self.work), budget))
-        if napi.state == "idle":
-            return True
-        if work >= budget or self.work >= budget:
-            napi.go(rec, E_EXHAUSTED)
-            stack.gro.gro_flush(old_only=self.platform.hz >= 1000)
-            stack.gro.gro_normal_list()
-        else:
-            # Fewer than budget and no napi_complete_done(): NAPI_STATE_SCHED stays set, nothing polls it
-            # again and the interrupt stays masked. RX stops.
-            self.napi_stuck = True
-        return True
