@@ -218,7 +218,10 @@ def dma_sync_single_range_for_cpu(dev: Device, dma_addr: Any, offset: int, size:
     h.dma.sync_for_cpu(m, off, size, dir if (dir is DMA_FROM_DEVICE or dir in _DIRS) else _check_dir(dir))
     if m.live:
         a = m.dma + off
-        frag = h.frags.get(a ^ (a >> 12) if a >= 0 else a)     # a pool fragment RxRing.post() posted there
+        key = a ^ (a >> 12) if a >= 0 else a         # a pool fragment RxRing.post() posted there (Host.frags)
+        frag = h.frag_buf if key == h.frag_key else h.frags.get(key)
+        h.frag_key = key
+        h.frag_buf = frag
         if frag is not None and frag.map is m:
             bm = frag.m                # host.move() for a Buf, inline: one call fewer a frame
             if bm is not None and bm.tid[frag.st][E_SYNC_CPU] >= 0:

@@ -96,8 +96,13 @@ class Host:
         self.owner: dict[int, Any] = {}                # mapping id -> the object it maps: Buf, FlipPage, TX skb
         # a posted pool fragment (RxRing.post) by its bus address a, keyed a ^ (a >> 12) (a >= 0; a itself
         # when negative, which no posted one is): one-to-one, and fragments at the same offset of different
-        # pages do not all start probing at the same slot of the dict, as page-aligned int keys do
-        self.frags: dict[int, Buf] = {}
+        # pages do not all start probing at the same slot of the dict, as page-aligned int keys do.
+        # skb_add_rx_frag() leaves None where it took one (a store costs less than a delete; the addresses
+        # of a pool's fragments come round again). frag_key/frag_buf: the last key looked up or stored
+        # and frags.get(frag_key), so the attach finds what the sync for the CPU just looked up.
+        self.frags: dict[int, Buf | None] = {}
+        self.frag_key = -1
+        self.frag_buf: Buf | None = None
         # ifdown: what the ring held and the driver's stop() has not given back yet (DriverStrategy.deinit)
         self.unposted: dict[int, Buf] = {}            # mapping id -> a buffer mapped for itself
         self.unposted_frags: dict[int, list[Buf]] = {}    # page id -> the pool fragments of that page, ring order

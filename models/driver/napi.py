@@ -122,7 +122,10 @@ class RxRing:
                                 f"(page_pool_get_dma_addr(page) + offset)")
             h.ids += 1
             buf = Buf(h.ids, data.phys + off, length, PP_FRAG, FRAG_CARVED, "pp", data, off, pm)
-            h.frags[dma_addr ^ (dma_addr >> 12)] = buf        # dma_addr >= pm.dma >= 0 (Host.frags)
+            key = dma_addr ^ (dma_addr >> 12)        # dma_addr >= pm.dma >= 0 (Host.frags)
+            h.frags[key] = buf
+            if key == h.frag_key:      # keep what the last sync looked up: the attach after this refill wants it
+                h.frag_buf = buf
         else:
             buf = data.data if isinstance(data, Skb) else data
             if not isinstance(buf, Buf):

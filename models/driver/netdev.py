@@ -157,6 +157,8 @@ class DriverStrategy(Strategy):
                         CPU.leave()
                 ring.bufs[j] = None
         host.frags.clear()
+        host.frag_key = -1
+        host.frag_buf = None
         driver: NetDriver = self.sim.driver
         CPU.enter(host)
         try:

@@ -23,7 +23,7 @@ from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..rx_strategy import HEADERS, SHINFO
 from ..skb import Skb
-from .host import CPU, NO_CPU, DriverBug, count, move, this_cpu
+from .host import CPU, NO_CPU, DriverBug, Host, count, move, this_cpu
 
 RX_BUFFER: Final = MACHINE["rx_buffer"]
 PP_FRAG: Final = MACHINE["pp_frag"]
@@ -222,14 +222,22 @@ def napi_alloc_skb(napi: Any, length: int) -> Skb:
     return Skb(h.heads._skb_ids, head, hdr, [], 0, rec.t)
 
 
-def _take_frag(frags: dict[int, Buf], page: Any, off: int) -> tuple[Buf | None, Any]:
+def _take_frag(h: Host, page: Any, off: int) -> tuple[Buf | None, Any]:
     """skb_add_rx_frag() given something that is no page_pool page: the fragment posted at its mapping's
     address + off, if it has a mapping and one was (and that mapping)."""
     pm = getattr(page, "map", None)
     if pm is None:
         return None, None
     a = pm.dma + off
-    return (frags.pop(a ^ (a >> 12) if a >= 0 else a, None) if isinstance(a, int) else None), pm
+    if not isinstance(a, int):
+        return None, pm
+    key = a ^ (a >> 12) if a >= 0 else a
+    buf = h.frag_buf if key == h.frag_key else h.frags.get(key)
+    if buf is not None:
+        h.frags[key] = None
+        h.frag_key = key
+        h.frag_buf = None
+    return buf, pm
 
 
 def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: int) -> None:
@@ -248,11 +256,13 @@ def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: 
         if m is not None:
             a: int = m.dma + off
             key = a ^ (a >> 12) if a >= 0 else a
-            buf = frags.get(key)
+            buf = h.frag_buf if key == h.frag_key else frags.get(key)
             if buf is not None:
-                del frags[key]
+                frags[key] = None      # taken (Host.frags)
+                h.frag_key = key
+                h.frag_buf = None
     else:
-        buf, pm = _take_frag(frags, page, off)
+        buf, pm = _take_frag(h, page, off)
     if buf is None or buf.map is not pm:       # none posted there, or one of a mapping that is gone
         raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
                         f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
