@@ -96,7 +96,7 @@ CPU_READ: Final = "CPU reads %s while the device still owns it (no dma_sync_sing
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Mapping:
     __slots__ = ("id", "dma", "phys", "size", "dir", "slot", "pages", "live", "cpu_owned", "kind", "bsize", "run",
-                 "iova")
+                 "iova", "debug")
 
     def __init__(self, id: int, dma: int, phys: int, size: int, dir: str, slot: int, pages: int, kind: str):
         self.id = id
@@ -112,15 +112,16 @@ class Mapping:
         self.bsize = size         # bytes of SWIOTLB slots held (granule-padded for untrusted devices)
         self.run: Tracked | None = None     # its SWIOTLB slots, in the swiotlb_slot machine
         self.iova: Tracked | None = None    # its IOVA range, in the iova machine
+        self.debug = False        # a driver's dma-debug table holds it at its address (models/driver/host.py)
 
     # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
     def __getstate__(self) -> tuple[object, ...]:
         return (self.id, self.dma, self.phys, self.size, self.dir, self.slot, self.pages, self.live, self.cpu_owned,
-                self.kind, self.bsize, self.run, self.iova)
+                self.kind, self.bsize, self.run, self.iova, self.debug)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         (self.id, self.dma, self.phys, self.size, self.dir, self.slot, self.pages, self.live, self.cpu_owned,
-         self.kind, self.bsize, self.run, self.iova) = state
+         self.kind, self.bsize, self.run, self.iova, self.debug) = state
 
     @property
     def bounced(self) -> bool:

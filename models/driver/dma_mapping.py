@@ -21,6 +21,7 @@ from mypy_extensions import mypyc_attr
 
 from ..dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE, Mapping
 from ..lifecycle import EDGE_ID as E
+from ..lifecycle import move as lifecycle_move
 from ..rx_buffer import Buf
 from .host import CPU, DMA_MAPPING_ERROR, NO_CPU, DriverBug, move
 
@@ -170,7 +171,11 @@ def _unmap(dev: Device, dma_addr: Any, size: int, dir: Any, call: int, edge: int
     if h is None:
         raise DriverBug(NO_CPU)
     # check_unmap()'s exact lookup; _entry() says what is wrong when it finds nothing
-    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
+    if type(dma_addr) is int:
+        addr: int = dma_addr
+        m = h.last_map if addr == h.last_addr else h.maps.get(addr)
+    else:
+        m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
     if m is None:
         m = _entry(dma_addr, size, what, exact=True)
     was_live = m.live
@@ -201,15 +206,28 @@ def dma_sync_single_range_for_cpu(dev: Device, dma_addr: Any, offset: int, size:
     if h is None:
         raise DriverBug(NO_CPU)
     # the common case first: the address a map returned (page_pool_get_dma_addr() of a pool page)
-    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
-    if m is None:
-        m = _entry(dma_addr, size, "dma_sync_single_for_cpu")
-    off = offset + (dma_addr - m.dma if m.live else 0)
-    h.dma.sync_for_cpu(m, off, size, dir if dir in _DIRS else _check_dir(dir))
+    if type(dma_addr) is int:
+        addr: int = dma_addr
+        m = h.last_map if addr == h.last_addr else h.maps.get(addr)
+        if m is None:
+            m = _entry(addr, size, "dma_sync_single_for_cpu")
+        off = offset + addr - m.dma if m.live else offset
+    else:
+        m = _entry(dma_addr, size, "dma_sync_single_for_cpu")    # an int subclass (a bool), or the report
+        off = offset + (dma_addr - m.dma if m.live else 0)
+    h.dma.sync_for_cpu(m, off, size, dir if (dir is DMA_FROM_DEVICE or dir in _DIRS) else _check_dir(dir))
     if m.live:
-        owner = h.frags.get(m.dma + off)          # a pool fragment RxRing.post() posted, at its bus address
-        if owner is None or owner.map is not m:
-            owner = h.owner.get(m.id)
+        a = m.dma + off
+        key = a ^ (a >> 12) if a >= 0 else a         # a pool fragment RxRing.post() posted there (Host.frags)
+        frag = h.frag_buf if key == h.frag_key else h.frags.get(key)
+        h.frag_key = key
+        h.frag_buf = frag
+        if frag is not None and frag.map is m:
+            bm = frag.m                # host.move() for a Buf, inline: one call fewer a frame
+            if bm is not None and bm.tid[frag.st][E_SYNC_CPU] >= 0:
+                lifecycle_move(h.rec, bm, frag, E_SYNC_CPU)
+            return
+        owner = h.owner.get(m.id)
         if owner is not None:
             move(owner, E_SYNC_CPU, h.rec)
 
@@ -221,15 +239,20 @@ def dma_sync_single_for_cpu(dev: Device, dma_addr: Any, size: int, dir: Any) -> 
 
 def dma_sync_single_range_for_device(dev: Device, dma_addr: Any, offset: int, size: int, dir: Any) -> None:
     """include/linux/dma-mapping.h: give [offset, offset+size) back to the device before it writes again."""
-    if dir not in _DIRS:
+    if dir is not DMA_FROM_DEVICE and dir not in _DIRS:
         _check_dir(dir)
     h = CPU.host
     if h is None:
         raise DriverBug(NO_CPU)
-    m = h.maps.get(dma_addr) if isinstance(dma_addr, int) else None
-    if m is None:
-        m = _entry(dma_addr, size, "dma_sync_single_for_device")
-    h.dma.sync_for_device(m, offset + (dma_addr - m.dma if m.live else 0), size)
+    if type(dma_addr) is int:
+        addr: int = dma_addr
+        m = h.last_map if addr == h.last_addr else h.maps.get(addr)
+        if m is None:
+            m = _entry(addr, size, "dma_sync_single_for_device")
+        h.dma.sync_for_device(m, offset + addr - m.dma if m.live else offset, size)
+    else:
+        m = _entry(dma_addr, size, "dma_sync_single_for_device")    # an int subclass (a bool), or the report
+        h.dma.sync_for_device(m, offset + (dma_addr - m.dma if m.live else 0), size)
 
 
 def dma_sync_single_for_device(dev: Device, dma_addr: Any, size: int, dir: Any) -> None:

@@ -89,8 +89,20 @@ class Host:
         self.coherent = sim.sc.cost.coherent
         self.slabs = Slabs()
         self.maps: dict[int, Mapping] = {}           # dma_addr_t -> its latest mapping (live or unmapped)
+        # the last address looked up or stored and maps[last_addr]: a sync most often takes the address the
+        # driver's previous call gave (page_pool_get_dma_addr(), dma_map_single()), and finds it here
+        self.last_addr = -1
+        self.last_map: Mapping | None = None
         self.owner: dict[int, Any] = {}                # mapping id -> the object it maps: Buf, FlipPage, TX skb
-        self.frags: dict[int, Buf] = {}               # its bus address -> a posted pool fragment (RxRing.post)
+        # a posted pool fragment (RxRing.post) by its bus address a, keyed a ^ (a >> 12) (a >= 0; a itself
+        # when negative, which no posted one is): one-to-one, and fragments at the same offset of different
+        # pages do not all start probing at the same slot of the dict, as page-aligned int keys do.
+        # skb_add_rx_frag() leaves None where it took one (a store costs less than a delete; the addresses
+        # of a pool's fragments come round again). frag_key/frag_buf: the last key looked up or stored
+        # and frags.get(frag_key), so the attach finds what the sync for the CPU just looked up.
+        self.frags: dict[int, Buf | None] = {}
+        self.frag_key = -1
+        self.frag_buf: Buf | None = None
         # ifdown: what the ring held and the driver's stop() has not given back yet (DriverStrategy.deinit)
         self.unposted: dict[int, Buf] = {}            # mapping id -> a buffer mapped for itself
         self.unposted_frags: dict[int, list[Buf]] = {}    # page id -> the pool fragments of that page, ring order
@@ -143,9 +155,13 @@ class Host:
 
     # -- the dma-debug table ---------------------------------------------------------------
     def remember(self, m: Mapping, owner: object) -> int:
-        self.maps[m.dma] = m
+        addr = m.dma
+        self.maps[addr] = m
+        m.debug = True
+        self.last_addr = addr
+        self.last_map = m
         self.owner[m.id] = owner
-        return m.dma
+        return addr
 
     def mapping(self, addr: int) -> Mapping | None:
         """The latest mapping at exactly this bus address."""
@@ -170,7 +186,7 @@ class Host:
 
 
 class Cpu:
-    """Which host runs the driver now: `host` (None outside a hook), kept by `enter`/`leave` (runtime.running())."""
+    """Which host runs the driver now: `host` (None outside a hook), kept by `enter`/`leave` around each hook."""
 
     def __init__(self) -> None:
         self.host: Host | None = None

@@ -22,10 +22,11 @@ from mypy_extensions import mypyc_attr
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import MACHINE
+from ..lifecycle import move as lifecycle_move
 from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..skb import Skb
-from .host import CPU, NO_CPU, DriverBug, Host, move, this_cpu
+from .host import CPU, NO_CPU, DriverBug, Host, this_cpu
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..lifecycle import Tracked
@@ -97,6 +98,7 @@ class RxRing:
         self.host = host
         self.hw = ring
         self.size = ring.size
+        self.driver_rx = host.sim.costs.driver_rx     # the CPU time of taking one descriptor (read once)
 
     def post(self, i: int, data: Any, dma_addr: int, length: int) -> None:
         """Write descriptor i (bus address, length) and hand it to the device (dma_wmb(), then the doorbell).
@@ -120,7 +122,10 @@ class RxRing:
                                 f"(page_pool_get_dma_addr(page) + offset)")
             h.ids += 1
             buf = Buf(h.ids, data.phys + off, length, PP_FRAG, FRAG_CARVED, "pp", data, off, pm)
-            h.frags[dma_addr] = buf
+            key = dma_addr ^ (dma_addr >> 12)        # dma_addr >= pm.dma >= 0 (Host.frags)
+            h.frags[key] = buf
+            if key == h.frag_key:      # keep what the last sync looked up: the attach after this refill wants it
+                h.frag_buf = buf
         else:
             buf = data.data if isinstance(data, Skb) else data
             if not isinstance(buf, Buf):
@@ -134,7 +139,9 @@ class RxRing:
                 if m is None or not m.live:
                     buf.map = None
             buf.size = length
-        move(buf, E_POST, h.rec)
+        bm = buf.m                     # host.move() for a Buf, inline: one call fewer a frame
+        if bm is not None and bm.tid[buf.st][E_POST] >= 0:
+            lifecycle_move(h.rec, bm, buf, E_POST)
         hw.post(i, buf)
 
     def next_rx(self, napi: Napi) -> tuple[int, int] | None:
@@ -151,7 +158,7 @@ class RxRing:
         i = hw.clean_idx
         if not hw.done[i]:
             return None
-        driver_rx = sim.costs.driver_rx
+        driver_rx = self.driver_rx
         rec.extra[NAPI_POLL] += driver_rx
         rec.t += driver_rx
         if hw.eop[i]:

@@ -20,17 +20,26 @@ generated pickling would drop the latter).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
-from .host import Host
+from ..calls import CALL_ID as C
+from ..lifecycle import EDGE_ID as E
+from ..rx_strategy import Strategy
+from .host import CPU, Host, move
 from .napi import Napi, RxRing, TxRing
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ring import Ring
+    from ..rx_buffer import Buf
     from ..sim import Sim
     from .dma_mapping import Device
+
+E_RING_DEINIT: Final = E["ring_deinit"]
+E_POLL: Final = E["napi_poll"]
+E_EXHAUSTED: Final = E["repoll"]
+NAPI_POLL: Final = C["napi_poll"]
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -67,6 +76,158 @@ class NetDriver:
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
+
+
+@mypyc_attr(serializable=True)
+class DriverStrategy(Strategy):
+    """Sits where the model's RX strategy sits (models/rx_strategy.py) and hands each duty to the driver.
+    It does not run Strategy.__init__: it is a Strategy for the ring's calls only.
+
+    A native class of the compiled build, built by compiled code only (driver_strategy()): the stack
+    gives every freed RX data area back through free_buf(), once a frame, at native speed.
+    `sim` is the runtime's DriverSim (models/driver/runtime.py), which holds the driver."""
+
+    name = "driver"
+    kind = "driver"
+
+    def __init__(self, sim: Any, ring: Ring) -> None:
+        self.sim = sim
+        driver: NetDriver = sim.driver
+        driver.dev = sim.device
+        self.host = attach(sim, ring, driver)
+        sim.host = self.host
+        self.ring = ring
+        self.slab = self.host.slabs          # what the teardown audit counts (rx_buffers_in_use)
+        self.opened = False
+        self.stopped = False
+
+    @property
+    def frag(self) -> int:
+        """The fragment size the driver carves pool pages into (the pool view reads the strategy's)."""
+        if not self.host.frag:
+            raise AttributeError("frag")          # none taken yet: the view falls back to whole pages
+        return self.host.frag
+
+    def fill(self, i: int) -> bool:
+        """ifup: the driver's open() fills the ring itself, once."""
+        if not self.opened:
+            self.opened = True
+            driver: NetDriver = self.sim.driver
+            CPU.enter(self.host)
+            try:
+                driver.open()
+            finally:
+                CPU.leave()
+        return False
+
+    def receive(self, descs: list[int]) -> Any:
+        raise AssertionError("a driver of your own takes frames in its poll")
+
+    def free_buf(self, buf: Buf, allow_direct: bool) -> None:
+        """An skb the stack is done with gives its data back where the driver got it (Host.give_back)."""
+        self.host.give_back(buf, allow_direct)
+
+    def deinit(self, i: int) -> None:
+        """ifdown: the RX engine is stopped; every posted buffer is the driver's again; stop() frees them.
+
+        Each buffer becomes the driver's where stop() gives it back, in the order the model's RX
+        strategies have it: a buffer mapped for itself as its dma_unmap_single() ends (PerFrame.deinit),
+        or as it is freed if stop() never unmaps it; a pool fragment as page_pool_put_full_page() begins
+        (PagePoolFrag.deinit); what stop() keeps (a leak the audit reports) after stop()."""
+        if self.stopped:
+            return
+        self.stopped = True
+        ring = self.ring
+        host = self.host
+        for j in range(ring.size):
+            buf = ring.bufs[j]
+            if buf is not None:
+                ring.done[j] = 0           # what the device wrote and nobody took (PcieRing.deinit does it per call)
+                m = buf.map
+                page = buf.page
+                if buf.kind == "pp" and page is not None:
+                    host.unposted_frags.setdefault(page.id, []).append(buf)
+                elif m is not None and m.live:
+                    host.unposted[m.id] = buf
+                else:
+                    CPU.enter(host)
+                    try:
+                        move(buf, E_RING_DEINIT)
+                    finally:
+                        CPU.leave()
+                ring.bufs[j] = None
+        host.frags.clear()
+        host.frag_key = -1
+        host.frag_buf = None
+        driver: NetDriver = self.sim.driver
+        CPU.enter(host)
+        try:
+            driver.stop()
+            for buf in host.unposted.values():
+                move(buf, E_RING_DEINIT)
+            for frags in host.unposted_frags.values():
+                for buf in frags:
+                    move(buf, E_RING_DEINIT)
+        finally:
+            CPU.leave()
+        host.unposted.clear()
+        host.unposted_frags.clear()
+
+
+def napi_poll(sim: Any) -> bool:
+    """__napi_poll() around the driver's poll: the body of DriverSim._poll (models/driver/runtime.py), which
+    catches the Suspend of a run stopped between two frames. Compiled, the Sim's fields are read natively;
+    `sim` is the DriverSim, whose own attributes (the driver, napi_stuck, over_budget) are read as Python's."""
+    s: Sim = sim
+    rec = s.rec
+    budget = s.budget
+    napi = s.napi
+    stack = s.stack
+    host: Host = sim.host
+    api: Napi = host.napi
+    if napi.state == "scheduled":
+        s.defer_kick = False
+        reader = stack.reader
+        if reader.defer:
+            reader.defer_flush()
+        s.polls += 1
+        s.work = 0
+        rec.call(NAPI_POLL, -1, "napi|budget %s", budget)
+        napi.go(rec, E_POLL)
+        api.tx_now = rec.t
+        api.resumed = False
+        api.taken = 0
+        api.complete_calls = 0
+    else:
+        api.resumed = True
+    api.base = s.work
+    driver: Any = sim.driver          # a learner's poll may return anything: it is checked below, not unboxed
+    CPU.enter(host)
+    try:
+        got = driver.poll(api, budget - s.work)
+    finally:
+        CPU.leave()
+    ret: int = got if isinstance(got, int) else -1
+    work = api.base + ret
+    s.poll_work.append(s.work)
+    if work > budget or s.work > budget:
+        sim.over_budget.append((max(work, s.work), budget))
+    if napi.state == "idle":
+        return True
+    if work >= budget or s.work >= budget:
+        napi.go(rec, E_EXHAUSTED)
+        stack.gro.gro_flush(old_only=s.platform.hz >= 1000)
+        stack.gro.gro_normal_list()
+    else:
+        # Fewer than budget and no napi_complete_done(): NAPI_STATE_SCHED stays set, nothing polls it
+        # again and the interrupt stays masked. RX stops.
+        sim.napi_stuck = True
+    return True
+
+
+def driver_strategy(sim: Any, ring: Ring) -> Strategy:
+    """The strategy of a DriverSim's ring (Sim._new_strategy calls it), made here in compiled code."""
+    return DriverStrategy(sim, ring)
 
 
 def attach(sim: Sim, ring: Ring, driver: NetDriver) -> Host:

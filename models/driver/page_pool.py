@@ -98,15 +98,23 @@ def page_pool_dev_alloc_frag(pool: Any, size: int) -> tuple[Page | None, int]:
 
 def page_pool_get_dma_addr(page: Any) -> int:
     """include/net/page_pool/helpers.h page_pool_get_dma_addr(): the bus address the pool mapped the page at."""
-    if not isinstance(page, Page) or page.map is None:
-        raise DriverBug("page_pool_get_dma_addr(): not a page_pool page")
-    m = page.map
+    m = page.map if type(page) is Page else None
+    if m is None:
+        if not isinstance(page, Page) or page.map is None:
+            raise DriverBug("page_pool_get_dma_addr(): not a page_pool page")
+        m = page.map
     h = CPU.host
     if h is None:
         raise DriverBug(NO_CPU)
     addr = m.dma
-    if h.maps.get(addr) is not m:     # the dma-debug table learns the pool's mapping (Host.find())
-        h.maps[addr] = m
+    # The dma-debug table learns the pool's mapping (Host.find()). A live mapping the table took once is
+    # still the one at its address: no other can be live there until it is unmapped.
+    if not (m.debug and m.live):
+        if h.maps.get(addr) is not m:
+            h.maps[addr] = m
+        m.debug = True
+    h.last_addr = addr
+    h.last_map = m
     return addr
 
 

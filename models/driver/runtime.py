@@ -13,40 +13,26 @@ poll is a plain function, so the stop unwinds it (Suspend) and the poll is
 called again with the budget it has left. TX completion then has nothing new
 to reclaim, and napi_complete_done() counts the frames of both parts: a poll
 written as the kernel's behaves as if it had never been stopped.
+
+What runs once a frame or once a poll is compiled with the API (models/driver/netdev.py:
+DriverStrategy in the strategy's place, napi_poll() around the driver's poll); DriverSim
+itself, an interpreted subclass of the model's Sim, only builds them and catches the stop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..calls import CALL_ID as C
-from ..lifecycle import EDGE_ID as E
 from ..rx_strategy import Strategy
 from ..sim import Sim
 from .dma_mapping import Device
-from .host import CPU, Host
+from .host import Host
 from .napi import Suspend
-from .netdev import NetDriver, attach
+from .netdev import NetDriver, driver_strategy, napi_poll
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ring import Ring
-    from ..rx_buffer import Buf
-
-NAPI_POLL = C["napi_poll"]
-E_POLL, E_EXHAUSTED, E_RING_DEINIT = E["napi_poll"], E["repoll"], E["ring_deinit"]
-
-
-@contextmanager
-def running(host: Host) -> Iterator[None]:
-    """The driver's code runs on this host's CPU (this_cpu())."""
-    CPU.enter(host)
-    try:
-        yield
-    finally:
-        CPU.leave()
-
 
 class OwnAttributes:
     """For a subclass of one of the model's classes: its own attributes travel beside the class's.
@@ -69,82 +55,6 @@ class OwnAttributes:
         vars(self).update(own)
 
 
-class DriverStrategy(OwnAttributes, Strategy):
-    """Sits where the model's RX strategy sits (models/rx_strategy.py) and hands each duty to the driver.
-    It does not run Strategy.__init__: it is a Strategy for the ring's calls only."""
-
-    sim: DriverSim
-
-    name = "driver"
-    kind = "driver"
-
-    def __init__(self, sim: DriverSim, ring: Ring) -> None:
-        self.sim = sim
-        sim.driver.dev = sim.device
-        self.host = sim.host = attach(sim, ring, sim.driver)
-        self.ring = ring
-        self.slab = self.host.slabs          # what the teardown audit counts (rx_buffers_in_use)
-        self.opened = self.stopped = False
-
-    @property
-    def frag(self) -> int:
-        """The fragment size the driver carves pool pages into (the pool view reads the strategy's)."""
-        if not self.host.frag:
-            raise AttributeError("frag")          # none taken yet: the view falls back to whole pages
-        return self.host.frag
-
-    def fill(self, i: int) -> bool:
-        """ifup: the driver's open() fills the ring itself, once."""
-        if not self.opened:
-            self.opened = True
-            with running(self.host):
-                self.sim.driver.open()
-        return False
-
-    def receive(self, descs: list[int]) -> Any:
-        raise AssertionError("a driver of your own takes frames in its poll")
-
-    def free_buf(self, buf: Buf, allow_direct: bool) -> None:
-        """An skb the stack is done with gives its data back where the driver got it (Host.give_back)."""
-        self.host.give_back(buf, allow_direct)
-
-    def deinit(self, i: int) -> None:
-        """ifdown: the RX engine is stopped; every posted buffer is the driver's again; stop() frees them.
-
-        Each buffer becomes the driver's where stop() gives it back, in the order the model's RX
-        strategies have it: a buffer mapped for itself as its dma_unmap_single() ends (PerFrame.deinit),
-        or as it is freed if stop() never unmaps it; a pool fragment as page_pool_put_full_page() begins
-        (PagePoolFrag.deinit); what stop() keeps (a leak the audit reports) after stop()."""
-        if self.stopped:
-            return
-        self.stopped = True
-        from .host import move
-        ring, host = self.ring, self.host
-        for j in range(ring.size):
-            buf = ring.bufs[j]
-            if buf is not None:
-                ring.done[j] = 0           # what the device wrote and nobody took (PcieRing.deinit does it per call)
-                m = buf.map
-                if buf.kind == "pp" and buf.page is not None:
-                    host.unposted_frags.setdefault(buf.page.id, []).append(buf)
-                elif m is not None and m.live:
-                    host.unposted[m.id] = buf
-                else:
-                    with running(host):
-                        move(buf, E_RING_DEINIT)
-                ring.bufs[j] = None
-        host.frags.clear()
-        with running(host):
-            self.sim.driver.stop()
-            for buf in host.unposted.values():
-                move(buf, E_RING_DEINIT)
-            for frags in host.unposted_frags.values():
-                for buf in frags:
-                    move(buf, E_RING_DEINIT)
-        host.unposted.clear()
-        host.unposted_frags.clear()
-
-
 class DriverSim(OwnAttributes, Sim):
     """The model's host with a driver of the API in the RX strategy's place (NAPI delivery only)."""
 
@@ -160,7 +70,7 @@ class DriverSim(OwnAttributes, Sim):
         values = dict(values or {})
         values["dma_mask"] = self.device.dma_mask.bit_length()
         values["coherent_mask"] = self.device.coherent_dma_mask.bit_length()
-        self.driver_strategy: Callable[[DriverSim, Ring], DriverStrategy] = DriverStrategy
+        self.driver_strategy: Callable[[DriverSim, Ring], Strategy] = driver_strategy
         super().__init__(values, seed=seed, trace=trace)
         if not self.napi_polled:
             raise ValueError("a driver of your own runs under NAPI (delivery: napi)")
@@ -171,46 +81,9 @@ class DriverSim(OwnAttributes, Sim):
         return not self.napi_stuck and super()._softirq_pending()
 
     def _poll(self) -> bool:
-        """__napi_poll() around the driver's poll (models/sim.py Sim._poll for the model's strategies)."""
-        rec = self.rec
-        budget = self.budget
-        napi = self.napi
-        stack = self.stack
-        api = self.host.napi
-        if napi.state == "scheduled":
-            self.defer_kick = False
-            if stack.reader.defer:
-                stack.reader.defer_flush()
-            self.polls += 1
-            self.work = 0
-            rec.call(NAPI_POLL, -1, "napi|budget %s", budget)
-            napi.go(rec, E_POLL)
-            api.tx_now = rec.t
-            api.resumed = False
-            api.taken = 0
-            api.complete_calls = 0
-        else:
-            api.resumed = True
-        api.base = self.work
+        """__napi_poll() around the driver's poll (models/driver/netdev.py napi_poll(); models/sim.py Sim._poll
+        for the model's strategies)."""
         try:
-            with running(self.host):
-                ret = self.driver.poll(api, budget - self.work)
+            return napi_poll(self)
         except Suspend:
             return self._suspend(self._poll)
-        if not isinstance(ret, int):
-            ret = -1
-        work = api.base + ret
-        self.poll_work.append(self.work)
-        if work > budget or self.work > budget:
-            self.over_budget.append((max(work, self.work), budget))
-        if napi.state == "idle":
-            return True
-        if work >= budget or self.work >= budget:
-            napi.go(rec, E_EXHAUSTED)
-            stack.gro.gro_flush(old_only=self.platform.hz >= 1000)
-            stack.gro.gro_normal_list()
-        else:
-            # Fewer than budget and no napi_complete_done(): NAPI_STATE_SCHED stays set, nothing polls it
-            # again and the interrupt stays masked. RX stops.
-            self.napi_stuck = True
-        return True
