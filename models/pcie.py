@@ -27,7 +27,7 @@ from .nic import NICS
 from .ring import Ring
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .dma import DmaApi
+    from .dma import DmaApi, Mapping
     from .host_signals import HostSignals
     from .lifecycle import Tracked
     from .memory import PhysMem
@@ -86,46 +86,82 @@ class PcieRing(Link):
 
     # -- the device --------------------------------------------------------------------
     def advance(self, t: int) -> None:
-        """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped."""
-        wire, ring, rec = self.wire, self.ring, self.rec
+        """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped.
+
+        Untraced, the frames that arrived back to back while the window stayed open are taken off
+        the wire together (Wire.take_run) and written together while each takes one descriptor
+        (Ring.fill_run). Traced, one frame at a time: a run stopped at any of its calls
+        (models.call_cursor) leaves the ring as it was at that call."""
+        wire, ring = self.wire, self.ring
         length = self.frame_len
-        bufs, lens, size = ring.bufs, ring.lens, ring.size       # the ring's arrays: the same objects throughout
-        check_reach = self.check_reach
-        while (ta := wire.take_by(t)) >= 0:
-            self.frames += 1
-            first = ring.dev_idx
-            k = ring.device_fill(length, ta)
-            if not k:
-                self.dropped += 1
-                wire.on_drop()
-                rec.device(RX_MISSED, ta, "|no free descriptor")
-                continue
-            i = first
-            while k:                                  # the k descriptors the frame took
-                k -= 1
-                buf = bufs[i]
-                assert buf is not None            # device_fill takes only descriptors with a buffer
-                n = lens[i]
+        if self.rec.tracing:
+            while (ta := wire.take_by(t)) >= 0:
+                self.frames += 1
+                first = ring.dev_idx
+                self._landed(first, ring.device_fill(length, ta), ta)
+            return
+        ser = wire.ser_ns
+        while (n := wire.take_run(t)) > 0:
+            self.frames += n
+            ta = wire.next_t - n * ser           # the first of them
+            while n:
+                first = ring.dev_idx
+                k = ring.fill_run(length, ta, ser, n)
+                if k:
+                    self._written(first, k)
+                else:                            # the next one spans descriptors or finds none
+                    self._landed(first, ring.device_fill(length, ta), ta)
+                    k = 1
+                n -= k
+                ta += k * ser
+
+    def _landed(self, first: int, k: int, ta: int) -> None:
+        """A frame that arrived at ta took the k descriptors from `first` on; none (0): it is dropped."""
+        if k:
+            self._written(first, k)
+            return
+        self.dropped += 1
+        self.wire.on_drop()
+        self.rec.device(RX_MISSED, ta, "|no free descriptor")
+
+    def _written(self, i: int, k: int) -> None:
+        """The device has written the k descriptors from i on (one frame each, or one frame over all)."""
+        rec, ring = self.rec, self.ring
+        bufs, lens, size = ring.bufs, ring.lens, ring.size
+        tracing, check_reach = rec.tracing, self.check_reach
+        if not tracing:
+            rec.cnt[RX_FRAME] += k
+        while k:
+            k -= 1
+            buf = bufs[i]
+            assert buf is not None            # the device writes only descriptors with a buffer
+            n = lens[i]
+            if tracing:
                 rec.cnt[RX_FRAME] += 1
-                if rec.tracing:
-                    rec.emit(RX_FRAME, 0, "desc %d|%d bytes into buf#%d%s",
-                             (i, n, buf.id, "" if ring.eop[i] else " (more descriptors follow)"),
-                             ctx="device", t=ta)
-                if buf.m is not None:
-                    move(rec, buf.m, buf, E_RX_FRAME)
-                elif isinstance(buf.page, FlipPage):
-                    move(rec, FLIP_PAGE, buf.page, E_RX_FRAME)
-                m = buf.map
-                if m is not None:
-                    off = buf.offset if buf.page is not None else 0
-                    if off + n > m.size:
-                        self.dma.device_wrote_beyond(m, off, n, "desc %d", i)
-                    if check_reach and m.dma + off + n - 1 > self.device_reach:
-                        rec.violate("mask-violation",
-                                    f"device writes to bus address {m.dma:#x}, beyond the "
-                                    f"{self.device_reach.bit_length()} address bits it drives",
-                                    f"desc {i}")
-                i = i + 1 if i + 1 < size else 0
+                rec.emit(RX_FRAME, 0, "desc %d|%d bytes into buf#%d%s",
+                         (i, n, buf.id, "" if ring.eop[i] else " (more descriptors follow)"),
+                         ctx="device", t=ring.t_done[i])
+            if buf.m is not None:
+                move(rec, buf.m, buf, E_RX_FRAME)
+            elif isinstance(buf.page, FlipPage):
+                move(rec, FLIP_PAGE, buf.page, E_RX_FRAME)
+            m = buf.map
+            if m is not None:
+                off = buf.offset if buf.page is not None else 0
+                if off + n > m.size or check_reach:
+                    self._check_write(m, off, n, i)
+            i = i + 1 if i + 1 < size else 0
+
+    def _check_write(self, m: Mapping, off: int, n: int, i: int) -> None:
+        """The device wrote n bytes at off into mapping m for descriptor i: past its end, or (a driver
+        that lies about its mask) beyond the addresses the device can drive, it is reported."""
+        if off + n > m.size:
+            self.dma.device_wrote_beyond(m, off, n, "desc %d", i)
+        if self.check_reach and m.dma + off + n - 1 > self.device_reach:
+            self.rec.violate("mask-violation",
+                             f"device writes to bus address {m.dma:#x}, beyond the "
+                             f"{self.device_reach.bit_length()} address bits it drives",
+                             f"desc {i}")
 
     def next_irq(self, now: int) -> int | None:
         """When the next RX interrupt is due: a frame already done, else the next arrival."""

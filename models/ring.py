@@ -146,6 +146,33 @@ class Ring:
         self.dev_idx = i
         return n
 
+    def fill_run(self, length: int, t: int, ser: int, n: int) -> int:
+        """The device writes up to n frames of `length` bytes that arrived from t on, ser apart, one
+        descriptor each: how many it wrote, stopping before the first that needs more than one
+        descriptor or finds none it owns (device_fill() takes that one). Each is written as
+        device_fill() writes it."""
+        if length <= 0:
+            return 0
+        i = self.dev_idx
+        bufs, owner, t_post, size = self.bufs, self.owner, self.t_post, self.size
+        done, lens, t_done, eop = self.done, self.lens, self.t_done, self.eop
+        k = 0
+        while k < n:
+            buf = bufs[i]
+            if buf is None or length > buf.size or owner[i] != DEVICE or t_post[i] > t:
+                break
+            owner[i] = DRIVER
+            done[i] = 1
+            lens[i] = length
+            t_done[i] = t
+            eop[i] = 1
+            i = i + 1 if i + 1 < size else 0
+            t += ser
+            k += 1
+        self.device_owned -= k
+        self.dev_idx = i
+        return k
+
     def next_done_t(self) -> int | None:
         """When the descriptor at clean_idx was written, or None if the device has not written it."""
         i = self.clean_idx

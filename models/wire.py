@@ -92,6 +92,27 @@ class Wire:
         self.next_t = ta + self.ser_ns
         return ta
 
+    def take_run(self, t: int) -> int:
+        """Every frame that has arrived by t while the window stays open, taken off the wire at once:
+        how many (0: none has arrived, or the sender is blocked). They arrived ser_ns apart, the last
+        ser_ns before next_t. The same frames, at the same times, as take_by() one at a time."""
+        ser = self.ser_ns
+        if self.tcp:
+            room = min(self.acked + self.window, self.read + self.rcvbuf) - self.sent
+            if room <= 0:
+                if self.next_arrival(t) is None:      # blocked: the ACKs in flight may open it
+                    return 0
+                room = self._limit() - self.sent
+        ta = self.next_t
+        if ta > t:
+            return 0
+        n = (t - ta) // ser + 1
+        if self.tcp and room < n:
+            n = room
+        self.sent += n
+        self.next_t = ta + n * ser
+        return n
+
     def on_ack(self, t: int, level: int) -> None:
         self.openings.append((t + self.rtt, level))
 
