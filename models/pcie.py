@@ -88,69 +88,81 @@ class PcieRing(Link):
     def advance(self, t: int) -> None:
         """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped.
 
-        Untraced, the frames that arrived back to back while the window stayed open are taken off
-        the wire together (Wire.take_run) and written together while each takes one descriptor
-        (Ring.fill_run). Traced, one frame at a time: a run stopped at any of its calls
+        The frames that arrived back to back while the window stayed open are taken off the wire
+        together (Wire.take_run) and written together (Ring.fill_run), up to the first that finds no
+        descriptor. Traced, a frame at a time (_advance_each): a run stopped at any of its calls
         (models.call_cursor) leaves the ring as it was at that call."""
+        rec = self.rec
+        if rec.tracing:
+            self._advance_each(t)
+            return
         wire, ring = self.wire, self.ring
-        length = self.frame_len
-        if self.rec.tracing:
-            while (ta := wire.take_by(t)) >= 0:
-                self.frames += 1
-                first = ring.dev_idx
-                self._landed(first, ring.device_fill(length, ta), ta)
-            return
-        ser = wire.ser_ns
-        while (n := wire.take_run(t)) > 0:
+        length, ser = self.frame_len, wire.ser_ns
+        bufs, lens, size = ring.bufs, ring.lens, ring.size       # the ring's arrays: the same objects throughout
+        check_reach = self.check_reach
+        # next_t only grows while the sender waits: past t, nothing more can have arrived by t
+        while wire.next_t <= t and (n := wire.take_run(t, size)) > 0:
             self.frames += n
-            ta = wire.next_t - n * ser           # the first of them
+            ta = wire.run_t
             while n:
-                first = ring.dev_idx
-                k = ring.fill_run(length, ta, ser, n)
-                if k:
-                    self._written(first, k)
-                else:                            # the next one spans descriptors or finds none
-                    self._landed(first, ring.device_fill(length, ta), ta)
-                    k = 1
-                n -= k
-                ta += k * ser
+                i = ring.dev_idx
+                k = ring.fill_run(length, ta, ser, n)      # frames written
+                d = ring.written                           # the descriptors they took
+                rec.cnt[RX_FRAME] += d
+                while d:
+                    d -= 1
+                    buf = bufs[i]
+                    assert buf is not None            # fill_run writes only descriptors with a buffer
+                    if buf.m is not None:
+                        move(rec, buf.m, buf, E_RX_FRAME)
+                    elif isinstance(buf.page, FlipPage):
+                        move(rec, FLIP_PAGE, buf.page, E_RX_FRAME)
+                    m = buf.map
+                    if m is not None:
+                        off = buf.offset if buf.page is not None else 0
+                        if check_reach or off + lens[i] > m.size:
+                            self._check_write(m, off, lens[i], i)
+                    i = i + 1 if i + 1 < size else 0
+                if k == n:
+                    break
+                ta += k * ser                            # the next frame found no descriptor: dropped
+                self.dropped += 1
+                wire.on_drop()
+                rec.device(RX_MISSED, ta, "|no free descriptor")
+                n -= k + 1
+                ta += ser
 
-    def _landed(self, first: int, k: int, ta: int) -> None:
-        """A frame that arrived at ta took the k descriptors from `first` on; none (0): it is dropped."""
-        if k:
-            self._written(first, k)
-            return
-        self.dropped += 1
-        self.wire.on_drop()
-        self.rec.device(RX_MISSED, ta, "|no free descriptor")
-
-    def _written(self, i: int, k: int) -> None:
-        """The device has written the k descriptors from i on (one frame each, or one frame over all)."""
-        rec, ring = self.rec, self.ring
-        bufs, lens, size = ring.bufs, ring.lens, ring.size
-        tracing, check_reach = rec.tracing, self.check_reach
-        if not tracing:
-            rec.cnt[RX_FRAME] += k
-        while k:
-            k -= 1
-            buf = bufs[i]
-            assert buf is not None            # the device writes only descriptors with a buffer
-            n = lens[i]
-            if tracing:
+    def _advance_each(self, t: int) -> None:
+        """advance() a frame at a time, each descriptor's line in the trace as it is written."""
+        wire, ring, rec = self.wire, self.ring, self.rec
+        length = self.frame_len
+        bufs, lens, size = ring.bufs, ring.lens, ring.size       # the ring's arrays: the same objects throughout
+        while (ta := wire.take_by(t)) >= 0:
+            self.frames += 1
+            first = ring.dev_idx
+            k = ring.device_fill(length, ta)
+            if not k:
+                self.dropped += 1
+                wire.on_drop()
+                rec.device(RX_MISSED, ta, "|no free descriptor")
+                continue
+            i = first
+            while k:                                  # the k descriptors the frame took
+                k -= 1
+                buf = bufs[i]
+                assert buf is not None            # device_fill takes only descriptors with a buffer
+                n = lens[i]
                 rec.cnt[RX_FRAME] += 1
                 rec.emit(RX_FRAME, 0, "desc %d|%d bytes into buf#%d%s",
-                         (i, n, buf.id, "" if ring.eop[i] else " (more descriptors follow)"),
-                         ctx="device", t=ring.t_done[i])
-            if buf.m is not None:
-                move(rec, buf.m, buf, E_RX_FRAME)
-            elif isinstance(buf.page, FlipPage):
-                move(rec, FLIP_PAGE, buf.page, E_RX_FRAME)
-            m = buf.map
-            if m is not None:
-                off = buf.offset if buf.page is not None else 0
-                if off + n > m.size or check_reach:
-                    self._check_write(m, off, n, i)
-            i = i + 1 if i + 1 < size else 0
+                         (i, n, buf.id, "" if ring.eop[i] else " (more descriptors follow)"), ctx="device", t=ta)
+                if buf.m is not None:
+                    move(rec, buf.m, buf, E_RX_FRAME)
+                elif isinstance(buf.page, FlipPage):
+                    move(rec, FLIP_PAGE, buf.page, E_RX_FRAME)
+                m = buf.map
+                if m is not None:
+                    self._check_write(m, buf.offset if buf.page is not None else 0, n, i)
+                i = i + 1 if i + 1 < size else 0
 
     def _check_write(self, m: Mapping, off: int, n: int, i: int) -> None:
         """The device wrote n bytes at off into mapping m for descriptor i: past its end, or (a driver
