@@ -48,16 +48,17 @@ class Ring:
         self.dev_idx = 0        # next descriptor the device writes (hardware head)
         self.clean_idx = 0      # next descriptor the driver cleans (software tail)
         self.device_owned = 0
-        self.written = 0        # descriptors the latest fill_run() wrote (not state: read right after it)
+        self.written = 0        # descriptors the latest fill_run() wrote
 
     # A vec does not pickle: snapshots carry the arrays as lists.
     def __getstate__(self) -> tuple[Any, ...]:
         return (self.size, list(self.owner), list(self.done), self.bufs, list(self.lens), list(self.eop),
-                list(self.t_done), list(self.t_post), self.dev_idx, self.clean_idx, self.device_owned, self.clock)
+                list(self.t_done), list(self.t_post), self.dev_idx, self.clean_idx, self.device_owned, self.clock,
+                self.written)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         (self.size, owner, done, self.bufs, lens, eop, t_done, t_post, self.dev_idx, self.clean_idx,
-         self.device_owned, self.clock) = state
+         self.device_owned, self.clock, self.written) = state
         self.owner, self.done, self.lens, self.eop = (counters_from(owner), counters_from(done),
                                                       counters_from(lens), counters_from(eop))
         self.t_done, self.t_post = counters_from(t_done), counters_from(t_post)
