@@ -106,8 +106,12 @@ class PcieRing(Link):
             ta = wire.run_t
             while n:
                 i = ring.dev_idx
-                k = ring.fill_run(length, ta, ser, n)      # frames written
-                d = ring.written                           # the descriptors they took
+                if n > 1:
+                    k = ring.fill_run(length, ta, ser, n)      # frames written
+                    d = ring.written                           # the descriptors they took
+                else:                                          # one frame: no loop to set up
+                    d = ring.device_fill(length, ta)
+                    k = 1 if d else 0
                 rec.cnt[RX_FRAME] += d
                 while d:
                     d -= 1
@@ -118,10 +122,9 @@ class PcieRing(Link):
                     elif isinstance(buf.page, FlipPage):
                         move(rec, FLIP_PAGE, buf.page, E_RX_FRAME)
                     m = buf.map
-                    if m is not None:
-                        off = buf.offset if buf.page is not None else 0
-                        if check_reach or off + lens[i] > m.size:
-                            self._check_write(m, off, lens[i], i)
+                    off = buf.offset if buf.page is not None else 0
+                    if m is not None and (check_reach or off + lens[i] > m.size):
+                        self._check_write(m, off, lens[i], i)
                     i = i + 1 if i + 1 < size else 0
                 if k == n:
                     break
