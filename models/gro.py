@@ -123,6 +123,8 @@ class Gro(Stateful):
             self.netif.netif_receive_skb(skb)
 
     def napi_gro_receive(self, skb: Skb, in_napi: bool) -> None:
+        """napi_gro_receive() -> dev_gro_receive() -> tcp_gro_receive() -> skb_gro_receive(), one call:
+        the segment is merged into the held chain, starts one, or (GRO off) is queued alone."""
         rec = self.rec
         rec.cnt[GRO_RECEIVE] += 1
         rec.t += rec.unit[GRO_RECEIVE]
@@ -130,29 +132,8 @@ class Gro(Stateful):
             held = self.held
             rec.emit(GRO_RECEIVE, rec.unit[GRO_RECEIVE], "skb#%s|%s segment(s) of the flow held before it",
                      (skb.id, held.segs if held else 0))
-        if not self.napi_added:
-            # The napi_struct was never set up: its GRO lists are zeroed memory, and walking one
-            # (gro_list_prepare) dereferences NULL. The RX worker dies with the skb in hand.
-            rec.warn("rx-outside-softirq", "WARNING in ieee80211_rx_napi(): WARN_ON_ONCE(softirq_count() == 0)",
-                     f"skb#{skb.id}")
-            rec.violate("napi-not-added",
-                        "BUG: kernel NULL pointer dereference in gro_list_prepare(): napi_gro_receive() on a "
-                        "napi_struct netif_napi_add() never initialised; the RX worker dies", f"skb#{skb.id}")
-            self.signals.rx_oops()
+        if not (self.merge and self.napi_added and (in_napi or self.gro_warned)) and not self._unmerged(skb, in_napi):
             return
-        if not in_napi and not self.gro_warned:
-            self.gro_warned = True
-            rec.violate("gro-outside-napi",
-                        "napi_gro_receive() called from process context: GRO state belongs to the NAPI poll, is "
-                        "unlocked outside it, and nothing flushes what it holds", f"skb#{skb.id}")
-        if not self.merge:
-            self.gro_normal_one(skb)      # GRO_NORMAL: queued alone (netif_elide_gro, or not TCP)
-            return
-        self.receive(skb, in_napi)
-
-    def receive(self, skb: Skb, in_napi: bool) -> None:  # noqa: C901 (older than the complexity rule)
-        """dev_gro_receive() -> tcp_gro_receive() -> skb_gro_receive() for one TCP segment."""
-        rec = self.rec
         move(rec, FLOW, self, E_RECEIVE)
         held = self.held
         if held is None:
@@ -166,11 +147,15 @@ class Gro(Stateful):
             move(rec, FLOW, self, E_COMPLETE)
             return
         lp = held.last or held
-        stolen = self.stolen_to_cache and in_napi
         data = skb.data
-        if data.kind == "hdr":
-            # The linear part is the copied headers only: the payload frags move to lp.
-            if len(lp.frags) + len(skb.frags) <= MAX_SKB_FRAGS:
+        kind = data.kind
+        # Its data can go into lp's frags unless kmalloc'd (head_frag = 0) or lp has no room for them:
+        # the copied header's frags alone (NAPI_GRO_FREE), or the head page too (..._STOLEN_HEAD).
+        room = MAX_SKB_FRAGS - len(lp.frags) - len(skb.frags)
+        if room > 0 and kind != "kmalloc" or room == 0 and kind == "hdr":
+            stolen = self.stolen_to_cache and in_napi
+            if kind == "hdr":
+                # The linear part is the copied headers only: the payload frags move to lp.
                 lp.frags.extend(skb.frags)
                 # NAPI_GRO_FREE: the header and the shell go
                 cid = NAPI_KFREE if stolen else KFREE
@@ -178,38 +163,53 @@ class Gro(Stateful):
                 if rec.tracing:
                     rec.emit(cid, 0, "skb#%s|frags moved into skb#%s", (skb.id, lp.id))
                 self.free.free_data(data, in_napi)
-                self.heads.free(skb.head, stolen)
-                held.len += payload
-                held.segs += 1
-                if lp is not held:
-                    lp.len += payload
-                return
-        elif data.kind != "kmalloc":          # head_frag: the head is a page fragment GRO can steal
-            if len(lp.frags) + 1 + len(skb.frags) <= MAX_SKB_FRAGS:
-                lp.frags.append(data)                                # the head page becomes a frag
+            else:
+                # head_frag: the head is a page fragment GRO can steal; the data itself becomes a frag of lp
+                lp.frags.append(data)
                 lp.frags.extend(skb.frags)
                 # NAPI_GRO_FREE_STOLEN_HEAD: only the shell goes
                 rec.cnt[STOLEN] += 1
                 if rec.tracing:
                     rec.emit(STOLEN, 0, "skb#%s|data now frag %s of skb#%s, shell to the %s",
                              (skb.id, len(lp.frags), lp.id, "NAPI cache" if stolen else "slab"))
-                self.heads.free(skb.head, stolen)
-                held.len += payload
-                held.segs += 1
-                if lp is not held:
-                    lp.len += payload
-                return
-        # merge: chained on the frag_list, keeping its sk_buff; it becomes the new last
-        held.frag_list.append(skb)
-        held.last = skb
-        self._grow(held, held, payload)
-
-    @staticmethod
-    def _grow(held: Skb, lp: Skb, payload: int) -> None:
+            self.heads.free(skb.head, stolen)
+            if lp is not held:
+                lp.len += payload
+        else:
+            # merge: chained on the frag_list, keeping its sk_buff; it becomes the new last
+            held.frag_list.append(skb)
+            held.last = skb
         held.len += payload
         held.segs += 1
-        if lp is not held:
-            lp.len += payload
+
+    def _unmerged(self, skb: Skb, in_napi: bool) -> bool:
+        """napi_gro_receive() for what is not a merge in the NAPI poll: on a napi_struct never added
+        (the RX worker dies with the skb in hand), outside the poll (reported once), with GRO off or
+        not TCP (GRO_NORMAL: queued alone). True: it goes on to dev_gro_receive()."""
+        rec = self.rec
+        if not self.napi_added:
+            # The napi_struct was never set up: its GRO lists are zeroed memory, and walking one
+            # (gro_list_prepare) dereferences NULL. The RX worker dies with the skb in hand.
+            rec.warn("rx-outside-softirq", "WARNING in ieee80211_rx_napi(): WARN_ON_ONCE(softirq_count() == 0)",
+                     f"skb#{skb.id}")
+            rec.violate("napi-not-added",
+                        "BUG: kernel NULL pointer dereference in gro_list_prepare(): napi_gro_receive() on a "
+                        "napi_struct netif_napi_add() never initialised; the RX worker dies", f"skb#{skb.id}")
+            self.signals.rx_oops()
+            return False
+        if not in_napi and not self.gro_warned:
+            self.gro_warned = True
+            rec.violate("gro-outside-napi",
+                        "napi_gro_receive() called from process context: GRO state belongs to the NAPI poll, is "
+                        "unlocked outside it, and nothing flushes what it holds", f"skb#{skb.id}")
+        if not self.merge:
+            # GRO_NORMAL: queued alone (netif_elide_gro, or not TCP), as gro_normal_one() does
+            self.rx_list.append(skb)
+            self.rx_count += skb.segs
+            if self.rx_count >= self.batch:
+                self.gro_normal_list()
+            return False
+        return True
 
     def gro_complete(self, skb: Skb) -> None:
         """napi_gro_complete(): the finished chain goes onto rx_list like any other skb."""

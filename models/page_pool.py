@@ -308,9 +308,14 @@ class PagePool:
                     self.recycle_cached += 1
                     self.alloc_fast += 1
             if page is None:
-                page = self._get_page()
-                if page is None:
-                    return None
+                cache = self.cache
+                if cache:                     # _get_page()'s fast path, without the call: once a page
+                    self.alloc_fast += 1
+                    page = cache.pop()
+                else:
+                    page = self._refill() or self._alloc_slow()
+                    if page is None:
+                        return None
             self.frag_page = page             # a fresh page to carve
             page.pp_ref = BIAS_MAX            # page_pool_fragment_netmem(netmem, BIAS_MAX)
             page.frag_users = 0

@@ -27,7 +27,7 @@ from .nic import NICS
 from .ring import Ring
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .dma import DmaApi
+    from .dma import DmaApi, Mapping
     from .host_signals import HostSignals
     from .lifecycle import Tracked
     from .memory import PhysMem
@@ -86,11 +86,60 @@ class PcieRing(Link):
 
     # -- the device --------------------------------------------------------------------
     def advance(self, t: int) -> None:
-        """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped."""
+        """Bring the NIC up to time t: every frame that arrived lands in a descriptor or is dropped.
+
+        The frames that arrived back to back while the window stayed open are taken off the wire
+        together (Wire.take_run) and written together (Ring.fill_run), up to the first that finds no
+        descriptor. Traced, a frame at a time (_advance_each): a run stopped at any of its calls
+        (models.call_cursor) leaves the ring as it was at that call."""
+        rec = self.rec
+        if rec.tracing:
+            self._advance_each(t)
+            return
+        wire, ring = self.wire, self.ring
+        length, ser = self.frame_len, wire.ser_ns
+        bufs, lens, size = ring.bufs, ring.lens, ring.size       # the ring's arrays: the same objects throughout
+        check_reach = self.check_reach
+        # next_t only grows while the sender waits: past t, nothing more can have arrived by t
+        while wire.next_t <= t and (n := wire.take_run(t, size)) > 0:
+            self.frames += n
+            ta = wire.run_t
+            while n:
+                i = ring.dev_idx
+                if n > 1:
+                    k = ring.fill_run(length, ta, ser, n)      # frames written
+                    d = ring.written                           # the descriptors they took
+                else:                                          # one frame: no loop to set up
+                    d = ring.device_fill(length, ta)
+                    k = 1 if d else 0
+                rec.cnt[RX_FRAME] += d
+                while d:
+                    d -= 1
+                    buf = bufs[i]
+                    assert buf is not None            # fill_run writes only descriptors with a buffer
+                    if buf.m is not None:
+                        move(rec, buf.m, buf, E_RX_FRAME)
+                    elif isinstance(buf.page, FlipPage):
+                        move(rec, FLIP_PAGE, buf.page, E_RX_FRAME)
+                    m = buf.map
+                    off = buf.offset if buf.page is not None else 0
+                    if m is not None and (check_reach or off + lens[i] > m.size):
+                        self._check_write(m, off, lens[i], i)
+                    i = i + 1 if i + 1 < size else 0
+                if k == n:
+                    break
+                ta += k * ser                            # the next frame found no descriptor: dropped
+                self.dropped += 1
+                wire.on_drop()
+                rec.device(RX_MISSED, ta, "|no free descriptor")
+                n -= k + 1
+                ta += ser
+
+    def _advance_each(self, t: int) -> None:
+        """advance() a frame at a time, each descriptor's line in the trace as it is written."""
         wire, ring, rec = self.wire, self.ring, self.rec
         length = self.frame_len
         bufs, lens, size = ring.bufs, ring.lens, ring.size       # the ring's arrays: the same objects throughout
-        check_reach = self.check_reach
         while (ta := wire.take_by(t)) >= 0:
             self.frames += 1
             first = ring.dev_idx
@@ -107,25 +156,27 @@ class PcieRing(Link):
                 assert buf is not None            # device_fill takes only descriptors with a buffer
                 n = lens[i]
                 rec.cnt[RX_FRAME] += 1
-                if rec.tracing:
-                    rec.emit(RX_FRAME, 0, "desc %d|%d bytes into buf#%d%s",
-                             (i, n, buf.id, "" if ring.eop[i] else " (more descriptors follow)"),
-                             ctx="device", t=ta)
+                rec.emit(RX_FRAME, 0, "desc %d|%d bytes into buf#%d%s",
+                         (i, n, buf.id, "" if ring.eop[i] else " (more descriptors follow)"), ctx="device", t=ta)
                 if buf.m is not None:
                     move(rec, buf.m, buf, E_RX_FRAME)
                 elif isinstance(buf.page, FlipPage):
                     move(rec, FLIP_PAGE, buf.page, E_RX_FRAME)
                 m = buf.map
                 if m is not None:
-                    off = buf.offset if buf.page is not None else 0
-                    if off + n > m.size:
-                        self.dma.device_wrote_beyond(m, off, n, "desc %d", i)
-                    if check_reach and m.dma + off + n - 1 > self.device_reach:
-                        rec.violate("mask-violation",
-                                    f"device writes to bus address {m.dma:#x}, beyond the "
-                                    f"{self.device_reach.bit_length()} address bits it drives",
-                                    f"desc {i}")
+                    self._check_write(m, buf.offset if buf.page is not None else 0, n, i)
                 i = i + 1 if i + 1 < size else 0
+
+    def _check_write(self, m: Mapping, off: int, n: int, i: int) -> None:
+        """The device wrote n bytes at off into mapping m for descriptor i: past its end, or (a driver
+        that lies about its mask) beyond the addresses the device can drive, it is reported."""
+        if off + n > m.size:
+            self.dma.device_wrote_beyond(m, off, n, "desc %d", i)
+        if self.check_reach and m.dma + off + n - 1 > self.device_reach:
+            self.rec.violate("mask-violation",
+                             f"device writes to bus address {m.dma:#x}, beyond the "
+                             f"{self.device_reach.bit_length()} address bits it drives",
+                             f"desc {i}")
 
     def next_irq(self, now: int) -> int | None:
         """When the next RX interrupt is due: a frame already done, else the next arrival."""

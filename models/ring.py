@@ -33,7 +33,7 @@ class Ring:
     a store is no boxed int and no generic item assignment.
     """
     __slots__ = ("size", "owner", "done", "bufs", "lens", "eop", "t_done", "t_post", "dev_idx", "clean_idx",
-                 "device_owned", "clock")
+                 "device_owned", "clock", "written")
 
     def __init__(self, size: int, clock: Recorder) -> None:
         self.size = size
@@ -48,15 +48,17 @@ class Ring:
         self.dev_idx = 0        # next descriptor the device writes (hardware head)
         self.clean_idx = 0      # next descriptor the driver cleans (software tail)
         self.device_owned = 0
+        self.written = 0        # descriptors the latest fill_run() wrote
 
     # A vec does not pickle: snapshots carry the arrays as lists.
     def __getstate__(self) -> tuple[Any, ...]:
         return (self.size, list(self.owner), list(self.done), self.bufs, list(self.lens), list(self.eop),
-                list(self.t_done), list(self.t_post), self.dev_idx, self.clean_idx, self.device_owned, self.clock)
+                list(self.t_done), list(self.t_post), self.dev_idx, self.clean_idx, self.device_owned, self.clock,
+                self.written)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         (self.size, owner, done, self.bufs, lens, eop, t_done, t_post, self.dev_idx, self.clean_idx,
-         self.device_owned, self.clock) = state
+         self.device_owned, self.clock, self.written) = state
         self.owner, self.done, self.lens, self.eop = (counters_from(owner), counters_from(done),
                                                       counters_from(lens), counters_from(eop))
         self.t_done, self.t_post = counters_from(t_done), counters_from(t_post)
@@ -145,6 +147,40 @@ class Ring:
         self.device_owned -= n
         self.dev_idx = i
         return n
+
+    def fill_run(self, length: int, t: int, ser: int, n: int) -> int:
+        """The device writes up to n frames of `length` bytes that arrived from t on, ser apart: how
+        many it wrote, each as device_fill() writes it, stopping at the first that finds no
+        descriptor (it is dropped). `written` is how many descriptors they took."""
+        i = self.dev_idx
+        bufs, owner, t_post, size = self.bufs, self.owner, self.t_post, self.size
+        done, lens, t_done, eop = self.done, self.lens, self.t_done, self.eop
+        k = ones = chained = 0          # frames; descriptors of a frame each; descriptors of the others
+        while k < n:
+            buf = bufs[i]
+            if buf is not None and 0 < length <= buf.size:      # one descriptor holds it
+                if owner[i] != DEVICE or t_post[i] > t:
+                    break
+                owner[i] = DRIVER
+                done[i] = 1
+                lens[i] = length
+                t_done[i] = t
+                eop[i] = 1
+                ones += 1
+                i = i + 1 if i + 1 < size else 0
+            else:                                               # a frame over several, or none
+                self.dev_idx = i
+                took = self.device_fill(length, t)
+                if not took:
+                    break
+                chained += took
+                i = self.dev_idx
+            t += ser
+            k += 1
+        self.device_owned -= ones
+        self.dev_idx = i
+        self.written = ones + chained
+        return k
 
     def next_done_t(self) -> int | None:
         """When the descriptor at clean_idx was written, or None if the device has not written it."""

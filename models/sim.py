@@ -377,14 +377,17 @@ class Sim(HostSignals):
                 tx.clean(budget, rec.t)
         link = self.link
         stop_at = self.stop_at          # run_frames() sets it before the CPU runs; nothing in a poll moves it
-        while self.work < budget:
+        work = self.work                # the poll's own count: nothing reads it while the driver cleans
+        while work < budget:
             if self.processed >= stop_at:
+                self.work = work
                 return self._suspend(self._poll)
             if not link.rx_one(True):
                 break
-            self.work += 1
-        self.poll_work.append(self.work)
-        if self.work < budget:
+            work += 1
+        self.work = work
+        self.poll_work.append(work)
+        if work < budget:
             gro = stack.gro
             gro.gro_flush()
             gro.gro_normal_list()

@@ -36,7 +36,7 @@ def headers(traffic: str, ip: str) -> int:
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Wire:
     __slots__ = ("tcp", "mtu", "mss", "hdrs", "ser_ns", "rtt", "window", "rcvbuf", "sent", "acked", "read",
-                 "next_t", "openings", "limit_seen")
+                 "next_t", "openings", "limit_seen", "run_t")
 
     def __init__(self, traffic: str, mtu: int, link_bps: int, rate_bps: int, rtt_ns: int,
                  window: int, rcvbuf: int, ip: str = "ipv4") -> None:
@@ -54,6 +54,7 @@ class Wire:
         self.acked = 0             # highest cumulative ACK the sender has seen
         self.read = 0              # segments the application has read
         self.next_t = 0            # earliest time the next frame can arrive (ps)
+        self.run_t = 0             # when the first frame take_run() took last arrived (ps)
         self.openings: deque[tuple[int, int]] = deque()   # (time, new ack level) in flight back
 
     def _limit(self) -> int:
@@ -91,6 +92,37 @@ class Wire:
         self.sent += 1
         self.next_t = ta + self.ser_ns
         return ta
+
+    def take_run(self, t: int, most: int) -> int:
+        """Up to `most` frames that have arrived by t while the window stays open, taken off the wire
+        at once: how many (0: none has arrived, or the sender is blocked). The first arrived at run_t,
+        the others ser_ns apart. The same frames, at the same times, as take_by() one at a time."""
+        sent = self.sent
+        if self.tcp and not (sent < self.acked + self.window and sent < self.read + self.rcvbuf):
+            if self.next_arrival(t) is None:      # blocked: the ACKs in flight may open it
+                return 0
+        ta = self.next_t
+        if ta > t:
+            return 0
+        ser = self.ser_ns
+        nxt = ta + ser
+        n = 1
+        if nxt <= t and most > 1:               # more than one has arrived: a division only then
+            n = (t - ta) // ser + 1
+            if n > most:
+                n = most
+            if self.tcp:                        # as many as the window lets through
+                room = self.acked + self.window - sent
+                if n > room:
+                    n = room
+                room = self.read + self.rcvbuf - sent
+                if n > room:
+                    n = room
+            nxt = ta + n * ser
+        self.sent += n
+        self.next_t = nxt
+        self.run_t = ta
+        return n
 
     def on_ack(self, t: int, level: int) -> None:
         self.openings.append((t + self.rtt, level))
