@@ -82,6 +82,14 @@ def targets(names: list[str]) -> list[tuple[str, str]]:
     return [(lesson.id, v) for lesson in all_lessons() for v in lesson.variants]
 
 
+def exercised_variants() -> set[tuple[str, str]]:
+    """The lesson variants an exercise stands for: those with a reference driver to run."""
+    sys.path.insert(0, str(ROOT))
+    from viz.exercises.catalog import EXERCISES
+
+    return {(e.lesson, e.variant) for e in EXERCISES}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=20_000)
@@ -93,8 +101,11 @@ def main() -> None:
     if not shutil.which("valgrind"):
         sys.exit("instructions.py: valgrind is not installed (apt-get install valgrind)")
     builds = ["pure", "compiled"] if args.build == "both" else [args.build]
+    exercised = exercised_variants()
     for lesson, variant in targets(args.names):
-        for label, code in (("", RUN), *([(" driver", DRIVER)] if args.driver else [])):
+        # a variant no exercise stands for has no reference driver: its strategy alone
+        driven = args.driver and (lesson, variant) in exercised
+        for label, code in (("", RUN), *([(" driver", DRIVER)] if driven else [])):
             row = []
             for build in builds:
                 many, done = count(lesson, variant, args.frames, build, code)
