@@ -82,6 +82,8 @@ async def test_a_page_being_carved_counts_its_fragments_not_the_bias():
         assert carving, "the step shows the page being carved"
         refs = int(carving[0].split()[-1])
         assert 0 <= refs <= 3, carving           # 8 KiB pages, three fragments a page
+        pool = lines(app.screen.query_one("#v-pool", ModelView))
+        assert not [ln for ln in pool if "…" in ln and "… " not in ln], pool     # "▶ page_pool_refill…: page#21 fro…"
 
 
 async def test_no_view_of_the_grid_cuts_a_word_in_bgmac_at_160x50():

@@ -223,7 +223,16 @@ class PoolView(ModelView):
                 continue
             line = Text().append("▶ " if lit else "▷ ", self._s("now" if lit else "muted"))
             call = "" if secret else f"{touch.call}: "
-            line.append(call if lit else f"a call ago, {call}", self._s("muted"))
+            said = call if lit else f"a call ago, {call}"
+            if line.cell_len + len(said) + len(text) > width:      # the call's name gives way (the status says it)
+                said = "" if lit else "a call ago: "
+            for cut in (" (", ": "):                                # then the gloss, then the words go short
+                at = text.find(cut)
+                if line.cell_len + len(said) + len(text) > width and at > len(text.split()[0]):
+                    text = text[:at]
+            if line.cell_len + len(said) + len(text) > width:
+                text = text.replace(" from the ptr_ring into the alloc cache", ": ptr_ring → alloc cache")
+            line.append(said, self._s("muted"))
             line.append(text, self._s(style if lit else "muted"))
             return line
         return Text().append("▷ this call does not touch the pool", self._s("muted"))
