@@ -23,7 +23,7 @@ from ..dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, U
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import move as lifecycle_move
 from ..rx_buffer import Buf
-from .host import CPU, DMA_MAPPING_ERROR, NO_CPU, DriverBug, move
+from .host import CPU, DMA_MAPPING_ERROR, NO_CPU, DriverBug, Host, move
 
 # Final: compiled, each is a C static (a driver reads them every frame), not a lookup in a module's dict
 DMA_TO_DEVICE: Final = TO_DEVICE
@@ -199,22 +199,27 @@ def dma_unmap_page(dev: Device, dma_addr: Any, size: int, dir: Any) -> None:
     _unmap(dev, dma_addr, size, dir, UNMAP_PAGE, E_UNMAP_PAGE, "dma_unmap_page")
 
 
+def _synced(h: Host, dma_addr: Any, offset: int, size: int, call: str) -> tuple[Mapping, int]:
+    """The mapping a sync names and where in it [offset, offset+size) starts (check_sync() finds the entry
+    containing the range); an address it cannot find gets the kernel's report (_entry)."""
+    # the common case first: the address a map returned (page_pool_get_dma_addr() of a pool page)
+    if type(dma_addr) is int:
+        addr: int = dma_addr
+        m = h.last_map if addr == h.last_addr else h.maps.get(addr)
+        if m is None:
+            m = _entry(addr, size, call)
+        return m, offset + addr - m.dma if m.live else offset
+    m = _entry(dma_addr, size, call)        # an int subclass (a bool), or the report
+    return m, offset + (dma_addr - m.dma if m.live else 0)
+
+
 def dma_sync_single_range_for_cpu(dev: Device, dma_addr: Any, offset: int, size: int, dir: Any) -> None:
     """include/linux/dma-mapping.h: give [offset, offset+size) of a mapping to the CPU (bounce it back,
     invalidate the cache lines) before reading what the device wrote."""
     h = CPU.host
     if h is None:
         raise DriverBug(NO_CPU)
-    # the common case first: the address a map returned (page_pool_get_dma_addr() of a pool page)
-    if type(dma_addr) is int:
-        addr: int = dma_addr
-        m = h.last_map if addr == h.last_addr else h.maps.get(addr)
-        if m is None:
-            m = _entry(addr, size, "dma_sync_single_for_cpu")
-        off = offset + addr - m.dma if m.live else offset
-    else:
-        m = _entry(dma_addr, size, "dma_sync_single_for_cpu")    # an int subclass (a bool), or the report
-        off = offset + (dma_addr - m.dma if m.live else 0)
+    m, off = _synced(h, dma_addr, offset, size, "dma_sync_single_for_cpu")
     h.dma.sync_for_cpu(m, off, size, dir if (dir is DMA_FROM_DEVICE or dir in _DIRS) else _check_dir(dir))
     if m.live:
         a = m.dma + off
@@ -244,15 +249,8 @@ def dma_sync_single_range_for_device(dev: Device, dma_addr: Any, offset: int, si
     h = CPU.host
     if h is None:
         raise DriverBug(NO_CPU)
-    if type(dma_addr) is int:
-        addr: int = dma_addr
-        m = h.last_map if addr == h.last_addr else h.maps.get(addr)
-        if m is None:
-            m = _entry(addr, size, "dma_sync_single_for_device")
-        h.dma.sync_for_device(m, offset + addr - m.dma if m.live else offset, size)
-    else:
-        m = _entry(dma_addr, size, "dma_sync_single_for_device")    # an int subclass (a bool), or the report
-        h.dma.sync_for_device(m, offset + (dma_addr - m.dma if m.live else 0), size)
+    m, off = _synced(h, dma_addr, offset, size, "dma_sync_single_for_device")
+    h.dma.sync_for_device(m, off, size)
 
 
 def dma_sync_single_for_device(dev: Device, dma_addr: Any, size: int, dir: Any) -> None:
