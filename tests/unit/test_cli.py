@@ -365,7 +365,7 @@ def test_usage_errors(capsys, argv, expect):
 @pytest.mark.parametrize("argv, expect", [
     (["play"], "the following arguments are required: LESSON"),
     (["play", "no-such-lesson"], "unknown lesson 'no-such-lesson'"),
-    (["play", "rx-basics", "--step", "99"], "--step 99: rx-basics has"),
+    (["play", "rx-basics", "--step", "99"], "--step 99: rx-basics has 14 steps: expected 1 to 14, or 0 for its cover"),
     (["play", "rx-basics", "--step", "x"], "expected a step number"),
     (["screenshot", "rx-basics", "--size", "huge"], "--size: size must look like 160x50"),
 ])

@@ -119,7 +119,8 @@ def playable(lesson_id: str, step: int) -> Lesson:
     """The lesson, checked before Textual takes the terminal: a bad one is one line, exit 2."""
     lesson = load(lesson_id)
     if step > len(lesson.steps):
-        raise CliError(f"--step {step}: {lesson.id} has {len(lesson.steps)} steps (0 to {len(lesson.steps)})", 2)
+        n = len(lesson.steps)
+        raise CliError(f"--step {step}: {lesson.id} has {n} steps: expected 1 to {n}, or 0 for its cover", 2)
     return lesson
 
 
