@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from viz.exercises.catalog import BY_ID
+from models.calls import VIOLATIONS
+from viz.exercises.catalog import BY_ID, COMMON, hint
 from viz.exercises.grade import grade, run_child
 
 FRAMES = 1500
@@ -64,6 +65,7 @@ def test_a_mutant_fails_with_the_kernels_report(tmp_path, mutant):
     text = "\n".join(v.lines)
     assert words in text
     assert f"hint ({kind}):" in text
+    assert "correct but slower" not in text          # a failing driver is never told it is correct
     if at_line:
         assert f"driver.py:{line} in rx_frame" in text
 
@@ -135,3 +137,14 @@ def test_start_never_overwrites_and_hint_waits_for_an_attempt(tmp_path, monkeypa
     assert "try it first" in capsys.readouterr().err
     assert cli.main(["exercise", "start", "no-such"]) == 2
     assert "no such exercise" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", sorted({*VIOLATIONS, "leak", "pool-inflight", "napi-stuck", "over-budget",
+                                         "no-frames", "timeout", "exception"}))
+def test_every_failure_gets_a_hint_of_its_own(kind):
+    """Each report a failing driver can get (the checker's kinds, the grader's own) has a hint about it,
+    never the "correct but slower" one (an unmap left out ends in an illegal-transition report too)."""
+    for ex in BY_ID.values():
+        text = hint(ex, kind)
+        assert text and text != COMMON["slower"] and "correct but slower" not in text
+
