@@ -7,6 +7,7 @@ import pytest
 
 from models.calls import VIOLATIONS
 from viz.exercises.catalog import BY_ID, COMMON, hint
+from viz.exercises.child import figures
 from viz.exercises.grade import grade, run_child
 
 FRAMES = 1500
@@ -148,3 +149,18 @@ def test_every_failure_gets_a_hint_of_its_own(kind):
         text = hint(ex, kind)
         assert text and text != COMMON["slower"] and "correct but slower" not in text
 
+
+def test_calls_per_frame_count_the_frames_the_nic_received():
+    """A driver that takes no frame off the ring (the skeleton) misses every frame: 1 a frame, not the
+    run's total divided by nothing."""
+    class NoFrames:
+        processed = 0
+    metrics = {"throughput_mbps": 0.0, "cpu_ns_per_frame": 0.0, "frames_delivered": 0, "frames_dropped": 0}
+    out = figures(NoFrames(), metrics, {"rx_missed_errors": 24_000, "dma_map_single": 256})
+    assert out["calls"]["rx_missed_errors"] == 1.0
+    assert out["maps_per_frame"] == round(256 / 24_000, 3)
+
+    class Taking:
+        processed = 20_000
+    out = figures(Taking(), metrics, {"dma_map_single": 25_000})
+    assert out["maps_per_frame"] == 1.25 and "rx_missed_errors" not in out["calls"]
