@@ -140,6 +140,18 @@ def test_start_never_overwrites_and_hint_waits_for_an_attempt(tmp_path, monkeypa
     assert "no such exercise" in capsys.readouterr().err
 
 
+def test_check_of_a_directory_that_is_not_there_names_it(tmp_path, monkeypatch, capsys):
+    from viz import cli
+    monkeypatch.setenv("RXVIZ_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["exercise", "check", "typo-dir"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rxviz: exercise check: typo-dir: no such directory") and "Traceback" not in err
+    (tmp_path / "empty").mkdir()
+    assert cli.main(["exercise", "check", "empty"]) == 2
+    assert "empty was not made by `rxviz exercise start`" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("kind", sorted({*VIOLATIONS, "leak", "pool-inflight", "napi-stuck", "over-budget",
                                          "no-frames", "timeout", "exception"}))
 def test_every_failure_gets_a_hint_of_its_own(kind):

@@ -117,6 +117,9 @@ def _start(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from ..exercises.grade import grade, run_child
     d = Path(args.dir)
+    if not d.exists():          # else the message below would name its parent ('.')
+        raise CliError(f"exercise check: {d}: no such directory; `rxviz exercise start ID {d}` makes one "
+                       f"(`rxviz exercise list` gives the IDs)", 2)
     f = d / FILE if d.is_dir() else d
     marker = (f.parent / MARKER)
     try:
