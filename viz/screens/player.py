@@ -670,6 +670,8 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         self.compare = self.moves.session.compare = not self.compare
         if self.frame is not None:
             self._show_with(compare_pair(self.lesson, self.variant or self.frame.shown) or ())
+            if self.compare:
+                self.align_call()
 
     def action_cycle(self, delta: int) -> None:
         self.query_one(ViewDeck).cycle(delta)
