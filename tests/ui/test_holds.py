@@ -202,3 +202,21 @@ async def test_brackets_at_a_hold_say_so_once_not_once_a_press():
         await press(pilot, *["right_square_bracket"] * 4)
         said = [n for n in app._notifications if "answer first" in n.message]
         assert len(said) == 1 and app.screen.frame.step == Q
+
+
+async def test_fast_forward_waits_for_the_answer():
+    """f at a question ran every variant on: the NAPI view read "4.0 segments per skb" beside the
+    question of how many skbs GRO hands up. It now asks for the answer first, as ] does."""
+    from viz.screens.player import PlayerScreen
+    app = app_for("rx-basics", Q)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert_holds(app, Q)
+        await press(pilot, "f")
+        assert isinstance(app.screen, PlayerScreen)                 # no prompt for frames
+        await press(pilot, "enter")
+        assert app.screen.frame.extra == 0
+        assert_holds(app, Q)
+        assert any("answer first" in n.message for n in app._notifications)
+        await press(pilot, "2", "f")                               # answered: f asks how many frames
+        assert not isinstance(app.screen, PlayerScreen)

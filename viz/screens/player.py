@@ -652,6 +652,12 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
 
     def action_fast_forward(self) -> None:
         from viz.screens.prompt import NumberPrompt
+        if self.holding():
+            # Frames beyond a step that asks would show what it asks about (GRO's segments per skb).
+            spec = self.lesson.steps[self.want[0] - 1]
+            n = len(spec.ask.choices) if spec.ask else 0
+            self.notify(f"answer first (1–{n}), or → to see what happened; then f runs on", timeout=3)
+            return
         help_text = ("run every variant this many more frames beyond the lesson step; "
                      "→ or ← returns to the lesson's steps")
         prompt = NumberPrompt("fast-forward frames", help_text, 1, FF_MAX, min(5000, FF_MAX))
