@@ -220,3 +220,27 @@ async def test_fast_forward_waits_for_the_answer():
         assert any("answer first" in n.message for n in app._notifications)
         await press(pilot, "2", "f")                               # answered: f asks how many frames
         assert not isinstance(app.screen, PlayerScreen)
+
+
+async def test_the_sandbox_says_what_moved_at_the_step_the_views_show():
+    """The sandbox at a question step: the views show the step before, and what moved did not: with
+    gro=false it read "netif_receive_skb 1 → 4" under "how many skbs enter the stack?"."""
+    from viz.screens.player import PlayerScreen
+    from viz.widgets.sandbox_bar import SandboxBar
+    app = app_for("rx-basics", Q - 1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "3", "right")                     # step 4 answered, step 5 asks
+        assert_holds(app, Q)
+        await press(pilot, "s")
+        await pilot.press(*"gro=false", "enter")
+        await settle(app, pilot)
+        await press(pilot, "enter")                         # an empty line runs
+        screen = app.screen
+        assert isinstance(screen, PlayerScreen) and screen.sets == {"gro": False}
+        assert_holds(app, Q)
+        bar = screen.query_one(SandboxBar)
+        assert bar.display and bar.rows is not None
+        assert "netif_receive_skb" not in {name for name, _, _ in bar.rows}, bar.rows
+        await press(pilot, "2")                             # answered: this step's figures
+        assert ("netif_receive_skb", 1, 4) in bar.rows, bar.rows

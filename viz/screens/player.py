@@ -756,11 +756,16 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         bar.display = bool(self.sets)
         if not self.sets:
             return
+        if self.holding(frame):
+            # A question waits: the views show the step before, and so does what moved (this step's
+            # figures beside the lesson's read "netif_receive_skb 1 → 4" under "how many skbs?").
+            frame = self._held(frame)
         ref = self.lesson_ready.get(frame.step)
         spec = self.lesson.steps[frame.step - 1] if frame.step else None
         shown = self.variant or frame.shown
-        bar.show(self.sets, moved(ref, frame, shown, spec.watch if spec else ()) if ref and not frame.extra
-                 else None)
+        kept = self.hidden_counts(shown, frame.step)               # what the views keep back, too
+        rows = [r for r in moved(ref, frame, shown, spec.watch if spec else ()) if r[0] not in kept]
+        bar.show(self.sets, rows if ref and not frame.extra else None)
 
     def action_answer(self, index: int) -> None:
         panel = self.query_one(AskPanel)
