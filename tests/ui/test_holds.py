@@ -244,3 +244,21 @@ async def test_the_sandbox_says_what_moved_at_the_step_the_views_show():
         assert "netif_receive_skb" not in {name for name, _, _ in bar.rows}, bar.rows
         await press(pilot, "2")                             # answered: this step's figures
         assert ("netif_receive_skb", 1, 4) in bar.rows, bar.rows
+
+
+@pytest.mark.slow
+async def test_playing_pauses_at_a_question_and_does_not_reveal_it():
+    """space played on through a question: the tick after it arrived revealed its outcome unasked."""
+    app = app_for("rx-basics", 3)                            # step 4 asks
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "plus", "plus", "plus")           # 8x: a step every 0.25 s
+        await pilot.press("space")
+        for _ in range(200):
+            if not app.screen.playing:
+                break
+            await pilot.pause(0.05)
+        await settle(app, pilot)
+        assert not app.screen.playing
+        assert_holds(app, 4)
+        assert any("paused at a question" in n.message for n in app._notifications)

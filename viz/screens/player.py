@@ -632,6 +632,12 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
     def _tick(self) -> None:
         if self.waiting:               # a slow step is still computing: let it land before the next
             return
+        if self.holding():             # a question: playing on would show its outcome unasked (→ does)
+            self._set_playing(False)
+            spec = self.lesson.steps[self.want[0] - 1]
+            n = len(spec.ask.choices) if spec.ask else 0
+            self.notify(f"paused at a question: answer (1–{n}), or → to see what happened", timeout=4)
+            return
         if self.call_mode:
             self.action_call(1)
         else:
