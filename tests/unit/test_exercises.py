@@ -3,6 +3,8 @@ a skeleton fails with a hint; a runaway driver is stopped; an exception shows on
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from models.calls import VIOLATIONS
@@ -176,3 +178,23 @@ def test_calls_per_frame_count_the_frames_the_nic_received():
         processed = 20_000
     out = figures(Taking(), metrics, {"dma_map_single": 25_000})
     assert out["maps_per_frame"] == 1.25 and "rx_missed_errors" not in out["calls"]
+
+
+@pytest.mark.parametrize("junk", ["[1,2", '{"rx-refill": 5}', "\udcff"])
+def test_an_unusable_progress_file_is_set_aside_not_written_over(tmp_path, monkeypatch, capsys, junk):
+    """exercises.json that cannot be used is kept as exercises.json.corrupt-<time> with one line on
+    stderr, as progress.json is; it was silently written over by the next `exercise start`."""
+    from viz import cli
+    state = tmp_path / "state"
+    monkeypatch.setenv("RXVIZ_STATE_DIR", str(state))
+    state.mkdir()
+    f = state / "exercises.json"
+    f.write_bytes(junk.encode("utf-8", "surrogateescape"))
+    assert cli.main(["exercise", "start", "rx-refill", str(tmp_path / "mine")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("rxviz: note: exercise progress file was unusable") and "Traceback" not in err
+    aside = list(state.glob("exercises.json.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == junk.encode("utf-8", "surrogateescape")
+    assert "rx-refill" in json.loads(f.read_text())["exercises"]      # a new file, for the one started
+    assert cli.main(["exercise", "list"]) == 0
+    assert not capsys.readouterr().err

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..exercises.catalog import BY_ID, EXERCISES, Exercise, hint
-from ..messages import CliError
+from ..messages import CliError, err
+from ..progress import set_aside
 from ..state import state_dir, write_json
 
 MARKER = ".rxviz-exercise"
@@ -50,16 +51,45 @@ def _path() -> Path:
     return state_dir() / "exercises.json"
 
 
+_kept = {"writable": True}       # False: the file could be neither read nor set aside: never written over
+
+
 def load_progress() -> dict[str, dict[str, Any]]:
+    """The exercises' progress. A file that cannot be used is set aside with a line on stderr, as the
+    lessons' is (viz.progress), never written over: it may hold a learner's record."""
+    path = _path()
+    _kept["writable"] = True
     try:
-        data = json.loads(_path().read_text(encoding="utf-8"))
-        out = data.get("exercises", {}) if isinstance(data, dict) else {}
-        return {k: v for k, v in out.items() if isinstance(v, dict) and k in BY_ID}
-    except (OSError, ValueError):
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        return _unusable(path, getattr(exc, "strerror", None) or "it is not text")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return _unusable(path, str(exc) or "unreadable")
+    out = data.get("exercises") if isinstance(data, dict) else None
+    if not isinstance(out, dict):
+        return _unusable(path, "no exercises in it")
+    return {k: v for k, v in out.items() if isinstance(v, dict) and k in BY_ID}
+
+
+def _unusable(path: Path, why: str) -> dict[str, dict[str, Any]]:
+    try:
+        aside = set_aside(path)
+    except OSError as exc:
+        _kept["writable"] = False
+        err(f"rxviz: note: exercise progress file {path} is unusable ({why}) and could not be set aside "
+               f"({exc.strerror}); this run's is not saved")
+        return {}
+    err(f"rxviz: note: exercise progress file was unusable ({why}): kept as {aside.name}, starting afresh")
+    return {}
 
 
 def _save(progress: dict[str, dict[str, Any]]) -> None:
+    if not _kept["writable"]:
+        return
     try:
         write_json(_path(), {"version": 1, "exercises": progress})
     except OSError:
