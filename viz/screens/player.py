@@ -304,8 +304,17 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         """The questions about `variant` (None: any) at `step` or after it (at most `within` steps on), still
         unanswered (`revealing`: that step's outcome is about to be shown, so its question no longer counts)."""
         return [spec.ask for spec in self.lesson.steps[max(0, step - 1):step + within]
-                if spec.ask is not None and variant in (None, spec.show) and spec.index + 1 != revealing
+                if spec.ask is not None and self._about(spec.show, variant) and spec.index + 1 != revealing
                 and not self.answered(spec.index + 1)]
+
+    def _about(self, shown: str, variant: str | None) -> bool:
+        """A question of a step that shows `shown` is about `variant` (None: any): the same variant, or,
+        with a learner's driver shown in its place, the lesson's variant it stands in for (compare and
+        `v` set that one beside it, and it would answer alike)."""
+        if variant is None or variant == shown:
+            return True
+        stands_in = getattr(self.lesson, "base", "")            # a DriverLesson (viz.exercises.play)
+        return bool(stands_in) and variant == stands_in and shown in getattr(self.lesson, "factories", {})
 
     def hidden_code(self, variant: str, step: int, revealing: int = 0) -> frozenset[int]:
         """Pseudocode lines of `variant` blanked at `step`: those a question still ahead would give away
