@@ -198,3 +198,21 @@ def test_an_unusable_progress_file_is_set_aside_not_written_over(tmp_path, monke
     assert "rx-refill" in json.loads(f.read_text())["exercises"]      # a new file, for the one started
     assert cli.main(["exercise", "list"]) == 0
     assert not capsys.readouterr().err
+
+
+def test_what_exercise_prints_fits_80_columns(tmp_path, monkeypatch, capsys):
+    """A projector shows 80 columns: the list cuts a task at a word (`start` says it whole), and a
+    check's kernel reports and hints wrap, indented under their first line (they ran to 200)."""
+    from viz import cli
+    monkeypatch.setenv("RXVIZ_STATE_DIR", str(tmp_path / "state"))
+    d = tmp_path / "mine"
+    assert cli.main(["exercise", "list"]) == 0
+    assert cli.main(["exercise", "start", "dma-bugs", str(d)]) == 0
+    assert cli.main(["exercise", "check", str(d), "--frames", "300"]) == 1
+    assert cli.main(["exercise", "hint", "dma-bugs"]) == 0
+    out = capsys.readouterr().out
+    too_wide = [line for line in out.splitlines() if len(line) > 80 and " " in line.strip()]
+    assert not too_wide, too_wide
+    assert "[unmapped with DMA_TO_DEVICE]" in out and "hint (wrong-direction):" in out
+    rows = [line for line in out.splitlines() if line.startswith("rx-refill ")]
+    assert rows and rows[0].endswith(" …")
