@@ -115,7 +115,8 @@ async def test_a_published_frame_never_changes():
         frame = app.screen.frame
         counts = {v: dict(s.rec.counts) for v, s in frame.sims.items()}
         now = {v: s.engine.now for v, s in frame.sims.items()}
-        await press(pilot, "right", "right", "f", *["backspace"] * 4, "3", "0", "0", "enter")
+        # step 4 asks a question: answered first, since f waits for the answer there
+        await press(pilot, "right", "right", "3", "f", *["backspace"] * 4, "3", "0", "0", "enter")
         assert position(app) == (4, 300)
         await press(pilot, "f", *["backspace"] * 4, "1", "0", "0", "enter")
         assert position(app) == (4, 400)
