@@ -63,6 +63,19 @@ def _parse(data: object) -> dict[str, LessonProgress]:
     return out
 
 
+def set_aside(path: Path) -> Path:
+    """Rename an unusable state file to `NAME.corrupt-<time>` (never over an earlier one) and return
+    the new path; OSError when it cannot be renamed."""
+    stamp = time.strftime('%Y%m%d-%H%M%S')
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while aside.exists():            # never over an earlier one set aside in the same second
+        n += 1
+        aside = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    path.rename(aside)
+    return aside
+
+
 class ProgressStore:
     """Loads once, saves on every change; `notice` is the one line to show when something was wrong."""
 
@@ -96,14 +109,8 @@ class ProgressStore:
         return self.lessons
 
     def _set_aside(self, why: str) -> dict[str, LessonProgress]:
-        stamp = time.strftime('%Y%m%d-%H%M%S')
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        n = 1
-        while aside.exists():            # never over an earlier one set aside in the same second
-            n += 1
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
         try:
-            self.path.rename(aside)
+            aside = set_aside(self.path)
         except OSError as exc:
             self.writable = False
             self.notice = f"progress file {self.path} is unusable ({why}) and could not be set aside " \

@@ -36,6 +36,7 @@ from models.replay import TRACED_TAIL, LessonRun, Snapshot, Thawed
 from models.sim import Sim
 from models.snapshot import clone
 from models.trace import Counts, Event
+from viz.same_moment import SameMoment
 
 FF_CHUNK = 2_000          # frames per variant between two looks at the cancel flag
 Progress = Callable[[int, int], None]      # (done, total): how far a long move has come
@@ -220,6 +221,7 @@ class Session:
         self.sets = dict(sets or {})               # sandbox: parameters changed in every variant
         self.run: LessonRun | None = None      # built lazily: set-up itself can take a second
         self.cursor: CallCursor | None = None  # the same run, a kernel call at a time
+        self.moment: SameMoment | None = None  # compare mode at a call: the other variant at the same moment
         self.step = 0                          # the lesson step last gone to
         self.extra = 0                         # frames fast-forwarded beyond it
         self._ff: dict[str, Sim] | None = None
@@ -289,9 +291,23 @@ class Session:
         if cursor is not None:
             sims = sims.replace(shown, cur.at_call(k, shown, cursor))
             cursor = sims[shown].rec.seq
+            if self.compare and not landing:
+                sims = self._beside(k, shown, sims)
         before = self._prior(k, shown) if prior else None
         return Frame(self.lesson, k, run.total, 0, shown, sims,
                      prev, reached, cursor, calls, landing, opens=Openings(run, k), prior=before)
+
+    def _beside(self, k: int, shown: str, sims: Thawed) -> Thawed:
+        """`sims` with compare mode's other variant stopped at the moment `shown` is stopped at
+        (viz.same_moment), not at the step's end."""
+        other = next((v for v in compare_pair(self.lesson, shown) or () if v != shown), None)
+        recent = sims[shown].rec.recent(1)
+        if other is None or other not in sims or not recent:
+            return sims
+        if self.moment is None:
+            self.moment = SameMoment(self._cursor())
+        seq = self.moment.call(k, other, recent[-1].t_ns)
+        return sims if seq is None else sims.replace(other, self._cursor().at_call(k, other, seq))
 
     def _prior(self, k: int, shown: str) -> Frame | None:
         """Step k-1's landing frame when step k asks a question, with `shown` thawed (kept: it never changes)."""

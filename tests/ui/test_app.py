@@ -115,7 +115,8 @@ async def test_a_published_frame_never_changes():
         frame = app.screen.frame
         counts = {v: dict(s.rec.counts) for v, s in frame.sims.items()}
         now = {v: s.engine.now for v, s in frame.sims.items()}
-        await press(pilot, "right", "right", "f", *["backspace"] * 4, "3", "0", "0", "enter")
+        # step 4 asks a question: answered first, since f waits for the answer there
+        await press(pilot, "right", "right", "3", "f", *["backspace"] * 4, "3", "0", "0", "enter")
         assert position(app) == (4, 300)
         await press(pilot, "f", *["backspace"] * 4, "1", "0", "0", "enter")
         assert position(app) == (4, 400)
@@ -548,6 +549,24 @@ async def test_too_small_message_and_back():
         await pilot.resize_terminal(80, 24)
         await settle(app, pilot)
         assert isinstance(app.screen, PlayerScreen) and position(app) == (1, 0)
+
+
+async def test_help_opened_over_the_too_small_message_leaves_nothing_behind():
+    """? works on the too-small message; grown meanwhile, Esc used to uncover the message again,
+    saying "needs at least 80×24 (now 80×24)" until the next resize."""
+    from viz.screens.help import HelpScreen
+    app = app_for("rx-basics", step=1)
+    async with app.run_test(size=(40, 10)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, TooSmallScreen)
+        await press(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.resize_terminal(80, 24)
+        await settle(app, pilot)
+        await press(pilot, "escape")
+        assert isinstance(app.screen, PlayerScreen) and position(app) == (1, 0)
+        await press(pilot, "right")
+        assert position(app) == (2, 0)
 
 
 # ------------------------------------------------------------------ whole lessons, resizes, random keys

@@ -117,3 +117,30 @@ async def test_space_plays_call_by_call_after_a_bracket():
         # It moved by calls (a frame stopped after a call, not a step's landing), however
         # many the timer managed on a loaded machine.
         assert where(app)[1] >= start[1] + 2 and not app.screen.frame.landing
+
+
+def counts(frame, name: str) -> tuple[int, int]:
+    """`name`'s count in the two variants compare mode sets side by side (rx-basics: gro, no-gro)."""
+    return tuple(frame.sims[v].rec.counters().get(name, 0) for v in ("gro", "no-gro"))
+
+
+@pytest.mark.slow
+async def test_compare_at_a_call_shows_the_other_variant_at_the_same_moment():
+    """Both variants get the same frames at the same times: stopped at a call, the other one is shown at
+    that moment, not at the step's end (it was thousands of frames ahead, and the difference line
+    counted them as GRO's doing)."""
+    app = app_for("rx-basics", 11)                 # 2,000 frames in both variants
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, *["left_square_bracket"] * 40)   # some frames before the step's end
+        await press(pilot, "c")                             # compare comes on at that call
+        frame = app.screen.frame
+        assert frame.step == 11 and frame.cursor is not None and not frame.landing
+        gro, no_gro = counts(frame, "napi_gro_receive")
+        end = app.screen.ready[11].sims["no-gro"].rec.counters()["napi_gro_receive"]
+        assert abs(gro - no_gro) <= 1 and no_gro < end
+        await press(pilot, *["left_square_bracket"] * 3)    # stepping on keeps them together
+        frame = app.screen.frame
+        gro, no_gro = counts(frame, "napi_gro_receive")
+        assert frame.cursor is not None and abs(gro - no_gro) <= 1
+        assert abs(frame.sims["gro"].processed - frame.sims["no-gro"].processed) <= 1

@@ -4,12 +4,14 @@
 - at 160x50 the memory view cut "◀ this c…" and the NAPI view "ACK/seg so f…": their glosses
   go first (the legend says what ◀ is; "so far" is what ACK/seg already means);
 - holding a question, the status line dropped a long variant name ("missing-unmap") to keep the
-  hint whole: the hint's aside in brackets gives way first.
+  hint whole: the hint's aside in brackets gives way first;
+- at 80x24 the end screen's paper-vs-model panel kept its 60% cap inside the screen's own scroll:
+  ↓ reached the end of the screen with the panel cut after its first fitted value.
 """
 
 from __future__ import annotations
 
-from test_app import app_for
+from test_app import app_for, press
 
 from viz.app import settle
 from viz.views.base import ModelView
@@ -94,3 +96,23 @@ async def test_no_view_of_the_grid_cuts_a_word_in_bgmac_at_160x50():
         for view in ("#v-napi", "#v-skbcache", "#v-ring", "#v-memory"):
             cut = [ln for ln in lines(app.screen.query_one(view, ModelView)) if "…" in ln and "… " not in ln]
             assert not cut, (view, cut)
+
+
+async def test_the_end_screen_scrolls_to_every_line_of_paper_vs_model_at_80x24():
+    from viz.screens.end import EndScreen
+    from viz.widgets.paper_vs_model import HeadlinePanel
+    app = app_for("ath11k-36bit-dma-mask", 11)      # two fits: the longest paper-vs-model text
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "right")
+        end = app.screen
+        assert isinstance(end, EndScreen)
+        await settle(app, pilot)
+        panel = end.query_one(HeadlinePanel)
+        assert panel.headline is not None
+        # the screen scrolls, the panel inside it does not: it is as tall as what it holds
+        assert panel.max_scroll_y == 0, (panel.size, panel.virtual_size)
+        await press(pilot, *["down"] * 80)
+        box = panel.parent
+        assert box.scroll_y == box.max_scroll_y
+        assert panel.region.bottom <= box.region.bottom        # its last line is on screen

@@ -202,3 +202,63 @@ async def test_brackets_at_a_hold_say_so_once_not_once_a_press():
         await press(pilot, *["right_square_bracket"] * 4)
         said = [n for n in app._notifications if "answer first" in n.message]
         assert len(said) == 1 and app.screen.frame.step == Q
+
+
+async def test_fast_forward_waits_for_the_answer():
+    """f at a question ran every variant on: the NAPI view read "4.0 segments per skb" beside the
+    question of how many skbs GRO hands up. It now asks for the answer first, as ] does."""
+    from viz.screens.player import PlayerScreen
+    app = app_for("rx-basics", Q)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert_holds(app, Q)
+        await press(pilot, "f")
+        assert isinstance(app.screen, PlayerScreen)                 # no prompt for frames
+        await press(pilot, "enter")
+        assert app.screen.frame.extra == 0
+        assert_holds(app, Q)
+        assert any("answer first" in n.message for n in app._notifications)
+        await press(pilot, "2", "f")                               # answered: f asks how many frames
+        assert not isinstance(app.screen, PlayerScreen)
+
+
+async def test_the_sandbox_says_what_moved_at_the_step_the_views_show():
+    """The sandbox at a question step: the views show the step before, and what moved did not: with
+    gro=false it read "netif_receive_skb 1 → 4" under "how many skbs enter the stack?"."""
+    from viz.screens.player import PlayerScreen
+    from viz.widgets.sandbox_bar import SandboxBar
+    app = app_for("rx-basics", Q - 1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "3", "right")                     # step 4 answered, step 5 asks
+        assert_holds(app, Q)
+        await press(pilot, "s")
+        await pilot.press(*"gro=false", "enter")
+        await settle(app, pilot)
+        await press(pilot, "enter")                         # an empty line runs
+        screen = app.screen
+        assert isinstance(screen, PlayerScreen) and screen.sets == {"gro": False}
+        assert_holds(app, Q)
+        bar = screen.query_one(SandboxBar)
+        assert bar.display and bar.rows is not None
+        assert "netif_receive_skb" not in {name for name, _, _ in bar.rows}, bar.rows
+        await press(pilot, "2")                             # answered: this step's figures
+        assert ("netif_receive_skb", 1, 4) in bar.rows, bar.rows
+
+
+@pytest.mark.slow
+async def test_playing_pauses_at_a_question_and_does_not_reveal_it():
+    """space played on through a question: the tick after it arrived revealed its outcome unasked."""
+    app = app_for("rx-basics", 3)                            # step 4 asks
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "plus", "plus", "plus")           # 8x: a step every 0.25 s
+        await pilot.press("space")
+        for _ in range(200):
+            if not app.screen.playing:
+                break
+            await pilot.pause(0.05)
+        await settle(app, pilot)
+        assert not app.screen.playing
+        assert_holds(app, 4)
+        assert any("paused at a question" in n.message for n in app._notifications)

@@ -62,3 +62,18 @@ async def test_a_step_that_runs_nothing_opens_the_log_at_the_run_its_text_reads(
         start = app.screen.moves.session.run.seq_at(1, frame.shown) + 1     # step 2's first call
         assert before is None or before.calls[frame.shown][0] == start
         assert shows(log_rows(app)[0], event(app, start)), log_rows(app)
+
+
+
+async def test_a_report_the_step_made_is_never_left_below_the_log():
+    """dma-bugs 5 is about the checker's report of a device write past its mapping: at 80x24 the log
+    opened at the step's first call and the report was the eleventh line of six (at 160x50 its message
+    was cut after the first line). The view ends with the whole report instead."""
+    app = app_for("dma-bugs", 5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for size in ((80, 24), (160, 50)):
+            await pilot.resize_terminal(*size)
+            await settle(app, pilot)
+            rows = log_rows(app)
+            text = " ".join(" ".join(rows).split())
+            assert "VIOLATION" in text and "490 bytes past its end" in text, (size, rows)

@@ -127,3 +127,20 @@ async def test_compare_on_a_tall_screen_shows_both_paths():
         lines = strip.render().plain.split("\n")
         assert lines[0].startswith("before") and lines[1].startswith("after")
         assert lines[1].endswith("recycle") and lines[0].endswith("free")
+
+
+async def test_a_call_of_a_skipped_stage_is_lit_and_still_struck_at_80_columns():
+    """dma-bugs step 5 stops at napi_gro_receive in a variant with GRO off: at 160 columns the strip
+    lights "no GRO"; at 80, where "no" does not fit, the lit "GRO" stays struck through (lit alone it
+    said the variant runs GRO)."""
+    app = make_app(lesson="dma-bugs", step=5)
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        strip = app.screen.query_one(PathStrip)
+        st = strip.states[0]
+        call, facts = st.read.path()
+        assert call is not None and STAGE_OF[call.call] == "gro" and "gro" in skipped(facts)
+        line = strip.render()
+        gro = [s.style for s in line.spans if line.plain[s.start:s.end] == "GRO"]
+        assert len(gro) == 1 and gro[0].strike and gro[0].reverse        # struck, and lit

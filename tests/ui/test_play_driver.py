@@ -21,6 +21,8 @@ from models.driver.runtime import DriverSim
 from viz.app import make_app, settle
 from viz.exercises.catalog import BY_ID
 from viz.exercises.play import lesson_with_driver
+from viz.views.base import ModelView
+from viz.widgets.deck import ViewDeck
 from viz.widgets.status import StatusLine
 
 
@@ -135,3 +137,25 @@ async def test_the_pool_view_of_your_driver_counts_its_pages_in_flight(tmp_path)
         pane = app.screen.query_one(PoolPane)
         text = "\n".join(strip.text for strip in pane.render_lines(pane.region.reset_offset))
         assert f"hold {pool.hold} − release {pool.release} = inflight {pool.hold - pool.release}" in text
+
+
+@pytest.mark.slow
+async def test_a_question_keeps_back_the_variant_your_driver_stands_in_for(tmp_path):
+    """atlantic step 8 asks which way the pool's pages come back. With a driver, the step shows yours,
+    and compare (or v) sets the lesson's `after` beside it: its pool view read "cache 37/128 ·
+    ptr_ring 0/1024" while the question waited. Both are kept back alike."""
+    app = app_with(tmp_path, BY_ID["page-pool-frags"].solution_text(), 8, lesson="atlantic-page-pool")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.holding() and screen.frame.shown == LEARNER
+        await press(pilot, "c")
+        deck = screen.query_one(ViewDeck)
+        pair = deck._pair
+        assert pair is not None and {st.variant for st in pair} == {"after", LEARNER}
+        for st in pair:
+            assert st.asking and "page_pool_recycle_in_cache" in st.hidden_counts, st.variant
+        for side in ("a", "b"):
+            text = "\n".join(view.render_line(y).text for view in screen.query_one(f"#col-{side}").query(ModelView)
+                             for y in range(view.size.height))
+            assert "kept back" in text and "cache 37/128" not in text, text

@@ -226,3 +226,21 @@ async def test_a_question_steps_notes_carry_its_question_and_answer():
                                "answer": spec.ask.answer, "explain": spec.ask.explain}
         text = notes.render(data, 100)
         assert "ask the room" in text and f"✓ {spec.ask.answer + 1}." in text
+
+
+@pytest.mark.slow
+async def test_presenting_at_80x24_each_large_figure_says_whole_what_it_is():
+    """The room reads fitted, predicted or bounded beside the digits: at 80 columns the caption on one
+    line was cut to "before fitted, after p"."""
+    from textual.widgets import Static
+    app = make_app(lesson="bgmac-napi-skb-cache", step=11, present=True, remember=False)    # the payoff
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        panel = app.screen.query_one(HeadlinePanel)
+        assert panel.headline is not None
+        for who, words in (("paper", "published"), ("model", "after predicted")):
+            kind = panel.query_one(f"#hl-{who}-kind", Static)
+            text = str(kind.render())
+            assert words in text and "Mbit/s" in text
+            assert kind.region.right <= panel.content_region.right, (who, kind.region, panel.content_region)
+            assert kind.region.width >= max(len(line) for line in text.splitlines())

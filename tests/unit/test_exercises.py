@@ -3,9 +3,13 @@ a skeleton fails with a hint; a runaway driver is stopped; an exception shows on
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from viz.exercises.catalog import BY_ID
+from models.calls import VIOLATIONS
+from viz.exercises.catalog import BY_ID, COMMON, hint
+from viz.exercises.child import figures
 from viz.exercises.grade import grade, run_child
 
 FRAMES = 1500
@@ -64,6 +68,7 @@ def test_a_mutant_fails_with_the_kernels_report(tmp_path, mutant):
     text = "\n".join(v.lines)
     assert words in text
     assert f"hint ({kind}):" in text
+    assert "correct but slower" not in text          # a failing driver is never told it is correct
     if at_line:
         assert f"driver.py:{line} in rx_frame" in text
 
@@ -135,3 +140,79 @@ def test_start_never_overwrites_and_hint_waits_for_an_attempt(tmp_path, monkeypa
     assert "try it first" in capsys.readouterr().err
     assert cli.main(["exercise", "start", "no-such"]) == 2
     assert "no such exercise" in capsys.readouterr().err
+
+
+def test_check_of_a_directory_that_is_not_there_names_it(tmp_path, monkeypatch, capsys):
+    from viz import cli
+    monkeypatch.setenv("RXVIZ_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["exercise", "check", "typo-dir"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rxviz: exercise check: typo-dir: no such directory") and "Traceback" not in err
+    (tmp_path / "empty").mkdir()
+    assert cli.main(["exercise", "check", "empty"]) == 2
+    assert "empty was not made by `rxviz exercise start`" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", sorted({*VIOLATIONS, "leak", "pool-inflight", "napi-stuck", "over-budget",
+                                         "no-frames", "timeout", "exception"}))
+def test_every_failure_gets_a_hint_of_its_own(kind):
+    """Each report a failing driver can get (the checker's kinds, the grader's own) has a hint about it,
+    never the "correct but slower" one (an unmap left out ends in an illegal-transition report too)."""
+    for ex in BY_ID.values():
+        text = hint(ex, kind)
+        assert text and text != COMMON["slower"] and "correct but slower" not in text
+
+
+def test_calls_per_frame_count_the_frames_the_nic_received():
+    """A driver that takes no frame off the ring (the skeleton) misses every frame: 1 a frame, not the
+    run's total divided by nothing."""
+    class NoFrames:
+        processed = 0
+    metrics = {"throughput_mbps": 0.0, "cpu_ns_per_frame": 0.0, "frames_delivered": 0, "frames_dropped": 0}
+    out = figures(NoFrames(), metrics, {"rx_missed_errors": 24_000, "dma_map_single": 256})
+    assert out["calls"]["rx_missed_errors"] == 1.0
+    assert out["maps_per_frame"] == round(256 / 24_000, 3)
+
+    class Taking:
+        processed = 20_000
+    out = figures(Taking(), metrics, {"dma_map_single": 25_000})
+    assert out["maps_per_frame"] == 1.25 and "rx_missed_errors" not in out["calls"]
+
+
+@pytest.mark.parametrize("junk", ["[1,2", '{"rx-refill": 5}', "\udcff"])
+def test_an_unusable_progress_file_is_set_aside_not_written_over(tmp_path, monkeypatch, capsys, junk):
+    """exercises.json that cannot be used is kept as exercises.json.corrupt-<time> with one line on
+    stderr, as progress.json is; it was silently written over by the next `exercise start`."""
+    from viz import cli
+    state = tmp_path / "state"
+    monkeypatch.setenv("RXVIZ_STATE_DIR", str(state))
+    state.mkdir()
+    f = state / "exercises.json"
+    f.write_bytes(junk.encode("utf-8", "surrogateescape"))
+    assert cli.main(["exercise", "start", "rx-refill", str(tmp_path / "mine")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("rxviz: note: exercise progress file was unusable") and "Traceback" not in err
+    aside = list(state.glob("exercises.json.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == junk.encode("utf-8", "surrogateescape")
+    assert "rx-refill" in json.loads(f.read_text())["exercises"]      # a new file, for the one started
+    assert cli.main(["exercise", "list"]) == 0
+    assert not capsys.readouterr().err
+
+
+def test_what_exercise_prints_fits_80_columns(tmp_path, monkeypatch, capsys):
+    """A projector shows 80 columns: the list cuts a task at a word (`start` says it whole), and a
+    check's kernel reports and hints wrap, indented under their first line (they ran to 200)."""
+    from viz import cli
+    monkeypatch.setenv("RXVIZ_STATE_DIR", str(tmp_path / "state"))
+    d = tmp_path / "mine"
+    assert cli.main(["exercise", "list"]) == 0
+    assert cli.main(["exercise", "start", "dma-bugs", str(d)]) == 0
+    assert cli.main(["exercise", "check", str(d), "--frames", "300"]) == 1
+    assert cli.main(["exercise", "hint", "dma-bugs"]) == 0
+    out = capsys.readouterr().out
+    too_wide = [line for line in out.splitlines() if len(line) > 80 and " " in line.strip()]
+    assert not too_wide, too_wide
+    assert "[unmapped with DMA_TO_DEVICE]" in out and "hint (wrong-direction):" in out
+    rows = [line for line in out.splitlines() if line.startswith("rx-refill ")]
+    assert rows and rows[0].endswith(" …")

@@ -26,7 +26,7 @@ def driver(tmp_path, src: str) -> str:
 
 
 def one_line(err: str) -> str:
-    assert err.startswith("rxviz: --driver: ") and "Traceback" not in err
+    assert err.startswith("rxviz: --driver:") and "Traceback" not in err
     return " ".join(err.split())
 
 
@@ -41,6 +41,7 @@ def test_a_driver_raising_in_its_poll_is_one_line_with_its_file_and_line(capsys,
 def test_a_missing_file_or_a_syntax_error_is_one_line(capsys, tmp_path):
     code, _, err = run(capsys, "play", "rx-basics", "--driver", str(tmp_path / "nope.py"))
     assert code == 2 and "no such file" in one_line(err)
+    assert err.count("--driver") == 1 and f"{tmp_path / 'nope.py'}: no such file" in one_line(err)
     code, _, err = run(capsys, "screenshot", "rx-basics", "--driver",
                        driver(tmp_path, REF.replace("def open(self) -> None:", "def open(self) -> None")))
     assert code == 2 and "SyntaxError" in one_line(err) and "driver.py, line" in err

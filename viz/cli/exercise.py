@@ -14,16 +14,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..exercises.catalog import BY_ID, EXERCISES, Exercise, hint
-from ..messages import CliError
+from ..messages import CliError, err
+from ..progress import set_aside
 from ..state import state_dir, write_json
 
 MARKER = ".rxviz-exercise"
 FILE = "driver.py"
+WIDTH = 80                   # what a projector shows, as everything else rxviz prints
+TASK_AT = 48                 # the column of WHAT YOU WRITE in `list`, which cuts it to fit
 
 
 def add_parser(add: Any) -> None:
@@ -50,16 +54,45 @@ def _path() -> Path:
     return state_dir() / "exercises.json"
 
 
+_kept = {"writable": True}       # False: the file could be neither read nor set aside: never written over
+
+
 def load_progress() -> dict[str, dict[str, Any]]:
+    """The exercises' progress. A file that cannot be used is set aside with a line on stderr, as the
+    lessons' is (viz.progress), never written over: it may hold a learner's record."""
+    path = _path()
+    _kept["writable"] = True
     try:
-        data = json.loads(_path().read_text(encoding="utf-8"))
-        out = data.get("exercises", {}) if isinstance(data, dict) else {}
-        return {k: v for k, v in out.items() if isinstance(v, dict) and k in BY_ID}
-    except (OSError, ValueError):
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        return _unusable(path, getattr(exc, "strerror", None) or "it is not text")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return _unusable(path, str(exc) or "unreadable")
+    out = data.get("exercises") if isinstance(data, dict) else None
+    if not isinstance(out, dict):
+        return _unusable(path, "no exercises in it")
+    return {k: v for k, v in out.items() if isinstance(v, dict) and k in BY_ID}
+
+
+def _unusable(path: Path, why: str) -> dict[str, dict[str, Any]]:
+    try:
+        aside = set_aside(path)
+    except OSError as exc:
+        _kept["writable"] = False
+        err(f"rxviz: note: exercise progress file {path} is unusable ({why}) and could not be set aside "
+               f"({exc.strerror}); this run's is not saved")
+        return {}
+    err(f"rxviz: note: exercise progress file was unusable ({why}): kept as {aside.name}, starting afresh")
+    return {}
 
 
 def _save(progress: dict[str, dict[str, Any]]) -> None:
+    if not _kept["writable"]:
+        return
     try:
         write_json(_path(), {"version": 1, "exercises": progress})
     except OSError:
@@ -80,13 +113,28 @@ def run(args: argparse.Namespace) -> int:
     return action(args)
 
 
+def fitted(*lines: str) -> str:
+    """`lines` within WIDTH columns: a longer one wrapped at spaces, its further lines indented by two
+    more than it (a kernel report's address or a path is never cut)."""
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= WIDTH:
+            out.append(line)
+            continue
+        lead = len(line) - len(line.lstrip(" "))
+        out += textwrap.wrap(line, WIDTH, subsequent_indent=" " * (lead + 2),
+                             break_long_words=False, break_on_hyphens=False)
+    return "\n".join(out)
+
+
 def _list(args: argparse.Namespace) -> int:
     prog = load_progress()
     print(f"{'ID':<16} {'LESSON':<22} {'STATUS':<7} WHAT YOU WRITE")
     for ex in EXERCISES:
         p = prog.get(ex.id, {})
         status = "done" if p.get("passed") else ("tried" if p.get("attempts") else "-")
-        print(f"{ex.id:<16} {ex.lesson:<22} {status:<7} {ex.task}")
+        task = textwrap.shorten(ex.task, WIDTH - TASK_AT, placeholder=" …")
+        print(f"{ex.id:<16} {ex.lesson:<22} {status:<7} {task}")      # whole in `start` and `check`
     print("\nStart one with `rxviz exercise start ID`.")
     return 0
 
@@ -99,24 +147,27 @@ def _start(args: argparse.Namespace) -> int:
         d.mkdir(parents=True, exist_ok=True)
         (d / MARKER).write_text(ex.id + "\n", encoding="utf-8")
         if f.exists():
-            print(f"{f} exists: left as it is (rxviz never overwrites your driver).")
+            print(fitted(f"{f} exists: left as it is (rxviz never overwrites your driver)."))
         else:
             with f.open("x", encoding="utf-8") as out:          # "x": never over a file made meanwhile
                 out.write(ex.skeleton_text())
-            print(f"wrote {f}")
+            print(fitted(f"wrote {f}"))
     except OSError as e:
         raise CliError(f"exercise start: cannot write {f}: {e.strerror or e}", 2) from None
     prog = load_progress()
     prog.setdefault(ex.id, {})["dir"] = str(d.resolve())
     _save(prog)
-    print(f"\n{ex.title} (lesson {ex.lesson}): {ex.task}.")
-    print(f"Edit {f} (the task is at its top), then: rxviz exercise check {d}")
+    print("\n" + fitted(f"{ex.title} (lesson {ex.lesson}): {ex.task}.",
+                        f"Edit {f} (the task is at its top), then: rxviz exercise check {d}"))
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
     from ..exercises.grade import grade, run_child
     d = Path(args.dir)
+    if not d.exists():          # else the message below would name its parent ('.')
+        raise CliError(f"exercise check: {d}: no such directory; `rxviz exercise start ID {d}` makes one "
+                       f"(`rxviz exercise list` gives the IDs)", 2)
     f = d / FILE if d.is_dir() else d
     marker = (f.parent / MARKER)
     try:
@@ -127,9 +178,9 @@ def _check(args: argparse.Namespace) -> int:
     ex = _exercise(ex_id)
     if not f.is_file():
         raise CliError(f"exercise check: {f}: no such file; `rxviz exercise start {ex.id} {d}` writes one", 2)
-    print(f"Checking {f} for exercise {ex.id} (lesson {ex.lesson}, variant {ex.variant}) ...\n")
+    print(fitted(f"Checking {f} for exercise {ex.id} (lesson {ex.lesson}, variant {ex.variant}) ...") + "\n")
     v = grade(ex, run_child(ex, f.resolve(), args.frames), f.name)
-    print("\n".join(v.lines))
+    print(fitted(*v.lines))
     prog = load_progress()
     p = prog.setdefault(ex.id, {})
     p["attempts"] = int(p.get("attempts", 0)) + 1
@@ -154,7 +205,7 @@ def _hint(args: argparse.Namespace) -> int:
     if p.get("passed") and not p.get("last_failures"):
         print("Your last check passed. The reference is one command away: rxviz exercise solution " + ex.id)
         return 0
-    print(f"{kinds[0]}: {hint(ex, kinds[0])}")
+    print(fitted(f"{kinds[0]}: {hint(ex, kinds[0])}"))
     return 0
 
 

@@ -63,6 +63,20 @@ COMMON = {
     "napi-complete-twice": "napi_complete_done() is called once, at the end of a poll that did less than budget.",
     "device-write-unmapped": "Post the bus address dma_map_single() returned for that very buffer, while it is "
                              "mapped.",
+    "mask-violation": "The device was given a bus address beyond what it can drive: set the mask it really has "
+                      "in probe() (dma_set_mask()) and give it only addresses the DMA API returned.",
+    "gro-outside-napi": "napi_gro_receive() was called outside the NAPI poll: hand frames to GRO only from poll().",
+    "napi-not-added": "napi_gro_receive() on a NAPI instance netif_napi_add() never set up: use the napi your "
+                      "poll() is given.",
+    "page-refcount-underflow": "A page_pool fragment was put back twice: give each fragment back once, when its "
+                               "skb is freed or when you drop it yourself, never both.",
+    "sync-beyond-mapping": "A dma_sync_* call reached past the end of its mapping: sync the bytes the device wrote "
+                           "(offset and length inside what you mapped).",
+    # The state machines (`rxviz graph`) refuse a move a buffer's life does not have: from a driver, the
+    # consequence of a call left out or made twice before it, which the checker's first report names.
+    "illegal-transition": "An object made a move its life cycle does not have (rxviz graph rx_buffer draws it): "
+                          "usually a call left out or made twice just before. Fix the first report above; this "
+                          "one follows from it.",
     "slower": "Your driver is correct but slower than the reference: compare the calls per frame below.",
     "exception": "Your driver raised an exception: the lines above are yours; fix the first one.",
     "timeout": "Your driver never gave the CPU back: look for a loop that does not end (a poll that waits for a "
@@ -103,4 +117,8 @@ BY_ID = {e.id: e for e in EXERCISES}
 
 
 def hint(ex: Exercise, kind: str) -> str:
-    return ex.hints.get(kind) or COMMON.get(kind) or COMMON["slower"]
+    """The hint for one failure: the exercise's own, the common one, else the checker's description of
+    that kind of report (never "correct but slower": the driver failed)."""
+    from models.calls import VIOLATIONS  # when asked: the CLI checks which `models` it runs first
+    return (ex.hints.get(kind) or COMMON.get(kind)
+            or f"The checker reported {kind}: {VIOLATIONS.get(kind, 'see the report above')}.")

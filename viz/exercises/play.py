@@ -114,7 +114,7 @@ def lesson_with_driver(lesson: Lesson, driver: str, check: bool = True) -> PlayL
     if path.is_dir():
         path = path / "driver.py"
     if not path.is_file():
-        raise DriverFailed(f"--driver {driver}: no such file (a driver.py of `rxviz exercise start`)")
+        raise DriverFailed(f"{driver}: no such file (a driver.py of `rxviz exercise start`)")
     path = path.resolve()
     base = base_variant(lesson, path)
     if check:

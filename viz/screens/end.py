@@ -80,6 +80,9 @@ class EndScreen(ModalScreen[None]):
             padding: 0 1;
         }
         & .end-head { text-style: bold; color: $text-accent; margin-top: 1; }
+        /* The screen scrolls: the paper-vs-model panel is as tall as its text (its 60% cap, for the
+           player, cut it off here at 80x24 with no key to scroll it). */
+        & #end-headline { max-height: initial; }
         & #end-next { margin-top: 1; text-style: bold; }
     }
     """

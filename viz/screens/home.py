@@ -21,8 +21,8 @@ from viz.course import Course, OpenLesson
 from viz.widgets.narration import cite, cover
 from viz.widgets.prose import Prose
 
-INTRO = ("Each lesson replays a real driver patch in a simulated kernel: the descriptor ring, "
-         "DMA mapping, NAPI, GRO, page_pool. Every number on screen comes from the model.")
+INTRO = ("Each lesson runs the RX path in a simulated kernel, most of them a real driver patch: the "
+         "descriptor ring, DMA mapping, NAPI, GRO, page_pool. Every number on screen comes from the model.")
 
 
 class HomeScreen(Screen[None]):

@@ -304,8 +304,17 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         """The questions about `variant` (None: any) at `step` or after it (at most `within` steps on), still
         unanswered (`revealing`: that step's outcome is about to be shown, so its question no longer counts)."""
         return [spec.ask for spec in self.lesson.steps[max(0, step - 1):step + within]
-                if spec.ask is not None and variant in (None, spec.show) and spec.index + 1 != revealing
+                if spec.ask is not None and self._about(spec.show, variant) and spec.index + 1 != revealing
                 and not self.answered(spec.index + 1)]
+
+    def _about(self, shown: str, variant: str | None) -> bool:
+        """A question of a step that shows `shown` is about `variant` (None: any): the same variant, or,
+        with a learner's driver shown in its place, the lesson's variant it stands in for (compare and
+        `v` set that one beside it, and it would answer alike)."""
+        if variant is None or variant == shown:
+            return True
+        stands_in = getattr(self.lesson, "base", "")            # a DriverLesson (viz.exercises.play)
+        return bool(stands_in) and variant == stands_in and shown in getattr(self.lesson, "factories", {})
 
     def hidden_code(self, variant: str, step: int, revealing: int = 0) -> frozenset[int]:
         """Pseudocode lines of `variant` blanked at `step`: those a question still ahead would give away
@@ -632,6 +641,12 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
     def _tick(self) -> None:
         if self.waiting:               # a slow step is still computing: let it land before the next
             return
+        if self.holding():             # a question: playing on would show its outcome unasked (→ does)
+            self._set_playing(False)
+            spec = self.lesson.steps[self.want[0] - 1]
+            n = len(spec.ask.choices) if spec.ask else 0
+            self.notify(f"paused at a question: answer (1–{n}), or → to see what happened", timeout=4)
+            return
         if self.call_mode:
             self.action_call(1)
         else:
@@ -652,6 +667,12 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
 
     def action_fast_forward(self) -> None:
         from viz.screens.prompt import NumberPrompt
+        if self.holding():
+            # Frames beyond a step that asks would show what it asks about (GRO's segments per skb).
+            spec = self.lesson.steps[self.want[0] - 1]
+            n = len(spec.ask.choices) if spec.ask else 0
+            self.notify(f"answer first (1–{n}), or → to see what happened; then f runs on", timeout=3)
+            return
         help_text = ("run every variant this many more frames beyond the lesson step; "
                      "→ or ← returns to the lesson's steps")
         prompt = NumberPrompt("fast-forward frames", help_text, 1, FF_MAX, min(5000, FF_MAX))
@@ -670,6 +691,8 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         self.compare = self.moves.session.compare = not self.compare
         if self.frame is not None:
             self._show_with(compare_pair(self.lesson, self.variant or self.frame.shown) or ())
+            if self.compare:
+                self.align_call()
 
     def action_cycle(self, delta: int) -> None:
         self.query_one(ViewDeck).cycle(delta)
@@ -748,11 +771,16 @@ class PlayerScreen(Presenting, CallStepping, Wayfinding, Screen[None]):
         bar.display = bool(self.sets)
         if not self.sets:
             return
+        if self.holding(frame):
+            # A question waits: the views show the step before, and so does what moved (this step's
+            # figures beside the lesson's read "netif_receive_skb 1 → 4" under "how many skbs?").
+            frame = self._held(frame)
         ref = self.lesson_ready.get(frame.step)
         spec = self.lesson.steps[frame.step - 1] if frame.step else None
         shown = self.variant or frame.shown
-        bar.show(self.sets, moved(ref, frame, shown, spec.watch if spec else ()) if ref and not frame.extra
-                 else None)
+        kept = self.hidden_counts(shown, frame.step)               # what the views keep back, too
+        rows = [r for r in moved(ref, frame, shown, spec.watch if spec else ()) if r[0] not in kept]
+        bar.show(self.sets, rows if ref and not frame.extra else None)
 
     def action_answer(self, index: int) -> None:
         panel = self.query_one(AskPanel)

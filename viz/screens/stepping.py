@@ -67,6 +67,16 @@ class CallStepping(PlayerHost):
         self.call_pending = True
         self._request("call", (frame.step, variant, at, delta, self.follow))
 
+    def align_call(self) -> None:
+        """Compare mode came on at a call: the same call again, its partner stopped at the same moment
+        (viz.same_moment) rather than at the step's end."""
+        frame = self.frame
+        if frame is None or frame.cursor is None or frame.landing or frame.extra or self.holding():
+            return
+        variant = self.variant or frame.shown
+        self.call_pending = True
+        self._request("call", (frame.step, variant, frame.sims[variant].rec.seq, 0, None))
+
     def action_follow(self) -> None:
         """o: follow the object the current call moved (o again: stop following)."""
         self.trail = ()

@@ -46,8 +46,18 @@ class TooSmallScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="too-small-message", markup=False)
 
+    _resumed = False         # shown once already: a later resume is a return from a screen over it
+
     def on_mount(self) -> None:
         self._update()
+
+    def on_screen_resume(self) -> None:
+        """On top again after a screen opened over it (? for help, the palette): the terminal may have
+        grown meanwhile, which the app's size check saw with that screen on top, so this one goes by
+        itself. (Not on its first showing: the app may not have recorded the small size yet.)"""
+        if self._resumed and not too_small(*self.app.size):
+            self.dismiss()
+        self._resumed = True
 
     def on_resize(self) -> None:
         self._update()

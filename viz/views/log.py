@@ -11,9 +11,10 @@ is what a lesson about a bug wants the reader to find.
 The calls the last step made are bright; older ones are dimmed, so a step's
 work stands out in the scrollback. No scrolling: a step opens with its first
 call on the view's top line (ViewState.opens_at), since that is where its
-text starts reading, and as many after it as fit; stepping by call or
-playing, the view follows the newest call instead (the trace buffer keeps
-the last few hundred).
+text starts reading, and as many after it as fit, unless the step's first
+report would fall below them (80x24 has a few rows): then the view ends
+with that report. Stepping by call or playing, the view follows the newest
+call instead (the trace buffer keeps the last few hundred).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from models.read import Event, kept_details
 
 from . import register
 from .base import ModelView
+
+REPORTS = ("VIOLATION", "WARNING")      # a checker's report or a kernel warning: drawn whole, never left below
 
 # context -> (tag, component class)
 CONTEXTS = {
@@ -101,13 +104,20 @@ class LogView(ModelView):
         setup = st.read.setup_seq
         quiet = kept_details(kept)      # calls listed, but what they did kept back
         top = None                      # the line of the call the view opens at
+        reports: list[int] = []         # where each report of this step ends (its message wraps)
         for e in events:
             if top is None and opening is not None and e.seq >= everything[opening].seq:
                 top = len(out)
             if e.call not in kept:
                 out += self._event(e, width, e.seq < fresh_from, e.seq <= setup, e.call in quiet)
+                if e.call in REPORTS and e.seq >= fresh_from:
+                    reports.append(len(out))
         if top is not None:             # that call on the top line, unless the lines after it leave room
-            out = out[:top + rows]
+            end = top + rows
+            # ... or the step's first report would fall below the view (a small screen): the report is
+            # what a lesson about a bug wants read, so the view ends with it instead.
+            below = next((r for r in reports if r > end), None)
+            out = out[:end if below is None or any(top < r <= end for r in reports) else below]
         out = out[-rows:]
         pad = [Text("")] * (rows - len(out))
         return pad + out + [legend]
@@ -125,7 +135,7 @@ class LogView(ModelView):
         i = len(events)
         while i > 0 and fresh > 0:
             i -= 1
-            fresh -= events[i].call not in ("VIOLATION", "WARNING")
+            fresh -= events[i].call not in REPORTS
         return events[i].seq if i < len(events) else events[-1].seq + 1
 
     @staticmethod
@@ -149,7 +159,7 @@ class LogView(ModelView):
         if width >= 64:
             line.append(f" {e.ctx:<7}", self._s(cls))
         line.append(" ")
-        if e.call in ("VIOLATION", "WARNING"):
+        if e.call in REPORTS:
             style = self._s("error" if e.call == "VIOLATION" else "warning")
             indent = min(line.cell_len, max(0, width - 20))
             line.append(("✖ " if e.call == "VIOLATION" else "⚠ ") + e.call + (f" {e.obj}" if e.obj else ""), style)

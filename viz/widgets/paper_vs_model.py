@@ -80,7 +80,7 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
         & > .hl-big { height: auto; display: none; }
         & > .hl-big > Digits { width: auto; color: $text; margin-right: 2; }
         & > .hl-big > .hl-arrow { width: 7; padding-top: 1; margin-right: 1; text-style: bold; }
-        & > .hl-big > .hl-kind { width: auto; padding-top: 1; text-style: bold italic; color: $text-success; }
+        & > .hl-big > .hl-kind { width: auto; text-style: bold italic; color: $text-success; }
         & > #hl-notes { color: $text-muted; }
     }
     HeadlinePanel.-present > .hl-big { display: block; }
@@ -142,9 +142,10 @@ class HeadlinePanel(VerticalScroll, can_focus=False):
             for side in ("before", "after"):
                 value = figures.get(side)
                 self.query_one(f"#hl-{who}-{side}", Digits).update("" if value is None else f"{value:,.1f}")
-        # What each large figure is, beside it: the room reads "fitted" or "predicted" with the number.
+        # What each large figure is, beside it: the room reads "fitted" or "predicted" with the number,
+        # a line each beside the digits' three rows (on one line, 80 columns cut "after predicted").
         unit = h.get("unit", "")
-        self.query_one("#hl-paper-kind", Static).update(f"{unit} · published")
+        self.query_one("#hl-paper-kind", Static).update(f"{unit}\npublished")
         before, after = h.get("before_kind", ""), h.get("after_kind", "")
-        self.query_one("#hl-model-kind", Static).update(
-            f"{unit} · " + (f"before {before}, after {after}" if before and after else after or before or "model"))
+        kinds = f"before {before}\nafter {after}" if before and after else after or before or "model"
+        self.query_one("#hl-model-kind", Static).update(f"{unit}\n{kinds}")

@@ -90,7 +90,10 @@ class PathStrip(KeptComponentStyles):
                 style = "lit" if stage.key == lit else stage.status if stage.status != "on" else "on"
                 if style == "skipped" and not long:
                     style = "struck"
-                text.append(name, self._s(style))
+                drawn = self._s(style)
+                if style == "lit" and stage.status == "skipped" and not long:
+                    drawn += Style(strike=True)      # a call of a stage the variant skips (GRO off): still "no"
+                text.append(name, drawn)
             if cell_len(text.plain) <= width:
                 return text
         text.truncate(width, overflow="ellipsis")
