@@ -215,7 +215,11 @@ def _headline(lesson: Lesson, results: dict[str, VariantResult], frames: int, se
     if out is not None and with_sensitivity and both and not changed:
         def run(name: str, prm: dict[str, Any], n: int) -> dict[str, Any]:
             return run_params(name, prm, n, seed=seed, teardown=False, runs=lesson.runs.get(name, "")).metrics
-        out["sensitivity"] = sensitivity(lesson, run, frames)
+        rows = out["sensitivity"] = sensitivity(lesson, run, frames)
+        key = out.get("compare") if out.get("compare") in ("change", "ratio") else "after"
+        for row in rows:
+            if row["frames"] == frames:        # measured over the same frames: the headline's own figure is x1
+                row["nominal"] = out["model"].get(key)
     return out
 
 

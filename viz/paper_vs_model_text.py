@@ -91,7 +91,10 @@ def notes(h: dict[str, Any], lesson: Lesson) -> list[str]:
         out.append("fitted: nothing (every parameter comes from the platform profile)")
     for row in h.get("sensitivity") or []:
         what = h.get("compare") if h.get("compare") in ("change", "ratio") else "after"
-        pts = "; ".join(f"x{p['factor']:g}{_capped(p)} gives {what} {num(p['figure'])}" for p in row["points"])
+        said = [f"x{p['factor']:g}{_capped(p)} gives {what} {num(p['figure'])}" for p in row["points"]]
+        if row.get("nominal") is not None:      # the headline's own figure, between the two (same run length)
+            said.insert(len(said) // 2, f"x1 (the run above) {num(row['nominal'])}")
+        pts = "; ".join(said)
         out.append(f"sensitivity ({row['frames']:,} frames): {row['param']} {pts}")
     if h.get("source"):
         out.append(f"source: {h['source']}")

@@ -143,6 +143,8 @@ def test_headline_labels_each_figure():
     (sens,) = h["sensitivity"]
     assert sens["param"] == "iotlb_sync_ns" and [p["factor"] for p in sens["points"]] == [0.5, 1.5]
     assert all(abs(p["after"] - h["model"]["after"]) < 0.01 * h["model"]["after"] for p in sens["points"])
+    # measured over the headline's own frames, so the headline's figure is its x1 point
+    assert sens["frames"] == 8000 and sens["nominal"] == h["model"]["after"]
     (fit,) = h["fitted"]
     assert fit["plausible"] == [1000, 20000] and fit["in_plausible_range"] is True
 
@@ -155,6 +157,20 @@ def test_a_declared_kind_wins_and_a_fit_outside_its_range_is_flagged():
     fits = {f["param"]: f for f in h["fitted"]}
     assert fits["swiotlb_copy_gbs"]["in_plausible_range"] is False
     assert "sensitivity" not in h
+
+
+def test_a_sensitivity_longer_than_its_cap_has_no_nominal_point():
+    from models.paper_vs_model import SENSITIVITY_FRAMES
+    from models.runner import _headline
+    lesson = shipped_lesson("bgmac-napi-skb-cache")
+    frames = SENSITIVITY_FRAMES + 1          # the runs themselves are faked: only the bookkeeping is under test
+    metrics = {"throughput_mbps": 250.0, "cpu_percent": 50.0}
+    results = {v: type("R", (), {"metrics": metrics})() for v in ("before", "after")}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("models.runner.run_params", lambda *a, **k: type("R", (), {"metrics": metrics})())
+        h = _headline(lesson, results, frames, 0, None, [], True)
+    (row,) = h["sensitivity"]
+    assert row["frames"] == SENSITIVITY_FRAMES and "nominal" not in row
 
 
 def test_a_changed_scenario_gets_no_sensitivity():
