@@ -2,7 +2,8 @@
 
 The commands are built when the palette opens, from the screen it was
 opened on: step commands exist only over a lesson, and name the step's
-title so "jump napi" finds the NAPI steps. Titles and summaries come from
+title so "jump napi" finds the NAPI steps (a title a waiting question keeps back is not
+listed, nor found: viz.kept_titles). Titles and summaries come from
 lesson files, so each hit and its help is plain `Content` (viz.plain): the
 palette reads a `str` as markup.
 """
@@ -16,6 +17,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from viz.course import OpenLesson, shipped_lessons
+from viz.kept_titles import kept_back_by, kept_title
 from viz.plain import highlight, join, plain
 
 
@@ -35,10 +37,13 @@ class LessonCommands(Provider):
                    plain("every step, where you are, how each question went (m)"))
             yield plain("Glossary"), screen.action_glossary, plain("the terms the lessons use, this step's first (w)")
             lesson = screen.lesson
+            here = screen.frame.step if screen.frame is not None else screen.want[0]
+            seen = screen.course.seen(lesson.id)
             yield join("Jump to step 0: ", lesson.title), partial(screen.goto, 0), plain("the lesson's cover page")
             for step in lesson.steps:
                 k = step.index + 1
-                yield (join(f"Jump to step {k}: ", step.title), partial(screen.goto, k),
+                kept = kept_back_by(lesson, k, here, screen.answered, seen)
+                yield (join(f"Jump to step {k}: ", kept_title(kept) if kept else step.title), partial(screen.goto, k),
                        plain(f"focus: {step.focus or '-'}"))
         for lesson in shipped_lessons():
             yield (join("Open lesson ", lesson.title), partial(self.app.post_message, OpenLesson(lesson.id)),

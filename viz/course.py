@@ -80,6 +80,11 @@ class Course:
             self.finished.add(lesson_id)
         self.changed(False)
 
+    def seen(self, lesson_id: str) -> frozenset[int]:
+        """The steps of a lesson the player has shown (their titles are no secret any more)."""
+        entry = self.store.lessons.get(lesson_id)
+        return frozenset(entry.seen) if entry is not None else frozenset()
+
     def answer(self, lesson_id: str, step: int, choice: int) -> None:
         self.answers[(lesson_id, step)] = choice
         self.store.get(lesson_id).answers[step] = choice

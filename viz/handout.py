@@ -110,7 +110,8 @@ def page_markdown(lesson: Lesson, run: dict[str, Any] | None) -> str:
     `run` is a `models.runner.run_lesson` result for the headline pair, or None.
     """
     out = [f"# {plain(lesson.title)}", "", f"Driver: {plain(lesson.driver)}", "", *_patch(lesson),
-           "## Before the first step", "", markdown(cover(lesson, start=False)), "",
+           # every title: the steps below are listed with theirs anyway (a handout is read after the talk)
+           "## Before the first step", "", markdown(cover(lesson, start=False, settled=lambda q: True)), "",
            f"![the player before the first step]({svg_name(0)})", ""]
     for s in lesson.steps:
         out += [f"## Step {s.index + 1}: {plain(s.title)}", "", markdown(s.say), ""]

@@ -143,13 +143,48 @@ async def test_the_map_lists_every_step_and_how_each_question_went():
         lmap = app.screen
         assert isinstance(lmap, LessonMap)
         text = "\n".join(str(o.prompt) for o in lmap.query_one("OptionList")._options)
-        for spec in RX.steps:
-            assert spec.title in text
         lines = text.split("\n")
         assert lines[4].startswith("▶") and "✓ right" in lines[4]
         assert "? to predict" in lines[5]                    # step 5: not answered yet
+        # up to the waiting question, every title; past it, the number only ("One ACK per super-packet",
+        # step 6, would answer step 5's "how many skbs enter the stack?")
+        for spec in RX.steps:
+            k = spec.index + 1
+            assert (spec.title in lines[k]) == (k <= Q), k
+            assert ("its title waits for step 5's answer" in lines[k]) == (k > Q), k
         await press(pilot, "escape")
         assert app.screen.frame.step == 4
+        await press(pilot, "right")                          # step 5 holds its question
+        await press(pilot, "2")                              # answered (right or not): nothing is kept back
+        await press(pilot, "m")
+        text = "\n".join(str(o.prompt) for o in app.screen.query_one("OptionList")._options)
+        for spec in RX.steps:
+            assert spec.title in text
+        assert "waits for" not in text
+
+
+async def test_the_palette_and_the_cover_keep_back_the_titles_a_waiting_question_would_give_away():
+    from viz.commands import LessonCommands
+    from viz.widgets.narration import cover
+    dma = shipped_lesson("dma-bugs")
+    assert dma.steps[7].ask is not None and dma.steps[8].title == "Frames drop"
+    app = app_for("dma-bugs", 8)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        provider = LessonCommands(app.screen)
+        titles = [str(t) for t, _, _ in provider._commands()]
+        assert not any("Frames drop" in t for t in titles)
+        assert "Jump to step 9: ··· its title waits for step 8's answer" in titles
+        assert any(t == f"Jump to step 8: {dma.steps[7].title}" for t in titles)
+        await press(pilot, "1")                              # answered: the title is no secret any more
+        titles = [str(t) for t, _, _ in LessonCommands(app.screen)._commands()]
+        assert "Jump to step 9: Frames drop" in titles
+    # the cover's list of steps (the home screen's, the presenter's) stops at the first question
+    first = next(s.index + 1 for s in dma.steps if s.ask is not None)
+    listed = cover(dma, start=False)
+    assert dma.steps[first - 1].title in listed and "Frames drop" not in listed
+    assert "Frames drop" in cover(dma, start=False, seen=frozenset(range(1, 10)))     # shown before: no secret
+    assert "Frames drop" in cover(dma, start=False, settled=lambda q: True)
 
 
 async def test_the_glossary_lists_this_steps_terms_first_with_their_kernel_files():

@@ -34,6 +34,7 @@ async def test_the_palette_and_the_end_screen_take_titles_as_plain_text(tmp_path
     app = make_app(lesson=str(HOSTILE / "markup.yaml"), step=0, remember=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
+        app.screen.revealed.add(1)                   # step 1's question settled: every title is listed
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"step")                   # every step's title as a hit, "[/]" among them

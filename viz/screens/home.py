@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from models.lesson.schema import Lesson
 from viz.course import Course, OpenLesson
+from viz.kept_titles import answered_in
 from viz.widgets.narration import cite, cover
 from viz.widgets.prose import Prose
 
@@ -92,7 +93,9 @@ class HomeScreen(Screen[None]):
         if lesson is None:
             return
         self.query_one("#detail-patch", Static).update(Content(cite(lesson)))
-        self.query_one("#detail-cover", Prose).source = cover(lesson, start=False)
+        self.query_one("#detail-cover", Prose).source = cover(lesson, start=False,
+                                                               settled=answered_in(lesson, self.course.answers),
+                                                               seen=self.course.seen(lesson.id))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

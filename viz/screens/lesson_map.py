@@ -1,7 +1,8 @@
 """The lesson map (m): every step's title, where you are, each question and how you did; Enter jumps.
 
 A learner who has paged through ten steps wants to know where the lesson
-goes and where it has been: the map lists the cover and every step, marks
+goes and where it has been: the map lists the cover and every step (a title
+past a question still waiting for its answer by number only: viz.kept_titles), marks
 the one on screen, and beside each question says whether it waits, was
 answered right or wrong, or was revealed without an answer. A jump from
 here is a jump like any other: a question step reached from the map holds
@@ -22,6 +23,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from models.lesson.schema import Lesson
+from viz.kept_titles import answered_in, kept_back_by, kept_title
 
 
 def verdict(lesson: Lesson, step: int, answers: dict[tuple[str, int], int], revealed: set[int]) -> tuple[str, str]:
@@ -37,14 +39,17 @@ def verdict(lesson: Lesson, step: int, answers: dict[tuple[str, int], int], reve
     return ("? to predict", "$text-accent")
 
 
-def line(lesson: Lesson, step: int, here: int, answers: dict[tuple[str, int], int], revealed: set[int]) -> Content:
+def line(lesson: Lesson, step: int, here: int, answers: dict[tuple[str, int], int], revealed: set[int],
+         seen: frozenset[int] = frozenset()) -> Content:
     """One row of the map."""
     total = len(lesson.steps)
     title = lesson.title if step == 0 else lesson.steps[step - 1].title
+    kept = kept_back_by(lesson, step, here, answered_in(lesson, answers, revealed), seen)
     mark = "▶ " if step == here else "  "
     parts: list[tuple[str, str] | str] = [(mark, "bold $text-accent"),
                                           (f"{step:>{len(str(total))}}  ", "$text-muted"),
-                                          (title, "bold" if step == here else "")]
+                                          (kept_title(kept), "$text-muted") if kept
+                                          else (title, "bold" if step == here else "")]
     if step == 0:
         parts.append(("  (the cover)", "$text-muted"))
     what, style = verdict(lesson, step, answers, revealed) if step else ("", "")
@@ -75,10 +80,11 @@ class LessonMap(ModalScreen[int | None]):
     }
     """
 
-    def __init__(self, lesson: Lesson, here: int, answers: dict[tuple[str, int], int], revealed: set[int]) -> None:
+    def __init__(self, lesson: Lesson, here: int, answers: dict[tuple[str, int], int], revealed: set[int],
+                 seen: frozenset[int] = frozenset()) -> None:
         super().__init__()
         self.lesson, self.here = lesson, here
-        self.answers, self.revealed = answers, set(revealed)
+        self.answers, self.revealed, self.seen = answers, set(revealed), seen
 
     def compose(self) -> ComposeResult:
         lesson = self.lesson
@@ -89,7 +95,7 @@ class LessonMap(ModalScreen[int | None]):
             head = (f"{len(lesson.steps)} steps · {len(asks)} question{'s' if len(asks) != 1 else ''}, "
                     f"{right} answered right · ↑↓ Enter jumps · Esc closes")
             yield Static(Content(head), id="map-head")
-            options = [Option(line(lesson, k, self.here, self.answers, self.revealed), id=str(k))
+            options = [Option(line(lesson, k, self.here, self.answers, self.revealed, self.seen), id=str(k))
                        for k in range(len(lesson.steps) + 1)]
             yield OptionList(*options, id="map-steps")
 

@@ -23,7 +23,8 @@ class Wayfinding(PlayerHost):
         def jump(k: int | None) -> None:
             if k is not None:
                 self.goto(k)
-        self.app.push_screen(LessonMap(self.lesson, here, self.course.answers, self.revealed), jump)
+        self.app.push_screen(LessonMap(self.lesson, here, self.course.answers, self.revealed,
+                                       self.course.seen(self.lesson.id)), jump)
 
     def action_glossary(self) -> None:
         """w: the glossary, the terms this step's text uses first."""

@@ -12,6 +12,7 @@ variants, the published figure, and how to start.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -23,6 +24,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from models.lesson.schema import Lesson
+from viz.kept_titles import kept_back_by
 from viz.onepass import Line, OnePass
 from viz.widgets.prose import Prose
 
@@ -41,8 +43,10 @@ def _value(v: object) -> str:
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
-def cover(lesson: Lesson, start: bool = True) -> str:
-    """The Markdown of step 0: what this lesson runs and compares (and, if `start`, how to begin)."""
+def cover(lesson: Lesson, start: bool = True, settled: Callable[[int], bool] = lambda q: False,
+          seen: frozenset[int] = frozenset()) -> str:
+    """The Markdown of step 0: what this lesson runs and compares (and, if `start`, how to begin; else
+    its steps, a title past a question not `settled` by number only)."""
     lines = [lesson.summary, ""]
     if start:
         lines += [f"*Press **→** or **PageDown** to start ({len(lesson.steps)} steps); **↓** pages the "
@@ -60,7 +64,15 @@ def cover(lesson: Lesson, start: bool = True) -> str:
         lines += [f"**Published:** {pp.metric} {pp.before:g} → {pp.after:g} {pp.unit}"
                   + (f" ({pp.source})" if pp.source else ""), ""]
     if not start:
-        lines += ["**Steps:**", *(f"{s.index + 1}. {s.title}" for s in lesson.steps)]
+        lines.append("**Steps:**")
+        for s in lesson.steps:
+            q = kept_back_by(lesson, s.index + 1, 0, settled, seen)
+            if q:                    # one line for the rest, not a column of the same words
+                k, n = s.index + 1, len(lesson.steps)
+                rest = f"Steps {k}–{n}: their titles wait" if n > k else f"Step {k}: its title waits"
+                lines += ["", f"*{rest} for step {q}'s answer.*"]
+                break
+            lines.append(f"{s.index + 1}. {s.title}")
     return "\n".join(lines)
 
 
