@@ -202,10 +202,9 @@ def dma_unmap_page(dev: Device, dma_addr: Any, size: int, dir: Any) -> None:
 def _synced(h: Host, dma_addr: Any, offset: int, size: int, call: str) -> tuple[Mapping, int]:
     """The mapping a sync names and where in it [offset, offset+size) starts (check_sync() finds the entry
     containing the range); an address it cannot find gets the kernel's report (_entry)."""
-    # the common case first: the address a map returned (page_pool_get_dma_addr() of a pool page)
     if type(dma_addr) is int:
         addr: int = dma_addr
-        m = h.last_map if addr == h.last_addr else h.maps.get(addr)
+        m = h.maps.get(addr)
         if m is None:
             m = _entry(addr, size, call)
         return m, offset + addr - m.dma if m.live else offset
@@ -219,15 +218,19 @@ def dma_sync_single_range_for_cpu(dev: Device, dma_addr: Any, offset: int, size:
     h = CPU.host
     if h is None:
         raise DriverBug(NO_CPU)
-    m, off = _synced(h, dma_addr, offset, size, "dma_sync_single_for_cpu")
+    # check_sync() finds the entry containing the range; first the common case, inline: the address a map
+    # returned just before (page_pool_get_dma_addr() of a pool page)
+    m = h.last_map
+    if m is not None and type(dma_addr) is int and dma_addr == h.last_addr:
+        off = offset + h.last_addr - m.dma if m.live else offset
+    else:
+        m, off = _synced(h, dma_addr, offset, size, "dma_sync_single_for_cpu")
     h.dma.sync_for_cpu(m, off, size, dir if (dir is DMA_FROM_DEVICE or dir in _DIRS) else _check_dir(dir))
     if m.live:
-        a = m.dma + off
-        key = a ^ (a >> 12) if a >= 0 else a         # a pool fragment RxRing.post() posted there (Host.frags)
-        frag = h.frag_buf if key == h.frag_key else h.frags.get(key)
-        h.frag_key = key
-        h.frag_buf = frag
-        if frag is not None and frag.map is m:
+        frag = h.rx_buf                # the pool fragment posted there: the one next_rx() handed, or another
+        if frag is None or not frag.posted or frag.map is not m or frag.offset != off:
+            frag = h.find_frag(m, off)
+        if frag is not None:
             bm = frag.m                # host.move() for a Buf, inline: one call fewer a frame
             if bm is not None and bm.tid[frag.st][E_SYNC_CPU] >= 0:
                 lifecycle_move(h.rec, bm, frag, E_SYNC_CPU)
@@ -249,7 +252,11 @@ def dma_sync_single_range_for_device(dev: Device, dma_addr: Any, offset: int, si
     h = CPU.host
     if h is None:
         raise DriverBug(NO_CPU)
-    m, off = _synced(h, dma_addr, offset, size, "dma_sync_single_for_device")
+    m = h.last_map
+    if m is not None and type(dma_addr) is int and dma_addr == h.last_addr:
+        off = offset + h.last_addr - m.dma if m.live else offset
+    else:
+        m, off = _synced(h, dma_addr, offset, size, "dma_sync_single_for_device")
     h.dma.sync_for_device(m, off, size)
 
 

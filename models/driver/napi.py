@@ -110,22 +110,21 @@ class RxRing:
         hw = self.hw
         if not 0 <= i < hw.size:
             raise DriverBug(f"post(): descriptor {i} is outside the ring (0..{hw.size - 1})")
-        if hw.bufs[i] is not None and hw.owner[i]:
-            raise DriverBug(f"post(): descriptor {i} still belongs to the device (it was posted and not "
-                            f"written yet): take a frame off it before you post again")
+        old = hw.bufs[i]
+        if old is not None and (hw.owner[i] or (old.posted and old is not h.rx_buf)):
+            self._replace(i, old)
         if isinstance(data, Page):
-            pm = data.map
+            pg: Page = data
+            pm = pg.map
             assert pm is not None
             off = dma_addr - pm.dma
             if not 0 <= off < pm.size:
-                raise DriverBug(f"post(): bus address {dma_addr:#x} is not inside page#{data.id}'s mapping "
+                raise DriverBug(f"post(): bus address {dma_addr:#x} is not inside page#{pg.id}'s mapping "
                                 f"(page_pool_get_dma_addr(page) + offset)")
             h.ids += 1
-            buf = Buf(h.ids, data.phys + off, length, PP_FRAG, FRAG_CARVED, "pp", data, off, pm)
-            key = dma_addr ^ (dma_addr >> 12)        # dma_addr >= pm.dma >= 0 (Host.frags)
-            h.frags[key] = buf
-            if key == h.frag_key:      # keep what the last sync looked up: the attach after this refill wants it
-                h.frag_buf = buf
+            buf = Buf(h.ids, pg.phys + off, length, PP_FRAG, FRAG_CARVED, "pp", pg, off, pm)
+            buf.posted = True
+            h.frag_posts = True
         else:
             buf = data.data if isinstance(data, Skb) else data
             if not isinstance(buf, Buf):
@@ -144,6 +143,14 @@ class RxRing:
             lifecycle_move(h.rec, bm, buf, E_POST)
         hw.post(i, buf)
 
+    def _replace(self, i: int, old: Buf) -> None:
+        """post() on a descriptor whose buffer the device still owns (refused), or that holds a pool
+        fragment nobody took (it leaves the ring unattached: Host.find_frag() still finds it)."""
+        if self.hw.owner[i]:
+            raise DriverBug(f"post(): descriptor {i} still belongs to the device (it was posted and not "
+                            f"written yet): take a frame off it before you post again")
+        self.host.taken.append(old)
+
     def next_rx(self, napi: Napi) -> tuple[int, int] | None:
         """The next descriptor the device has written, as (index, length), or None (dma_rmb() and the
         descriptor's status word: done or not). Frames come in ring order."""
@@ -158,6 +165,11 @@ class RxRing:
         i = hw.clean_idx
         if not hw.done[i]:
             return None
+        prev = h.rx_buf
+        buf = hw.bufs[i]
+        if prev is not None and prev.posted and prev is not buf:
+            h.taken.append(prev)           # handed and not attached yet: Host.find_frag() finds it
+        h.rx_buf = buf
         driver_rx = self.driver_rx
         rec.extra[NAPI_POLL] += driver_rx
         rec.t += driver_rx

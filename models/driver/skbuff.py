@@ -23,7 +23,7 @@ from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..rx_strategy import HEADERS, SHINFO
 from ..skb import Skb
-from .host import CPU, NO_CPU, DriverBug, Host, count, move, this_cpu
+from .host import CPU, NO_CPU, DriverBug, count, move, this_cpu
 
 RX_BUFFER: Final = MACHINE["rx_buffer"]
 PP_FRAG: Final = MACHINE["pp_frag"]
@@ -222,24 +222,6 @@ def napi_alloc_skb(napi: Any, length: int) -> Skb:
     return Skb(h.heads._skb_ids, head, hdr, [], 0, rec.t)
 
 
-def _take_frag(h: Host, page: Any, off: int) -> tuple[Buf | None, Any]:
-    """skb_add_rx_frag() given something that is no page_pool page: the fragment posted at its mapping's
-    address + off, if it has a mapping and one was (and that mapping)."""
-    pm = getattr(page, "map", None)
-    if pm is None:
-        return None, None
-    a = pm.dma + off
-    if not isinstance(a, int):
-        return None, pm
-    key = a ^ (a >> 12) if a >= 0 else a
-    buf = h.frag_buf if key == h.frag_key else h.frags.get(key)
-    if buf is not None:
-        h.frags[key] = None
-        h.frag_key = key
-        h.frag_buf = None
-    return buf, pm
-
-
 def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: int) -> None:
     """include/linux/skbuff.h skb_add_rx_frag(): attach [off, off+size) of a page as frag i."""
     h = CPU.host
@@ -247,25 +229,19 @@ def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: 
         raise DriverBug(NO_CPU)
     if not isinstance(skb, Skb):
         raise DriverBug(f"skb_add_rx_frag(): {type(skb).__name__} is no sk_buff")
-    frags = h.frags                    # keyed as Host.frags says
-    buf: Buf | None = None
-    pm: Any = None
-    if type(page) is Page:             # the common case, with native int arithmetic and no generic pop()
+    pm: Any = None                     # the page's mapping (a page_pool page's: its pool mapped it)
+    if type(page) is Page:
         pg: Page = page
-        m = pm = pg.map
-        if m is not None:
-            a: int = m.dma + off
-            key = a ^ (a >> 12) if a >= 0 else a
-            buf = h.frag_buf if key == h.frag_key else frags.get(key)
-            if buf is not None:
-                frags[key] = None      # taken (Host.frags)
-                h.frag_key = key
-                h.frag_buf = None
+        pm = pg.map
     else:
-        buf, pm = _take_frag(h, page, off)
+        pm = getattr(page, "map", None)
+    buf = h.rx_buf                     # the fragment posted there: the one next_rx() handed, or another
+    if buf is None or not buf.posted or buf.map is not pm or buf.offset != off:
+        buf = h.find_frag(pm, off) if pm is not None else None
     if buf is None or buf.map is not pm:       # none posted there, or one of a mapping that is gone
         raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
                         f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
+    buf.posted = False                 # attached: no longer one to find (Host.find_frag)
     if buf.st == FRAG_FILLED:          # a pool fragment (RxRing.post made it) read before its sync for the CPU
         cpu_reads(h, buf)
     rec = h.rec
