@@ -21,6 +21,7 @@ from mypy_extensions import mypyc_attr
 
 from ..dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE, Mapping
 from ..lifecycle import EDGE_ID as E
+from ..lifecycle import MACHINE
 from ..lifecycle import move as lifecycle_move
 from ..rx_buffer import Buf
 from .host import CPU, DMA_MAPPING_ERROR, NO_CPU, DriverBug, Host, move
@@ -38,6 +39,8 @@ E_SYNC_CPU: Final = E["dma_sync_single_for_cpu"]
 E_MAP_PAGE: Final = E["dma_map_page"]
 E_UNMAP_PAGE: Final = E["dma_unmap_page"]
 E_RING_DEINIT: Final = E["ring_deinit"]
+PP_FRAG: Final = MACHINE["pp_frag"]
+FRAG_FILLED: Final = PP_FRAG.sid["filled"]
 
 
 def DMA_BIT_MASK(n: int) -> int:
@@ -229,11 +232,12 @@ def dma_sync_single_range_for_cpu(dev: Device, dma_addr: Any, offset: int, size:
     if m.live:
         frag = h.rx_buf                # the pool fragment posted there: the one next_rx() handed, or another
         if frag is None or not frag.posted or frag.map is not m or frag.offset != off:
-            frag = h.find_frag(m, off)
+            frag = h.find_frag(m, off) if h.pools else None     # no page_pool: no pool fragment
         if frag is not None:
-            bm = frag.m                # host.move() for a Buf, inline: one call fewer a frame
-            if bm is not None and bm.tid[frag.st][E_SYNC_CPU] >= 0:
-                lifecycle_move(h.rec, bm, frag, E_SYNC_CPU)
+            if frag.st == FRAG_FILLED:      # written by the device, as it should be: its machine has the edge
+                lifecycle_move(h.rec, PP_FRAG, frag, E_SYNC_CPU)
+            else:
+                move(frag, E_SYNC_CPU, h.rec)
             return
         owner = h.owner.get(m.id)
         if owner is not None:

@@ -102,7 +102,6 @@ class Host:
         self.ring: Ring | None = None                  # the RX ring's descriptors (set by napi.attach())
         self.rx_buf: Buf | None = None                 # what the descriptor next_rx() last handed holds
         self.taken: list[Buf] = []                     # handed before it and posted still, or off the ring
-        self.frag_posts = False                        # a pool fragment was ever posted: find_frag() may find one
         # ifdown: what the ring held and the driver's stop() has not given back yet (DriverStrategy.deinit)
         self.unposted: dict[int, Buf] = {}            # mapping id -> a buffer mapped for itself
         self.unposted_frags: dict[int, list[Buf]] = {}    # page id -> the pool fragments of that page, ring order
@@ -158,7 +157,7 @@ class Host:
     def find_frag(self, m: object, off: int) -> Buf | None:
         """The posted pool fragment at offset `off` of mapping m, not attached yet (the latest posted when
         several are), or None: next_rx()'s own (rx_buf) did not match, so every other is looked at."""
-        if not self.frag_posts:
+        if not self.pools:                 # no page_pool: no pool fragment to find
             return None
         found: Buf | None = None
         taken = self.taken

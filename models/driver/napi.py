@@ -59,7 +59,6 @@ class Napi:
     def __init__(self, host: Host) -> None:
         self.host = host
         self.base = 0            # frames this poll took before the model stopped it between two frames
-        self.taken = 0           # frames taken off the RX ring in this poll, all parts of it
         self.tx_now = 0          # when the poll began: TX descriptors finished by then are reclaimed
         self.resumed = False
         self.complete_calls = 0
@@ -111,7 +110,8 @@ class RxRing:
         if not 0 <= i < hw.size:
             raise DriverBug(f"post(): descriptor {i} is outside the ring (0..{hw.size - 1})")
         old = hw.bufs[i]
-        if old is not None and (hw.owner[i] or (old.posted and old is not h.rx_buf)):
+        # the buffer next_rx() handed last is the device's no longer (it wrote it) and is taken: the common case
+        if old is not None and old is not h.rx_buf and (hw.owner[i] or old.posted):
             self._replace(i, old)
         if isinstance(data, Page):
             pg: Page = data
@@ -124,20 +124,21 @@ class RxRing:
             h.ids += 1
             buf = Buf(h.ids, pg.phys + off, length, PP_FRAG, FRAG_CARVED, "pp", pg, off, pm)
             buf.posted = True
-            h.frag_posts = True
-        else:
-            buf = data.data if isinstance(data, Skb) else data
-            if not isinstance(buf, Buf):
-                raise DriverBug(f"post(): {type(data).__name__} is no buffer")
-            m = h.mapping(dma_addr)
-            if m is None or not m.live or buf.map is not m:
-                h.rec.violate("device-write-unmapped",
-                              f"descriptor {i} points the device at bus address {dma_addr:#x}, which is not a "
-                              f"live mapping of buf#{buf.id}: the device would write into memory the kernel "
-                              f"may have handed to someone else", f"desc {i}")
-                if m is None or not m.live:
-                    buf.map = None
-            buf.size = length
+            lifecycle_move(h.rec, PP_FRAG, buf, E_POST)     # a fragment just carved: its machine has the edge
+            hw.post(i, buf)
+            return
+        buf = data.data if isinstance(data, Skb) else data
+        if not isinstance(buf, Buf):
+            raise DriverBug(f"post(): {type(data).__name__} is no buffer")
+        m = h.mapping(dma_addr)
+        if m is None or not m.live or buf.map is not m:
+            h.rec.violate("device-write-unmapped",
+                          f"descriptor {i} points the device at bus address {dma_addr:#x}, which is not a "
+                          f"live mapping of buf#{buf.id}: the device would write into memory the kernel "
+                          f"may have handed to someone else", f"desc {i}")
+            if m is None or not m.live:
+                buf.map = None
+        buf.size = length
         bm = buf.m                     # host.move() for a Buf, inline: one call fewer a frame
         if bm is not None and bm.tid[buf.st][E_POST] >= 0:
             lifecycle_move(h.rec, bm, buf, E_POST)
@@ -145,7 +146,7 @@ class RxRing:
 
     def _replace(self, i: int, old: Buf) -> None:
         """post() on a descriptor whose buffer the device still owns (refused), or that holds a pool
-        fragment nobody took (it leaves the ring unattached: Host.find_frag() still finds it)."""
+        fragment not attached yet (it leaves the ring: Host.find_frag() still finds it)."""
         if self.hw.owner[i]:
             raise DriverBug(f"post(): descriptor {i} still belongs to the device (it was posted and not "
                             f"written yet): take a frame off it before you post again")
@@ -181,7 +182,6 @@ class RxRing:
             length = sum(hw.lens[j] for j in descs)
         sim.processed += 1
         sim.work += 1
-        napi.taken += 1
         return i, length
 
     def done(self, i: int) -> bool:

@@ -203,7 +203,6 @@ def napi_poll(sim: Any) -> bool:
         napi.go(rec, E_POLL)
         api.tx_now = rec.t
         api.resumed = False
-        api.taken = 0
         api.complete_calls = 0
     else:
         api.resumed = True

@@ -29,6 +29,7 @@ RX_BUFFER: Final = MACHINE["rx_buffer"]
 PP_FRAG: Final = MACHINE["pp_frag"]
 RX_FREE: Final = RX_BUFFER.sid["free"]
 FRAG_FILLED: Final = PP_FRAG.sid["filled"]
+FRAG_CPU_SYNCED: Final = PP_FRAG.sid["cpu-synced"]
 SKB_PUT: Final = C["skb_put"]
 NAPI_ALLOC_SKB: Final = C["napi_alloc_skb"]
 MARK: Final = C["skb_mark_for_recycle"]
@@ -238,16 +239,17 @@ def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: 
     buf = h.rx_buf                     # the fragment posted there: the one next_rx() handed, or another
     if buf is None or not buf.posted or buf.map is not pm or buf.offset != off:
         buf = h.find_frag(pm, off) if pm is not None else None
-    if buf is None or buf.map is not pm:       # none posted there, or one of a mapping that is gone
-        raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
-                        f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
+        if buf is None:                # none posted there (or one of a mapping that is gone)
+            raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
+                            f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
     buf.posted = False                 # attached: no longer one to find (Host.find_frag)
-    if buf.st == FRAG_FILLED:          # a pool fragment (RxRing.post made it) read before its sync for the CPU
-        cpu_reads(h, buf)
     rec = h.rec
-    bm = buf.m                         # host.move() for a Buf, inline: one call fewer a frame
-    if bm is not None and bm.tid[buf.st][E_ADD_FRAG] >= 0:
-        lifecycle_move(rec, bm, buf, E_ADD_FRAG)
+    if buf.st == FRAG_CPU_SYNCED:      # synced for the CPU, as it should be: its machine has the edge
+        lifecycle_move(rec, PP_FRAG, buf, E_ADD_FRAG)
+    else:
+        if buf.st == FRAG_FILLED:      # a pool fragment (RxRing.post made it) read before its sync for the CPU
+            cpu_reads(h, buf)
+        move(buf, E_ADD_FRAG, rec)
     skb.frags.append(buf)
     skb.len += size
     if rec.tracing and skb.data.kind == "hdr":
