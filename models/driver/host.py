@@ -48,6 +48,8 @@ DMA_MAPPING_ERROR: Final = (1 << 64) - 1      # include/linux/dma-mapping.h: (~(
 KFREE: Final = C["kfree"]
 SKB_FREE_FRAG: Final = C["skb_free_frag"]
 
+TAKEN_MAX: Final = 4096                 # Host.taken is pruned past this length
+
 NO_CPU: Final = "the driver API was called outside a driver hook (no CPU runs your driver now)"
 
 
@@ -102,6 +104,7 @@ class Host:
         self.ring: Ring | None = None                  # the RX ring's descriptors (set by napi.attach())
         self.rx_buf: Buf | None = None                 # what the descriptor next_rx() last handed holds
         self.taken: list[Buf] = []                     # handed before it and posted still, or off the ring
+        self.taken_cap = TAKEN_MAX                     # its length that has keep() prune it
         # ifdown: what the ring held and the driver's stop() has not given back yet (DriverStrategy.deinit)
         self.unposted: dict[int, Buf] = {}            # mapping id -> a buffer mapped for itself
         self.unposted_frags: dict[int, list[Buf]] = {}    # page id -> the pool fragments of that page, ring order
@@ -153,6 +156,22 @@ class Host:
                              f"(page_frag_free() of a fragment already freed)", f"buf#{buf.id}")
             return
         slab.free(buf.phys)
+
+    def keep(self, buf: Buf) -> None:
+        """A pool fragment not attached yet that next_rx() handed before the last, or that left the ring:
+        find_frag() looks for it here. Of several at one place only the latest posted is kept (a learner's
+        driver that never attaches them does not make the list grow without end)."""
+        taken = self.taken
+        taken.append(buf)
+        if len(taken) > self.taken_cap:
+            latest: dict[tuple[int, int], Buf] = {}
+            for b in taken:
+                key = (id(b.map), b.offset)
+                had = latest.get(key)
+                if b.posted and (had is None or b.id > had.id):
+                    latest[key] = b
+            taken[:] = latest.values()
+            self.taken_cap = max(TAKEN_MAX, 2 * len(taken))
 
     def find_frag(self, m: object, off: int) -> Buf | None:
         """The posted pool fragment at offset `off` of mapping m, not attached yet (the latest posted when

@@ -150,7 +150,7 @@ class RxRing:
         if self.hw.owner[i]:
             raise DriverBug(f"post(): descriptor {i} still belongs to the device (it was posted and not "
                             f"written yet): take a frame off it before you post again")
-        self.host.taken.append(old)
+        self.host.keep(old)
 
     def next_rx(self, napi: Napi) -> tuple[int, int] | None:
         """The next descriptor the device has written, as (index, length), or None (dma_rmb() and the
@@ -166,11 +166,12 @@ class RxRing:
         i = hw.clean_idx
         if not hw.done[i]:
             return None
-        prev = h.rx_buf
-        buf = hw.bufs[i]
-        if prev is not None and prev.posted and prev is not buf:
-            h.taken.append(prev)           # handed and not attached yet: Host.find_frag() finds it
-        h.rx_buf = buf
+        if h.pools:                        # the pool fragment the driver is about to sync and attach
+            prev = h.rx_buf
+            buf = hw.bufs[i]
+            if prev is not None and prev.posted and prev is not buf:
+                h.keep(prev)               # handed and not attached yet: Host.find_frag() finds it
+            h.rx_buf = buf
         driver_rx = self.driver_rx
         rec.extra[NAPI_POLL] += driver_rx
         rec.t += driver_rx
