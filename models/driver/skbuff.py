@@ -212,15 +212,16 @@ def napi_alloc_skb(napi: Any, length: int) -> Skb:
     rec = h.rec
     h.ids += 1
     hdr = Buf(h.ids, -1, length, None, 0, "hdr")
-    head = h.heads.alloc_napi("napi_alloc_skb")       # positional: a keyword call is not specialised
+    heads = h.heads
+    head = heads.alloc_napi("napi_alloc_skb")         # positional: a keyword call is not specialised
     cost = h.hdr_cost
     rec.cnt[NAPI_ALLOC_SKB] += 1
     rec.extra[NAPI_ALLOC_SKB] += cost
     rec.t += cost
     if rec.tracing:
         rec.emit(NAPI_ALLOC_SKB, cost, "head#%s|%s-byte header copied", (head.id, HEADERS))
-    h.heads._skb_ids += 1
-    return Skb(h.heads._skb_ids, head, hdr, [], 0, rec.t)
+    heads._skb_ids += 1
+    return Skb(heads._skb_ids, head, hdr, [], 0, rec.t)
 
 
 def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: int) -> None:
@@ -230,14 +231,10 @@ def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: 
         raise DriverBug(NO_CPU)
     if not isinstance(skb, Skb):
         raise DriverBug(f"skb_add_rx_frag(): {type(skb).__name__} is no sk_buff")
-    pm: Any = None                     # the page's mapping (a page_pool page's: its pool mapped it)
-    if type(page) is Page:
-        pg: Page = page
-        pm = pg.map
-    else:
-        pm = getattr(page, "map", None)
     buf = h.rx_buf                     # the fragment posted there: the one next_rx() handed, or another
-    if buf is None or not buf.posted or buf.map is not pm or buf.offset != off:
+    if buf is None or not buf.posted or buf.page is not page or buf.offset != off:
+        # any other posted fragment of the page's mapping (a page_pool page's: its pool mapped it) at off
+        pm = page.map if type(page) is Page else getattr(page, "map", None)
         buf = h.find_frag(pm, off) if pm is not None else None
         if buf is None:                # none posted there (or one of a mapping that is gone)
             raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
