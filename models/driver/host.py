@@ -31,7 +31,6 @@ from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import move as lifecycle_move
 from ..memory import Slab
-from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..rx_strategy import HEADERS
 from ..scenario import Costs
@@ -129,17 +128,8 @@ class Host:
         return s
 
     def give_back(self, buf: Buf, allow_direct: bool) -> None:
-        """An skb the stack is done with gives its data back where the driver got it: a fragment to
-        its page_pool (napi_pp_put_page; DriverStrategy.free_buf does it itself), a page_frag fragment
-        or a kmalloc() buffer to its slab."""
-        if buf.kind == "pp":
-            page = buf.page
-            if type(page) is Page:             # struct page's pp: the pool it came from (page->pp)
-                pool = page.pp
-                if pool is not None:
-                    pool.put_frag(page, allow_direct)
-                    return
-            raise AssertionError("a fragment of no pool")
+        """An skb the stack is done with gives its data back where the driver got it: a page_frag fragment
+        or a kmalloc() buffer to its slab (a page_pool fragment goes to its pool: DriverStrategy.free_buf)."""
         rec = self.rec
         cid = KFREE if buf.kind == "kmalloc" else SKB_FREE_FRAG
         rec.cnt[cid] += 1

@@ -107,9 +107,12 @@ class RxRing:
         """
         h = self.host
         hw = self.hw
-        if not 0 <= i < hw.size:
-            raise DriverBug(f"post(): descriptor {i} is outside the ring (0..{hw.size - 1})")
-        old = hw.bufs[i]
+        if i < 0:
+            raise self._outside(i)
+        try:
+            old = hw.bufs[i]
+        except IndexError:
+            raise self._outside(i) from None
         # the buffer next_rx() handed last is the device's no longer (it wrote it) and is taken: the common case
         if old is not None and old is not h.rx_buf and (hw.owner[i] or old.posted):
             self._replace(i, old)
@@ -143,6 +146,9 @@ class RxRing:
         if bm is not None and bm.tid[buf.st][E_POST] >= 0:
             lifecycle_move(h.rec, bm, buf, E_POST)
         hw.post(i, buf)
+
+    def _outside(self, i: int) -> DriverBug:
+        return DriverBug(f"post(): descriptor {i} is outside the ring (0..{self.hw.size - 1})")
 
     def _replace(self, i: int, old: Buf) -> None:
         """post() on a descriptor whose buffer the device still owns (refused), or that holds a pool

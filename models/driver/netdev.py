@@ -126,13 +126,15 @@ class DriverStrategy(Strategy):
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
         """An skb the stack is done with gives its data back where the driver got it: a pool fragment to the
-        pool its page came from (napi_pp_put_page(): page->pp), anything else as Host.give_back says."""
-        page = buf.page
-        if type(page) is Page and buf.kind == "pp":
-            pool = page.pp
-            if pool is not None:
-                pool.put_frag(page, allow_direct)
-                return
+        pool its page came from (napi_pp_put_page(): page->pp), anything else to its slab (Host.give_back)."""
+        if buf.kind == "pp":
+            page = buf.page
+            if type(page) is Page:
+                pool = page.pp
+                if pool is not None:
+                    pool.put_frag(page, allow_direct)
+                    return
+            raise AssertionError("a fragment of no pool")
         self.host.give_back(buf, allow_direct)
 
     def deinit(self, i: int) -> None:
