@@ -99,7 +99,7 @@ RETRY: Final = C["page_pool_release_retry"]
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Page(Stateful):
-    __slots__ = ("id", "phys", "order", "map", "pp_ref", "frag_users")
+    __slots__ = ("id", "phys", "order", "map", "pp_ref", "frag_users", "pp")
 
     def __init__(self, id: int, phys: int, order: int) -> None:
         self.id = id
@@ -109,13 +109,14 @@ class Page(Stateful):
         self.pp_ref: i64 = 0
         self.st = 0            # "buddy"
         self.frag_users: i64 = 0
+        self.pp: PagePool | None = None   # struct page's pp: the pool that holds it (set as it enters)
 
     # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
     def __getstate__(self) -> tuple[object, ...]:
-        return (self.id, self.phys, self.order, self.map, self.pp_ref, self.st, self.frag_users)
+        return (self.id, self.phys, self.order, self.map, self.pp_ref, self.st, self.frag_users, self.pp)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.id, self.phys, self.order, self.map, self.pp_ref, self.st, self.frag_users = state
+        self.id, self.phys, self.order, self.map, self.pp_ref, self.st, self.frag_users, self.pp = state
 
     @property
     def state(self) -> str:
@@ -225,6 +226,7 @@ class PagePool:
             self.mem.free(phys, self.order)
             return None
         page.map = m
+        page.pp = self
         rec.call(PP_DMA_MAP, 0, "page#%s|dma %#x", page.id, m.dma)
         move(self.rec, M, page, E_DMA_MAP)
         self.hold += 1           # pages_state_hold_cnt (trace_page_pool_state_hold)
@@ -292,8 +294,9 @@ class PagePool:
             return self.cache.pop()
         return self._refill() or self._alloc_slow()
 
-    def alloc_frag(self, size: int) -> tuple[Page, int] | None:
-        """page_pool_alloc_frag(): a fragment of `size` bytes (already cache-aligned); None when out of memory."""
+    def alloc_frag(self, size: int) -> Page | None:
+        """page_pool_alloc_frag(): the page of a fragment of `size` bytes (already cache-aligned), or None when
+        out of memory. Its offset, the kernel's *offset, is `frag_offset - size` after the call."""
         rec = self.rec
         if size > self.page_bytes:          # page_pool_alloc_frag: WARN_ON(size > max_size)
             rec.warn("page-pool-frag-too-big", f"fragment of {size} bytes from {self.page_bytes}-byte pages")
@@ -327,7 +330,7 @@ class PagePool:
         if rec.tracing:
             rec.emit(ALLOC_FRAG, rec.unit[ALLOC_FRAG], "page#%s+%s|%s bytes", (page.id, off, size))
         move(rec, M, page, E_ALLOC_FRAG)
-        return page, off
+        return page
 
     def _drain_frag(self, page: Page) -> Page | None:
         """page_pool_drain_frag(): settle the bias; a page whose fragments all came back is returned for reuse."""

@@ -61,10 +61,11 @@ class PagePoolFrag(Strategy):
         self.double_unmap = "double-unmap" in self.faults
 
     def fill(self, i: int) -> bool:
-        got = self.pool.alloc_frag(self.frag)
-        if got is None:
+        pool = self.pool
+        page = pool.alloc_frag(self.frag)
+        if page is None:
             return False
-        page, off = got
+        off = pool.frag_offset - self.frag
         self._ids += 1
         pm = page.map
         assert pm is not None          # the pool maps every page it holds

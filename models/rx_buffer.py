@@ -32,7 +32,7 @@ class Buf(Stateful):
     kind says where it came from and so how it is freed and whether GRO may steal
     it as a frag (every kind but kmalloc is a page fragment: skb->head_frag).
     """
-    __slots__ = ("id", "phys", "size", "map", "m", "page", "offset", "kind", "head")
+    __slots__ = ("id", "phys", "size", "map", "m", "page", "offset", "kind", "head", "posted")
 
     def __init__(self, id: int, phys: int, size: int, m: Machine | None, st: int, kind: str,
                  page: FlipPage | Page | None = None, offset: int = 0, map: Mapping | None = None) -> None:
@@ -46,13 +46,16 @@ class Buf(Stateful):
         self.offset = offset
         self.kind = kind
         self.head: Head | None = None            # rx_alloc=skb: the sk_buff allocated with the buffer
+        self.posted = False         # a driver's pool fragment: posted on a descriptor and not attached yet
 
     # Snapshots pickle it as one tuple, twice as fast as the default for slots (models/snapshot.py).
     def __getstate__(self) -> tuple[object, ...]:
-        return (self.id, self.phys, self.size, self.map, self.st, self.m, self.page, self.offset, self.kind, self.head)
+        return (self.id, self.phys, self.size, self.map, self.st, self.m, self.page, self.offset, self.kind, self.head,
+                self.posted)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.id, self.phys, self.size, self.map, self.st, self.m, self.page, self.offset, self.kind, self.head = state
+        (self.id, self.phys, self.size, self.map, self.st, self.m, self.page, self.offset, self.kind, self.head,
+         self.posted) = state
 
     @property
     def state(self) -> str:

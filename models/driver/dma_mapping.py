@@ -21,6 +21,7 @@ from mypy_extensions import mypyc_attr
 
 from ..dma import BIDIRECTIONAL, FROM_DEVICE, MAP_PAGE, MAP_SINGLE, TO_DEVICE, UNMAP_PAGE, UNMAP_SINGLE, Mapping
 from ..lifecycle import EDGE_ID as E
+from ..lifecycle import MACHINE
 from ..lifecycle import move as lifecycle_move
 from ..rx_buffer import Buf
 from .host import CPU, DMA_MAPPING_ERROR, NO_CPU, DriverBug, Host, move
@@ -38,6 +39,8 @@ E_SYNC_CPU: Final = E["dma_sync_single_for_cpu"]
 E_MAP_PAGE: Final = E["dma_map_page"]
 E_UNMAP_PAGE: Final = E["dma_unmap_page"]
 E_RING_DEINIT: Final = E["ring_deinit"]
+PP_FRAG: Final = MACHINE["pp_frag"]
+FRAG_FILLED: Final = PP_FRAG.sid["filled"]
 
 
 def DMA_BIT_MASK(n: int) -> int:
@@ -202,10 +205,9 @@ def dma_unmap_page(dev: Device, dma_addr: Any, size: int, dir: Any) -> None:
 def _synced(h: Host, dma_addr: Any, offset: int, size: int, call: str) -> tuple[Mapping, int]:
     """The mapping a sync names and where in it [offset, offset+size) starts (check_sync() finds the entry
     containing the range); an address it cannot find gets the kernel's report (_entry)."""
-    # the common case first: the address a map returned (page_pool_get_dma_addr() of a pool page)
     if type(dma_addr) is int:
         addr: int = dma_addr
-        m = h.last_map if addr == h.last_addr else h.maps.get(addr)
+        m = h.maps.get(addr)
         if m is None:
             m = _entry(addr, size, call)
         return m, offset + addr - m.dma if m.live else offset
@@ -219,18 +221,23 @@ def dma_sync_single_range_for_cpu(dev: Device, dma_addr: Any, offset: int, size:
     h = CPU.host
     if h is None:
         raise DriverBug(NO_CPU)
-    m, off = _synced(h, dma_addr, offset, size, "dma_sync_single_for_cpu")
+    # check_sync() finds the entry containing the range; first the common case, inline: the address a map
+    # returned just before (page_pool_get_dma_addr() of a pool page)
+    m = h.last_map
+    if m is not None and type(dma_addr) is int and dma_addr == h.last_addr:
+        off = offset + h.last_addr - m.dma if m.live else offset
+    else:
+        m, off = _synced(h, dma_addr, offset, size, "dma_sync_single_for_cpu")
     h.dma.sync_for_cpu(m, off, size, dir if (dir is DMA_FROM_DEVICE or dir in _DIRS) else _check_dir(dir))
     if m.live:
-        a = m.dma + off
-        key = a ^ (a >> 12) if a >= 0 else a         # a pool fragment RxRing.post() posted there (Host.frags)
-        frag = h.frag_buf if key == h.frag_key else h.frags.get(key)
-        h.frag_key = key
-        h.frag_buf = frag
-        if frag is not None and frag.map is m:
-            bm = frag.m                # host.move() for a Buf, inline: one call fewer a frame
-            if bm is not None and bm.tid[frag.st][E_SYNC_CPU] >= 0:
-                lifecycle_move(h.rec, bm, frag, E_SYNC_CPU)
+        frag = h.rx_buf                # the pool fragment posted there: the one next_rx() handed, or another
+        if frag is None or not frag.posted or frag.map is not m or frag.offset != off:
+            frag = h.find_frag(m, off) if h.pools else None     # no page_pool: no pool fragment
+        if frag is not None:
+            if frag.st == FRAG_FILLED:      # written by the device, as it should be: its machine has the edge
+                lifecycle_move(h.rec, PP_FRAG, frag, E_SYNC_CPU)
+            else:
+                move(frag, E_SYNC_CPU, h.rec)
             return
         owner = h.owner.get(m.id)
         if owner is not None:
@@ -249,7 +256,11 @@ def dma_sync_single_range_for_device(dev: Device, dma_addr: Any, offset: int, si
     h = CPU.host
     if h is None:
         raise DriverBug(NO_CPU)
-    m, off = _synced(h, dma_addr, offset, size, "dma_sync_single_for_device")
+    m = h.last_map
+    if m is not None and type(dma_addr) is int and dma_addr == h.last_addr:
+        off = offset + h.last_addr - m.dma if m.live else offset
+    else:
+        m, off = _synced(h, dma_addr, offset, size, "dma_sync_single_for_device")
     h.dma.sync_for_device(m, off, size)
 
 

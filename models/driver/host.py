@@ -31,7 +31,6 @@ from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..lifecycle import move as lifecycle_move
 from ..memory import Slab
-from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..rx_strategy import HEADERS
 from ..scenario import Costs
@@ -39,6 +38,7 @@ from ..scenario import Costs
 if TYPE_CHECKING:  # pragma: no cover
     from ..dma import Mapping
     from ..page_pool import PagePool
+    from ..ring import Ring
     from ..sim import Sim
     from ..trace import Recorder
 
@@ -46,6 +46,8 @@ DMA_MAPPING_ERROR: Final = (1 << 64) - 1      # include/linux/dma-mapping.h: (~(
 
 KFREE: Final = C["kfree"]
 SKB_FREE_FRAG: Final = C["skb_free_frag"]
+
+TAKEN_MAX: Final = 4096                 # Host.taken is pruned past this length
 
 NO_CPU: Final = "the driver API was called outside a driver hook (no CPU runs your driver now)"
 
@@ -94,15 +96,14 @@ class Host:
         self.last_addr = -1
         self.last_map: Mapping | None = None
         self.owner: dict[int, Any] = {}                # mapping id -> the object it maps: Buf, FlipPage, TX skb
-        # a posted pool fragment (RxRing.post) by its bus address a, keyed a ^ (a >> 12) (a >= 0; a itself
-        # when negative, which no posted one is): one-to-one, and fragments at the same offset of different
-        # pages do not all start probing at the same slot of the dict, as page-aligned int keys do.
-        # skb_add_rx_frag() leaves None where it took one (a store costs less than a delete; the addresses
-        # of a pool's fragments come round again). frag_key/frag_buf: the last key looked up or stored
-        # and frags.get(frag_key), so the attach finds what the sync for the CPU just looked up.
-        self.frags: dict[int, Buf | None] = {}
-        self.frag_key = -1
-        self.frag_buf: Buf | None = None
+        # A posted pool fragment (RxRing.post, Buf.posted until skb_add_rx_frag() takes it) is named by its
+        # mapping and its offset in it. The one next_rx() just handed the driver (rx_buf) is the one its sync
+        # for the CPU and its skb_add_rx_frag() name in every driver shaped like the kernel's: tested first.
+        # Any other (a learner's order, a mistake) is looked for where it can be: find_frag().
+        self.ring: Ring | None = None                  # the RX ring's descriptors (set by napi.attach())
+        self.rx_buf: Buf | None = None                 # what the descriptor next_rx() last handed holds
+        self.taken: list[Buf] = []                     # handed before it and posted still, or off the ring
+        self.taken_cap = TAKEN_MAX                     # its length that has keep() prune it
         # ifdown: what the ring held and the driver's stop() has not given back yet (DriverStrategy.deinit)
         self.unposted: dict[int, Buf] = {}            # mapping id -> a buffer mapped for itself
         self.unposted_frags: dict[int, list[Buf]] = {}    # page id -> the pool fragments of that page, ring order
@@ -112,6 +113,7 @@ class Host:
         self.napi: Any = None                          # the driver's napi_struct (models/driver/napi.py)
         self.hdr_cost = 0
         self.frag = 0                                  # the size of the last page_pool fragment taken
+        self.frag_asked = -1                           # the size it was asked for (rounded up: frag)
         # napi_alloc_skb(): the head and the copy of the protocol headers, the same for every frame
         self.hdr_cost = sim.costs.kmalloc + Costs.copy(HEADERS, sim.costs.memcpy_gbs)
 
@@ -126,16 +128,8 @@ class Host:
         return s
 
     def give_back(self, buf: Buf, allow_direct: bool) -> None:
-        """An skb the stack is done with gives its data back where the driver got it: a fragment to
-        its page_pool (napi_pp_put_page), a page_frag fragment or a kmalloc() buffer to its slab."""
-        if buf.kind == "pp":
-            page = buf.page
-            if isinstance(page, Page):
-                for pool in self.pools:
-                    if pool.pages.get(page.id) is page:
-                        pool.put_frag(page, allow_direct)
-                        return
-            raise AssertionError("a fragment of no pool")
+        """An skb the stack is done with gives its data back where the driver got it: a page_frag fragment
+        or a kmalloc() buffer to its slab (a page_pool fragment goes to its pool: DriverStrategy.free_buf)."""
         rec = self.rec
         cid = KFREE if buf.kind == "kmalloc" else SKB_FREE_FRAG
         rec.cnt[cid] += 1
@@ -152,6 +146,37 @@ class Host:
                              f"(page_frag_free() of a fragment already freed)", f"buf#{buf.id}")
             return
         slab.free(buf.phys)
+
+    def keep(self, buf: Buf) -> None:
+        """A pool fragment not attached yet that next_rx() handed before the last, or that left the ring:
+        find_frag() looks for it here. Of several at one place only the latest posted is kept (a learner's
+        driver that never attaches them does not make the list grow without end)."""
+        taken = self.taken
+        taken.append(buf)
+        if len(taken) > self.taken_cap:
+            latest: dict[tuple[int, int], Buf] = {}
+            for b in taken:
+                key = (id(b.map), b.offset)
+                had = latest.get(key)
+                if b.posted and (had is None or b.id > had.id):
+                    latest[key] = b
+            taken[:] = latest.values()
+            self.taken_cap = max(TAKEN_MAX, 2 * len(taken))
+
+    def find_frag(self, m: object, off: int) -> Buf | None:
+        """The posted pool fragment at offset `off` of mapping m, not attached yet (the latest posted when
+        several are), or None: next_rx()'s own (rx_buf) did not match, so every other is looked at."""
+        if not self.pools:                 # no page_pool: no pool fragment to find
+            return None
+        found: Buf | None = None
+        taken = self.taken
+        if taken:
+            taken[:] = [b for b in taken if b.posted]
+        ring = self.ring
+        for b in ([self.rx_buf] + taken + (list(ring.bufs) if ring is not None else [])):
+            if b is not None and b.posted and b.map is m and b.offset == off and (found is None or b.id > found.id):
+                found = b
+        return found
 
     # -- the dma-debug table ---------------------------------------------------------------
     def remember(self, m: Mapping, owner: object) -> int:

@@ -59,7 +59,6 @@ class Napi:
     def __init__(self, host: Host) -> None:
         self.host = host
         self.base = 0            # frames this poll took before the model stopped it between two frames
-        self.taken = 0           # frames taken off the RX ring in this poll, all parts of it
         self.tx_now = 0          # when the poll began: TX descriptors finished by then are reclaimed
         self.resumed = False
         self.complete_calls = 0
@@ -108,41 +107,56 @@ class RxRing:
         """
         h = self.host
         hw = self.hw
-        if not 0 <= i < hw.size:
-            raise DriverBug(f"post(): descriptor {i} is outside the ring (0..{hw.size - 1})")
-        if hw.bufs[i] is not None and hw.owner[i]:
-            raise DriverBug(f"post(): descriptor {i} still belongs to the device (it was posted and not "
-                            f"written yet): take a frame off it before you post again")
+        if i < 0:
+            raise self._outside(i)
+        try:
+            old = hw.bufs[i]
+        except IndexError:
+            raise self._outside(i) from None
+        # the buffer next_rx() handed last is the device's no longer (it wrote it) and is taken: the common case
+        if old is not None and old is not h.rx_buf and (hw.owner[i] or old.posted):
+            self._replace(i, old)
         if isinstance(data, Page):
-            pm = data.map
+            pg: Page = data
+            pm = pg.map
             assert pm is not None
             off = dma_addr - pm.dma
             if not 0 <= off < pm.size:
-                raise DriverBug(f"post(): bus address {dma_addr:#x} is not inside page#{data.id}'s mapping "
+                raise DriverBug(f"post(): bus address {dma_addr:#x} is not inside page#{pg.id}'s mapping "
                                 f"(page_pool_get_dma_addr(page) + offset)")
             h.ids += 1
-            buf = Buf(h.ids, data.phys + off, length, PP_FRAG, FRAG_CARVED, "pp", data, off, pm)
-            key = dma_addr ^ (dma_addr >> 12)        # dma_addr >= pm.dma >= 0 (Host.frags)
-            h.frags[key] = buf
-            if key == h.frag_key:      # keep what the last sync looked up: the attach after this refill wants it
-                h.frag_buf = buf
-        else:
-            buf = data.data if isinstance(data, Skb) else data
-            if not isinstance(buf, Buf):
-                raise DriverBug(f"post(): {type(data).__name__} is no buffer")
-            m = h.mapping(dma_addr)
-            if m is None or not m.live or buf.map is not m:
-                h.rec.violate("device-write-unmapped",
-                              f"descriptor {i} points the device at bus address {dma_addr:#x}, which is not a "
-                              f"live mapping of buf#{buf.id}: the device would write into memory the kernel "
-                              f"may have handed to someone else", f"desc {i}")
-                if m is None or not m.live:
-                    buf.map = None
-            buf.size = length
+            buf = Buf(h.ids, pg.phys + off, length, PP_FRAG, FRAG_CARVED, "pp", pg, off, pm)
+            buf.posted = True
+            lifecycle_move(h.rec, PP_FRAG, buf, E_POST)     # a fragment just carved: its machine has the edge
+            hw.post(i, buf)
+            return
+        buf = data.data if isinstance(data, Skb) else data
+        if not isinstance(buf, Buf):
+            raise DriverBug(f"post(): {type(data).__name__} is no buffer")
+        m = h.mapping(dma_addr)
+        if m is None or not m.live or buf.map is not m:
+            h.rec.violate("device-write-unmapped",
+                          f"descriptor {i} points the device at bus address {dma_addr:#x}, which is not a "
+                          f"live mapping of buf#{buf.id}: the device would write into memory the kernel "
+                          f"may have handed to someone else", f"desc {i}")
+            if m is None or not m.live:
+                buf.map = None
+        buf.size = length
         bm = buf.m                     # host.move() for a Buf, inline: one call fewer a frame
         if bm is not None and bm.tid[buf.st][E_POST] >= 0:
             lifecycle_move(h.rec, bm, buf, E_POST)
         hw.post(i, buf)
+
+    def _outside(self, i: int) -> DriverBug:
+        return DriverBug(f"post(): descriptor {i} is outside the ring (0..{self.hw.size - 1})")
+
+    def _replace(self, i: int, old: Buf) -> None:
+        """post() on a descriptor whose buffer the device still owns (refused), or that holds a pool
+        fragment not attached yet (it leaves the ring: Host.find_frag() still finds it)."""
+        if self.hw.owner[i]:
+            raise DriverBug(f"post(): descriptor {i} still belongs to the device (it was posted and not "
+                            f"written yet): take a frame off it before you post again")
+        self.host.keep(old)
 
     def next_rx(self, napi: Napi) -> tuple[int, int] | None:
         """The next descriptor the device has written, as (index, length), or None (dma_rmb() and the
@@ -158,6 +172,12 @@ class RxRing:
         i = hw.clean_idx
         if not hw.done[i]:
             return None
+        if h.pools:                        # the pool fragment the driver is about to sync and attach
+            prev = h.rx_buf
+            buf = hw.bufs[i]
+            if prev is not None and prev.posted and prev is not buf:
+                h.keep(prev)               # handed and not attached yet: Host.find_frag() finds it
+            h.rx_buf = buf
         driver_rx = self.driver_rx
         rec.extra[NAPI_POLL] += driver_rx
         rec.t += driver_rx
@@ -169,7 +189,6 @@ class RxRing:
             length = sum(hw.lens[j] for j in descs)
         sim.processed += 1
         sim.work += 1
-        napi.taken += 1
         return i, length
 
     def done(self, i: int) -> bool:

@@ -26,6 +26,7 @@ from mypy_extensions import mypyc_attr
 
 from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
+from ..page_pool import Page
 from ..rx_strategy import Strategy
 from .host import CPU, Host, move
 from .napi import Napi, RxRing, TxRing
@@ -124,7 +125,16 @@ class DriverStrategy(Strategy):
         raise AssertionError("a driver of your own takes frames in its poll")
 
     def free_buf(self, buf: Buf, allow_direct: bool) -> None:
-        """An skb the stack is done with gives its data back where the driver got it (Host.give_back)."""
+        """An skb the stack is done with gives its data back where the driver got it: a pool fragment to the
+        pool its page came from (napi_pp_put_page(): page->pp), anything else to its slab (Host.give_back)."""
+        if buf.kind == "pp":
+            page = buf.page
+            if type(page) is Page:
+                pool = page.pp
+                if pool is not None:
+                    pool.put_frag(page, allow_direct)
+                    return
+            raise AssertionError("a fragment of no pool")
         self.host.give_back(buf, allow_direct)
 
     def deinit(self, i: int) -> None:
@@ -156,9 +166,8 @@ class DriverStrategy(Strategy):
                     finally:
                         CPU.leave()
                 ring.bufs[j] = None
-        host.frags.clear()
-        host.frag_key = -1
-        host.frag_buf = None
+        host.rx_buf = None
+        host.taken.clear()
         driver: NetDriver = self.sim.driver
         CPU.enter(host)
         try:
@@ -196,7 +205,6 @@ def napi_poll(sim: Any) -> bool:
         napi.go(rec, E_POLL)
         api.tx_now = rec.t
         api.resumed = False
-        api.taken = 0
         api.complete_calls = 0
     else:
         api.resumed = True
@@ -234,6 +242,7 @@ def attach(sim: Sim, ring: Ring, driver: NetDriver) -> Host:
     """The host a driver runs on, with its rings and napi_struct set on the driver (before open()).
     Compiled code builds them: they are serializable native classes (models/driver/host.py)."""
     host = Host(sim)
+    host.ring = ring
     driver.rx_ring = RxRing(host, ring)
     driver.tx_ring = TxRing(host)
     driver.napi = host.napi = Napi(host)

@@ -86,14 +86,19 @@ def page_pool_dev_alloc_frag(pool: Any, size: int) -> tuple[Page | None, int]:
     h = CPU.host
     if h is None:
         raise DriverBug(NO_CPU)
-    if not isinstance(pool, PagePool):
+    if type(pool) is not PagePool and not isinstance(pool, PagePool):
         raise DriverBug("page_pool_dev_alloc_frag(): the first argument is the pool page_pool_create() made")
-    align = 1 if h.coherent else h.cacheline
-    h.frag = n = (size + align - 1) // align * align
-    got = pool.alloc_frag(n)
-    if got is None:
+    pp: PagePool = pool
+    if size == h.frag_asked:
+        n = h.frag
+    else:
+        align = 1 if h.coherent else h.cacheline
+        h.frag = n = (size + align - 1) // align * align
+        h.frag_asked = size
+    page = pp.alloc_frag(n)
+    if page is None:
         return None, 0
-    return got
+    return page, pp.frag_offset - n
 
 
 def page_pool_get_dma_addr(page: Any) -> int:

@@ -23,12 +23,19 @@ from ..page_pool import Page
 from ..rx_buffer import Buf
 from ..rx_strategy import HEADERS, SHINFO
 from ..skb import Skb
-from .host import CPU, NO_CPU, DriverBug, Host, count, move, this_cpu
+from .host import CPU, NO_CPU, DriverBug, Host, move
 
 RX_BUFFER: Final = MACHINE["rx_buffer"]
 PP_FRAG: Final = MACHINE["pp_frag"]
 RX_FREE: Final = RX_BUFFER.sid["free"]
 FRAG_FILLED: Final = PP_FRAG.sid["filled"]
+FRAG_CPU_SYNCED: Final = PP_FRAG.sid["cpu-synced"]
+NETDEV_ALLOC_FRAG: Final = C["netdev_alloc_frag"]
+KMALLOC: Final = C["kmalloc"]
+NETDEV_ALLOC_SKB: Final = C["__netdev_alloc_skb"]
+E_NETDEV_ALLOC_FRAG: Final = E["netdev_alloc_frag"]
+E_KMALLOC: Final = E["kmalloc"]
+E_NETDEV_ALLOC_SKB: Final = E["__netdev_alloc_skb"]
 SKB_PUT: Final = C["skb_put"]
 NAPI_ALLOC_SKB: Final = C["napi_alloc_skb"]
 MARK: Final = C["skb_mark_for_recycle"]
@@ -46,44 +53,62 @@ E_RING_DEINIT: Final = E["ring_deinit"]
 
 def NET_SKB_PAD() -> int:
     """include/linux/skbuff.h: max(32, L1_CACHE_BYTES) of headroom in front of received data."""
-    return max(32, this_cpu().cacheline)
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
+    return max(32, h.cacheline)
 
 
 def SKB_DATA_ALIGN(x: int) -> int:
     """include/linux/skbuff.h: x rounded up to SMP_CACHE_BYTES."""
-    a = this_cpu().cacheline
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
+    a = h.cacheline
     return (x + a - 1) // a * a
 
 
 SKB_SHINFO_SIZE: Final = SHINFO        # SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on 64-bit
 
 
-def _alloc(kind: str, size: Any, call: str) -> Buf:
-    h = CPU.host
-    if h is None:
-        raise DriverBug(NO_CPU)
+def _alloc(h: Host, kind: str, size: Any, call: str) -> Buf:
     if not isinstance(size, int) or size <= 0:
         raise DriverBug(f"{call}({size!r}): the size must be a positive number of bytes")
     slab = h.slab(size)
-    buf = Buf(h.new_id(), slab.alloc(), size, RX_BUFFER, RX_FREE, kind)
+    h.ids += 1
+    buf = Buf(h.ids, slab.alloc(), size, RX_BUFFER, RX_FREE, kind)
     h.slab_of[buf.id] = slab
     return buf
+
+
+def _allocated(h: Host, buf: Buf, cid: int, edge: int, asked: int) -> None:
+    """The kernel call that allocated buf, counted (its trace line gives the size it was asked for)."""
+    rec = h.rec
+    rec.cnt[cid] += 1
+    rec.t += rec.unit[cid]
+    if rec.tracing:
+        rec.emit(cid, rec.unit[cid], "buf#%s|%s bytes at %#x", (buf.id, asked, buf.phys))
+    move(buf, edge, rec)
 
 
 def netdev_alloc_frag(fragsz: Any) -> Buf:
     """include/linux/skbuff.h netdev_alloc_frag() -> net/core/skbuff.c __netdev_alloc_frag_align(): fragsz
     bytes from this CPU's page_frag cache (data only: the skb is built around it when the frame has arrived)."""
-    buf = _alloc("frag", fragsz, "netdev_alloc_frag")
-    count("netdev_alloc_frag", None, "buf#%s|%s bytes at %#x", buf.id, fragsz, buf.phys)
-    move(buf, E["netdev_alloc_frag"])
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
+    buf = _alloc(h, "frag", fragsz, "netdev_alloc_frag")
+    _allocated(h, buf, NETDEV_ALLOC_FRAG, E_NETDEV_ALLOC_FRAG, fragsz)
     return buf
 
 
 def kmalloc(size: Any) -> Buf:
     """include/linux/slab.h kmalloc(): a slab buffer (its skb comes from slab_build_skb: no head_frag)."""
-    buf = _alloc("kmalloc", size, "kmalloc")
-    count("kmalloc", None, "buf#%s|%s bytes at %#x", buf.id, size, buf.phys)
-    move(buf, E["kmalloc"])
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
+    buf = _alloc(h, "kmalloc", size, "kmalloc")
+    _allocated(h, buf, KMALLOC, E_KMALLOC, size)
     return buf
 
 
@@ -93,12 +118,12 @@ def netdev_alloc_skb(dev: Any, length: int) -> Skb:
     h = CPU.host
     if h is None:
         raise DriverBug(NO_CPU)
-    size = SKB_DATA_ALIGN(NET_SKB_PAD() + length) + SKB_SHINFO_SIZE
-    buf = _alloc("skb", size, "netdev_alloc_skb")
+    a = h.cacheline
+    size = (max(32, a) + length + a - 1) // a * a + SKB_SHINFO_SIZE    # SKB_DATA_ALIGN(NET_SKB_PAD + length)
+    buf = _alloc(h, "skb", size, "netdev_alloc_skb")
     buf.head = h.heads.alloc_slab()
     # the trace line gives the call's argument (ath11k: dev_alloc_skb(DP_RX_BUFFER_SIZE + DP_RX_BUFFER_ALIGN_SIZE))
-    count("__netdev_alloc_skb", None, "buf#%s|%s bytes at %#x", buf.id, length, buf.phys)
-    move(buf, E["__netdev_alloc_skb"])
+    _allocated(h, buf, NETDEV_ALLOC_SKB, E_NETDEV_ALLOC_SKB, length)
     return Skb(0, buf.head, buf, [], 0, 0)      # id 0: not received yet (skb_put gives it one)
 
 
@@ -142,10 +167,7 @@ def cpu_reads(h: Any, buf: Buf) -> None:
         h.dma.cpu_read(m, f"the frame in buf#{buf.id}")
 
 
-def _new_skb(data: Buf, head: Any, call: int, edge: int, frag_size: int) -> Skb:
-    h = CPU.host
-    if h is None:
-        raise DriverBug(NO_CPU)
+def _new_skb(h: Host, data: Buf, head: Any, call: int, edge: int, frag_size: int) -> Skb:
     cpu_reads(h, data)
     rec = h.rec
     rec.cnt[call] += 1
@@ -169,16 +191,22 @@ def build_skb(data: Any, frag_size: int) -> Skb:
     skb_put() sets the length. For a kmalloc() buffer the kernel wants slab_build_skb(data) (build_skb()
     with frag_size 0 still works but warns once); the model takes this call as that one."""
     buf = _received(data, "build_skb")
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
     if buf.kind == "kmalloc":
-        return _new_skb(buf, this_cpu().heads.alloc_slab(), SLAB_BUILD, E_SLAB_BUILD, frag_size)
-    return _new_skb(buf, this_cpu().heads.alloc_slab(), BUILD, E_BUILD, frag_size)
+        return _new_skb(h, buf, h.heads.alloc_slab(), SLAB_BUILD, E_SLAB_BUILD, frag_size)
+    return _new_skb(h, buf, h.heads.alloc_slab(), BUILD, E_BUILD, frag_size)
 
 
 def napi_build_skb(data: Any, frag_size: int) -> Skb:
     """net/core/skbuff.c napi_build_skb(): as build_skb(), the sk_buff popped from this CPU's NAPI cache
     (napi_skb_cache_get(), refilled in bulk). Only in NAPI context: from the poll."""
     buf = _received(data, "napi_build_skb")
-    return _new_skb(buf, this_cpu().heads.alloc_napi(), NAPI_BUILD, E_NAPI_BUILD, frag_size)
+    h = CPU.host
+    if h is None:
+        raise DriverBug(NO_CPU)
+    return _new_skb(h, buf, h.heads.alloc_napi(), NAPI_BUILD, E_NAPI_BUILD, frag_size)
 
 
 def skb_put(skb: Any, length: int) -> None:
@@ -211,33 +239,16 @@ def napi_alloc_skb(napi: Any, length: int) -> Skb:
     rec = h.rec
     h.ids += 1
     hdr = Buf(h.ids, -1, length, None, 0, "hdr")
-    head = h.heads.alloc_napi("napi_alloc_skb")       # positional: a keyword call is not specialised
+    heads = h.heads
+    head = heads.alloc_napi("napi_alloc_skb")         # positional: a keyword call is not specialised
     cost = h.hdr_cost
     rec.cnt[NAPI_ALLOC_SKB] += 1
     rec.extra[NAPI_ALLOC_SKB] += cost
     rec.t += cost
     if rec.tracing:
         rec.emit(NAPI_ALLOC_SKB, cost, "head#%s|%s-byte header copied", (head.id, HEADERS))
-    h.heads._skb_ids += 1
-    return Skb(h.heads._skb_ids, head, hdr, [], 0, rec.t)
-
-
-def _take_frag(h: Host, page: Any, off: int) -> tuple[Buf | None, Any]:
-    """skb_add_rx_frag() given something that is no page_pool page: the fragment posted at its mapping's
-    address + off, if it has a mapping and one was (and that mapping)."""
-    pm = getattr(page, "map", None)
-    if pm is None:
-        return None, None
-    a = pm.dma + off
-    if not isinstance(a, int):
-        return None, pm
-    key = a ^ (a >> 12) if a >= 0 else a
-    buf = h.frag_buf if key == h.frag_key else h.frags.get(key)
-    if buf is not None:
-        h.frags[key] = None
-        h.frag_key = key
-        h.frag_buf = None
-    return buf, pm
+    heads._skb_ids += 1
+    return Skb(heads._skb_ids, head, hdr, [], 0, rec.t)
 
 
 def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: int) -> None:
@@ -247,31 +258,22 @@ def skb_add_rx_frag(skb: Any, i: int, page: Any, off: int, size: int, truesize: 
         raise DriverBug(NO_CPU)
     if not isinstance(skb, Skb):
         raise DriverBug(f"skb_add_rx_frag(): {type(skb).__name__} is no sk_buff")
-    frags = h.frags                    # keyed as Host.frags says
-    buf: Buf | None = None
-    pm: Any = None
-    if type(page) is Page:             # the common case, with native int arithmetic and no generic pop()
-        pg: Page = page
-        m = pm = pg.map
-        if m is not None:
-            a: int = m.dma + off
-            key = a ^ (a >> 12) if a >= 0 else a
-            buf = h.frag_buf if key == h.frag_key else frags.get(key)
-            if buf is not None:
-                frags[key] = None      # taken (Host.frags)
-                h.frag_key = key
-                h.frag_buf = None
-    else:
-        buf, pm = _take_frag(h, page, off)
-    if buf is None or buf.map is not pm:       # none posted there, or one of a mapping that is gone
-        raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
-                        f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
-    if buf.st == FRAG_FILLED:          # a pool fragment (RxRing.post made it) read before its sync for the CPU
-        cpu_reads(h, buf)
+    buf = h.rx_buf                     # the fragment posted there: the one next_rx() handed, or another
+    if buf is None or not buf.posted or buf.page is not page or buf.offset != off:
+        # any other posted fragment of the page's mapping (a page_pool page's: its pool mapped it) at off
+        pm = page.map if type(page) is Page else getattr(page, "map", None)
+        buf = h.find_frag(pm, off) if pm is not None else None
+        if buf is None:                # none posted there (or one of a mapping that is gone)
+            raise DriverBug(f"skb_add_rx_frag(): no received fragment at offset {off} of that page "
+                            f"(attach the fragment you posted, at the offset page_pool_dev_alloc_frag() gave)")
+    buf.posted = False                 # attached: no longer one to find (Host.find_frag)
     rec = h.rec
-    bm = buf.m                         # host.move() for a Buf, inline: one call fewer a frame
-    if bm is not None and bm.tid[buf.st][E_ADD_FRAG] >= 0:
-        lifecycle_move(rec, bm, buf, E_ADD_FRAG)
+    if buf.st == FRAG_CPU_SYNCED:      # synced for the CPU, as it should be: its machine has the edge
+        lifecycle_move(rec, PP_FRAG, buf, E_ADD_FRAG)
+    else:
+        if buf.st == FRAG_FILLED:      # a pool fragment (RxRing.post made it) read before its sync for the CPU
+            cpu_reads(h, buf)
+        move(buf, E_ADD_FRAG, rec)
     skb.frags.append(buf)
     skb.len += size
     if rec.tracing and skb.data.kind == "hdr":

@@ -129,3 +129,22 @@ def test_a_stop_that_frees_without_unmapping_still_takes_its_buffers_back(tmp_pa
         (("unmapped", "ring_deinit"), ("unmapped", "free", "skb_free_frag"))}
     assert sim.rec.violations.counts == {"leak-at-teardown": 1}
     assert sim.accounting()["live_mappings"] == sim.sc.ring_size
+
+
+def test_the_fragments_kept_for_find_frag_are_pruned_to_the_latest_at_each_place():
+    from models.driver.host import TAKEN_MAX
+    from models.rx_buffer import PP_FRAG, Buf
+
+    ex = BY_ID["page-pool-frags"]
+    sim = DriverSim(ex.solution_driver()(), variant_params(shipped_lesson(ex.lesson), ex.variant))
+    host = sim.host
+    page = next(iter(host.pools[0].pages.values()))
+    bufs = [Buf(n, page.phys, 2048, PP_FRAG, 0, "pp", page, n % 2 * 2048, page.map) for n in range(1, TAKEN_MAX + 2)]
+    for b in bufs:
+        b.posted = True
+        host.keep(b)
+    # a learner's driver that never attaches what it takes does not make the list grow without end
+    assert sorted(b.id for b in host.taken) == [bufs[-2].id, bufs[-1].id]
+    assert host.find_frag(page.map, bufs[-1].offset) is bufs[-1]
+    bufs[-1].posted = False                      # attached: what is found there now is what the ring holds
+    assert host.find_frag(page.map, bufs[-1].offset) not in bufs

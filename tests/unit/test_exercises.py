@@ -216,3 +216,30 @@ def test_what_exercise_prints_fits_80_columns(tmp_path, monkeypatch, capsys):
     assert "[unmapped with DMA_TO_DEVICE]" in out and "hint (wrong-direction):" in out
     rows = [line for line in out.splitlines() if line.startswith("rx-refill ")]
     assert rows and rows[0].endswith(" …")
+
+
+TAKE_ONE = "            i, length = got\n            self.rx_frame(napi, i, length)\n            work_done += 1\n"
+TAKE_TWO = ("            i, length = got\n"
+            "            nxt = self.rx_ring.next_rx(napi) if work_done + 1 < budget else None\n"
+            "            self.rx_frame(napi, i, length)\n            work_done += 1\n"
+            "            if nxt is not None:\n                self.rx_frame(napi, nxt[0], nxt[1])\n"
+            "                work_done += 1\n")
+
+
+@pytest.mark.slow
+def test_a_fragment_synced_and_attached_after_the_next_frame_is_taken_is_found(tmp_path):
+    # the sync and the attach name a fragment that is not the one next_rx() handed last (Host.find_frag)
+    ex, f, _ = mutate(tmp_path, "page-pool-frags", TAKE_ONE, TAKE_TWO)
+    _, v = check(ex, f)
+    assert v.passed, v.lines
+
+
+@pytest.mark.slow
+def test_a_fragment_attached_at_an_offset_never_posted_gets_the_apis_message(tmp_path):
+    ex, f, line = mutate(tmp_path, "page-pool-frags", "skb_add_rx_frag(skb, 0, page, off, length",
+                         "skb_add_rx_frag(skb, 0, page, off + 64, length")
+    _, v = check(ex, f)
+    text = "\n".join(v.lines)
+    assert v.failures == ["exception"]
+    assert f'File "driver.py", line {line}, in rx_frame' in text
+    assert "DriverBug: skb_add_rx_frag(): no received fragment at offset 64 of that page" in text
