@@ -116,3 +116,17 @@ async def test_the_end_screen_scrolls_to_every_line_of_paper_vs_model_at_80x24()
         box = panel.parent
         assert box.scroll_y == box.max_scroll_y
         assert panel.region.bottom <= box.region.bottom        # its last line is on screen
+
+
+async def test_the_counters_head_drops_units_before_it_cuts_a_figure_in_compare_at_80x24():
+    # each side is 38 columns: "46,991 ns/frame" was cut to "46,991 n…"
+    from viz.views.counters import CountersView
+    app = app_for("bgmac-napi-skb-cache", 11)       # the payoff step shows the counters
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await press(pilot, "c")
+        await settle(app, pilot)
+        heads = [lines(v)[0] for v in app.screen.query(CountersView) if v.display and v.size.width]
+        assert len(heads) == 2, heads
+        for head in heads:
+            assert "Mbit/s" in head and "…" not in head and head.rstrip().endswith(" ns"), head

@@ -116,7 +116,7 @@ def hbar(value: float, scale: float, width: int) -> str:
 @register
 class CountersView(ModelView):
     KEY = "counters"
-    TITLE = "Kernel calls · CPU"
+    TITLE = "Kernel calls · CPU · so far"     # the player's own run: not the headline's run of N frames
     READS = ("hidden_counts",)      # the counters a question ahead keeps back
 
     COMPONENT_CLASSES = {"countersview--delta", "countersview--muted", "countersview--label",
@@ -177,8 +177,12 @@ class CountersView(ModelView):
                  fig("cpu_percent", f"{m['cpu_percent']:.1f}%"), "  ",
                  fig("cpu_ns_per_frame", f"{m['cpu_ns_per_frame']:,.0f}"), " ns/frame"]
         extra: list[Part] = ["  + reader ", (f"{reader:,.0f}", "label")] if reader >= 0.5 else []
-        line = self._text(*parts, *extra)
-        head = [line if line.cell_len <= width else self._text(*parts)]      # the reader's share goes first
+        # Too wide, the reader's share goes first, then "/frame", then the ns figure: never cut mid-word.
+        for cut in ([*parts, *extra], parts, [*parts[:-1], " ns"], parts[:-3]):
+            line = self._text(*cut)
+            if line.cell_len <= width:
+                break
+        head = [line]
         head += self._watched_metrics(m, width)
         head += self._sparks(width)
         legend = [self._legend(width)]
