@@ -135,11 +135,15 @@ class RxvizApp(App[int]):
         self.notify(shown(text), severity="warning", timeout=10, markup=False)
 
     # -- lessons ---------------------------------------------------------------
+    # Both come as messages: one a quick Esc posted can still be waiting when a later key quits and the
+    # app takes its screens down (Esc ×4 at once from a lesson), and then there is nothing to show it on.
     def on_open_lesson(self, message: OpenLesson) -> None:
-        self.open_lesson(message.lesson_id, message.step)
+        if self.screen_stack:
+            self.open_lesson(message.lesson_id, message.step)
 
     def on_show_lessons(self, message: ShowLessons) -> None:
-        self.action_lessons()
+        if self.screen_stack:
+            self.action_lessons()
 
     def open_lesson(self, lesson: Lesson | str, step: int | None = None, compare: bool = False) -> None:
         """Show a lesson's player (resuming it if it was opened before), over the home screen."""

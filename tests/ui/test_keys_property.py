@@ -116,3 +116,16 @@ async def test_the_lessons_resumed_before_they_are_built_is_no_traceback():
     app = make_app(lesson="rx-basics", remember=False)
     async with app.run_test(size=(80, 24)):
         HomeScreen(app.course).on_screen_resume()      # not composed: nothing to update yet
+
+
+async def test_a_show_or_open_message_left_when_the_app_took_its_screens_down_is_dropped():
+    """Esc ×4 at once from a lesson: the first posts ShowLessons, a later one quits, and the app took
+    its screens down before the message came (found by the burst test above: 'No screens on stack')."""
+    from viz.course import OpenLesson, ShowLessons
+    app = make_app(lesson="rx-basics", step=0, remember=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+    assert app.screen_stack == []
+    app.on_show_lessons(ShowLessons())
+    app.on_open_lesson(OpenLesson("dma-bugs"))
+    assert app.screen_stack == []
