@@ -356,6 +356,18 @@ class Sim(HostSignals):
             self.cpu_free = self.rec.t
             self.kick()
 
+    def poll_starts(self) -> None:
+        """net_rx_action() calls a scheduled NAPI's poll: it first flushes the skbs other CPUs freed back to
+        this one, then __napi_poll() runs (the strategies' poll and a driver's, models/driver/netdev.py)."""
+        self.defer_kick = False
+        reader = self.stack.reader
+        if reader.defer:
+            reader.defer_flush()
+        self.polls += 1
+        self.work = 0
+        self.rec.call(NAPI_POLL, -1, "napi|budget %s", self.budget)
+        self.napi.go(self.rec, E_POLL)
+
     def _poll(self) -> bool:
         """One NAPI poll, from net_rx_action's call to napi_complete_done (or the budget)."""
         rec = self.rec
@@ -363,15 +375,7 @@ class Sim(HostSignals):
         napi = self.napi
         stack = self.stack
         if napi.state == "scheduled":
-            # net_rx_action() flushes the skbs other CPUs freed back to this one before each poll
-            self.defer_kick = False
-            reader = stack.reader
-            if reader.defer:
-                reader.defer_flush()
-            self.polls += 1
-            self.work = 0
-            rec.call(NAPI_POLL, -1, "napi|budget %s", budget)
-            napi.go(rec, E_POLL)
+            self.poll_starts()
             tx = stack.tx
             if tx.ring:
                 tx.clean(budget, rec.t)

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
-from ..calls import CALL_ID as C
 from ..lifecycle import EDGE_ID as E
 from ..page_pool import Page
 from ..rx_strategy import Strategy
@@ -38,9 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .dma_mapping import Device
 
 E_RING_DEINIT: Final = E["ring_deinit"]
-E_POLL: Final = E["napi_poll"]
 E_EXHAUSTED: Final = E["repoll"]
-NAPI_POLL: Final = C["napi_poll"]
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -195,14 +192,7 @@ def napi_poll(sim: Any) -> bool:
     host: Host = sim.host
     api: Napi = host.napi
     if napi.state == "scheduled":
-        s.defer_kick = False
-        reader = stack.reader
-        if reader.defer:
-            reader.defer_flush()
-        s.polls += 1
-        s.work = 0
-        rec.call(NAPI_POLL, -1, "napi|budget %s", budget)
-        napi.go(rec, E_POLL)
+        s.poll_starts()
         api.tx_now = rec.t
         api.resumed = False
         api.complete_calls = 0
